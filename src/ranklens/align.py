@@ -1,0 +1,232 @@
+"""Joining a run with its qrels, once: the arrays every measure reads.
+
+The result, :class:`Aligned`, holds for each evaluated query its ranking (after the tie
+policy and the depth limit) as the judgment at each rank: the grade if judged (>= 0), ``-1``
+for a document not in the qrels, ``-2`` for a negative judgment ("pooled, not judged").
+:meth:`Aligned.view` gives the :class:`Ranked` arrays the kernels use, with unjudged
+documents removed for ``judged_only`` measures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ranklens import _core
+from ranklens._segments import inclusive_count, positions, segment_ids
+from ranklens._types import (
+    QUERY_POLICIES,
+    BoolArray,
+    Float64Array,
+    Int64Array,
+    QueryPolicy,
+    TiePolicy,
+)
+from ranklens.errors import OptionError
+from ranklens.qrels import Qrels
+from ranklens.run import Run
+
+UNJUDGED = -1
+"""Judgment of a retrieved document that the qrels do not mention."""
+NEGATIVE = -2
+"""Judgment of a retrieved document whose qrels value is negative (pooled, not judged)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Ranked:
+    """Per-query rankings as judgments, plus the qrels' grade counts: what kernels read.
+
+    Attributes
+    ----------
+    qids : the evaluated queries, in byte order.
+    offsets : int64 (nq + 1); query ``j``'s ranks are ``offsets[j]:offsets[j+1]``.
+    rel : int64 (n); the judgment at each rank (>= 0 grade, -1 unjudged, -2 negative).
+    levels : int64 (nq, G); judged documents of the query's qrels per grade 0..G-1,
+        retrieved or not.
+    """
+
+    qids: tuple[str, ...]
+    offsets: Int64Array
+    rel: Int64Array
+    levels: Int64Array
+    _memo: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def num_queries(self) -> int:
+        """The number of evaluated queries."""
+        return len(self.qids)
+
+    @cached_property
+    def ids(self) -> Int64Array:
+        """The query index of every rank."""
+        return segment_ids(self.offsets)
+
+    @cached_property
+    def pos(self) -> Int64Array:
+        """The 0-based rank of every entry within its query."""
+        return positions(self.offsets, self.ids)
+
+    @cached_property
+    def num_ret(self) -> Int64Array:
+        """Retrieved documents per query."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def judged(self) -> BoolArray:
+        """Whether the document at each rank is judged (grade >= 0)."""
+        return self.rel >= 0
+
+    def relevant(self, threshold: int) -> BoolArray:
+        """Whether the document at each rank is relevant: judged with grade >= ``threshold``."""
+        key = ("relevant", threshold)
+        if key not in self._memo:
+            mask = self.rel >= threshold
+            if threshold < 0:
+                mask &= self.judged
+            self._memo[key] = mask
+        return self._memo[key]
+
+    def relevant_so_far(self, threshold: int) -> Int64Array:
+        """Relevant documents at or above each rank, within its query."""
+        key = ("so_far", threshold)
+        if key not in self._memo:
+            self._memo[key] = inclusive_count(self.relevant(threshold), self.offsets, self.ids)
+        return self._memo[key]
+
+    def num_rel(self, threshold: int) -> Int64Array:
+        """Relevant documents per query in the qrels (``R``), retrieved or not."""
+        start = min(max(threshold, 0), self.levels.shape[1])
+        return self.levels[:, start:].sum(axis=1).astype(np.int64)
+
+    def discounts(self, length: int) -> Float64Array:
+        """``log2(i + 2)`` for i in 0..length-1, computed with C's ``log2`` (as trec_eval)."""
+        key = ("discounts", 0)
+        cached = self._memo.get(key)
+        if cached is None or cached.shape[0] < length:
+            import math
+
+            size = max(length, 1)
+            cached = np.array([math.log2(i + 2) for i in range(size)], dtype=np.float64)
+            self._memo[key] = cached
+        return cached[:length]
+
+
+@dataclass(frozen=True, eq=False)
+class Aligned:
+    """A run joined with its qrels for a set of evaluated queries (see module docs)."""
+
+    base: Ranked
+    entry: Int64Array
+    """For each rank, the index of its entry in the :class:`Run` (for doc ids and scores)."""
+    scores: Float64Array
+    run_name: str
+    query_counts: dict[str, int]
+    """``qrels``, ``run``, ``evaluated``, ``missing`` (qrels queries absent from the run,
+    scored on an empty ranking) and ``unjudged`` (run queries without judgments, left out)."""
+    _views: dict[bool, Ranked] = field(default_factory=dict, repr=False)
+
+    def view(self, judged_only: bool = False) -> Ranked:
+        """The arrays for measures; with ``judged_only``, unjudged documents are removed."""
+        if not judged_only:
+            return self.base
+        view = self._views.get(True)
+        if view is None:
+            keep = self.base.judged
+            counts = np.bincount(self.base.ids[keep], minlength=self.base.num_queries)
+            offsets = np.zeros(self.base.num_queries + 1, dtype=np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            view = Ranked(self.base.qids, offsets, self.base.rel[keep], self.base.levels)
+            self._views[True] = view
+        return view
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedQrels:
+    """Qrels with their per-query grade counts computed once, for evaluating many runs."""
+
+    qrels: Qrels
+    index: dict[str, int]
+    levels: Int64Array
+
+    @classmethod
+    def of(cls, qrels: Qrels) -> PreparedQrels:
+        """Prepare ``qrels``."""
+        return cls(qrels, qrels.query_index(), qrels.level_counts())
+
+
+def align(
+    prepared: PreparedQrels,
+    run: Run,
+    ties: TiePolicy = "trec_eval",
+    queries: QueryPolicy = "qrels",
+    depth: int | None = None,
+) -> Aligned:
+    """Rank ``run`` and join it with the qrels.
+
+    Parameters
+    ----------
+    prepared
+        The qrels, prepared once.
+    run
+        The run to rank.
+    ties
+        The tie policy (see :data:`ranklens._types.TiePolicy`).
+    queries
+        Which queries are evaluated (see :data:`ranklens._types.QueryPolicy`).
+    depth
+        Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``).
+    """
+    if queries not in QUERY_POLICIES:
+        raise OptionError(f"queries must be one of {list(QUERY_POLICIES)}, not {queries!r}")
+    if depth is not None and depth < 1:
+        raise OptionError(f"depth must be a positive number of documents, not {depth}")
+    qrels = prepared.qrels
+    perm = run.ranking(ties)
+    run_to_qrels = np.fromiter(
+        (prepared.index.get(q, -1) for q in run.qids), dtype=np.int64, count=run.num_queries
+    )
+    rel = _core.align(
+        run.q_offsets,
+        run.doc_data,
+        run.doc_offsets,
+        perm,
+        run_to_qrels,
+        qrels.q_offsets,
+        qrels.doc_data,
+        qrels.doc_offsets,
+        qrels.rels,
+    )
+    run_ids = segment_ids(run.q_offsets)
+    keep_query = run_to_qrels >= 0 if queries != "run" else np.ones(run.num_queries, bool)
+    keep = keep_query[run_ids]
+    if depth is not None:
+        keep &= positions(run.q_offsets, run_ids) < depth
+    counts_run = np.bincount(run_ids[keep], minlength=run.num_queries)
+    in_both = int(np.count_nonzero(run_to_qrels >= 0))
+    if queries == "qrels":
+        qids = qrels.qids
+        counts = np.zeros(len(qids), dtype=np.int64)
+        present = run_to_qrels >= 0
+        counts[run_to_qrels[present]] = counts_run[present]
+        levels = prepared.levels
+    else:
+        chosen = np.flatnonzero(keep_query)
+        qids = tuple(run.qids[i] for i in chosen.tolist())
+        counts = counts_run[chosen]
+        rows = run_to_qrels[chosen]
+        levels = np.zeros((len(qids), prepared.levels.shape[1]), dtype=np.int64)
+        levels[rows >= 0] = prepared.levels[rows[rows >= 0]]
+    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    entry = perm[keep]
+    base = Ranked(qids, offsets, np.ascontiguousarray(rel[keep]), levels)
+    query_counts = {
+        "qrels": len(qrels.qids),
+        "run": run.num_queries,
+        "evaluated": len(qids),
+        "missing": len(qrels.qids) - in_both if queries == "qrels" else 0,
+        "unjudged": run.num_queries - in_both if queries != "run" else 0,
+    }
+    return Aligned(base, entry, run.scores[entry], run.name, query_counts)

@@ -1,0 +1,78 @@
+"""The ``ranklens`` command: ``eval`` and ``measures``.
+
+Every error ranklens raises on purpose is printed as one line, ``ranklens: error: ...``,
+with exit status 2; nothing heavier than argparse is imported before a subcommand runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+EXIT_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other ranklens error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_ERROR, f"ranklens: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``ranklens`` command and its subcommands."""
+    from ranklens.cli import eval_command, measures_command
+
+    parser = _Parser(
+        prog="ranklens",
+        description="Evaluate rankings: trec_eval-exact IR measures, fast.",
+        epilog="Run 'ranklens COMMAND --help' for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    eval_command.register(commands)
+    measures_command.register(commands)
+    return parser
+
+
+def _version() -> str:
+    from ranklens import __version__
+
+    return f"ranklens {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_ERROR
+    try:
+        status: int = args.handler(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - every failure becomes one readable line
+        from ranklens.errors import RanklensError
+
+        if isinstance(exc, RanklensError):
+            message = str(exc)
+        elif isinstance(exc, OSError):
+            message = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
+        else:
+            message = (
+                f"internal error ({type(exc).__name__}: {exc}); please report it with the "
+                "command you ran"
+            )
+        sys.stderr.write(f"ranklens: error: {message}\n")
+        return EXIT_ERROR
+    return status
+
+
+def entry() -> NoReturn:
+    """Console-script entry point."""
+    sys.exit(main())

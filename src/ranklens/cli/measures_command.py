@@ -1,0 +1,90 @@
+"""``ranklens measures``: every measure, generated from the registry."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(commands: Any) -> None:
+    """Add the ``measures`` subcommand."""
+    p = commands.add_parser(
+        "measures",
+        help="list every measure with its parameters and trec_eval name",
+        description="List every measure ranklens computes (generated from its registry).",
+    )
+    p.add_argument("-f", "--format", choices=("table", "markdown", "json"), default="table")
+    p.set_defaults(handler=run_measures)
+
+
+def describe_all() -> list[dict[str, Any]]:
+    """One record per measure declaration."""
+    from ranklens.measures.registry import REGISTRY
+
+    out = []
+    for spec in REGISTRY.values():
+        with_at, _, without_at = (spec.trec_name or "|").partition("|")
+        trec = " / ".join(
+            t.replace("{at}", "k").replace("{at:.2f}", "x") for t in (without_at, with_at) if t
+        )
+        out.append(
+            {
+                "name": spec.name,
+                "aliases": list(spec.aliases),
+                "parameters": {p.name: p.default for p in spec.params},
+                "at": None
+                if spec.at is None
+                else {"name": spec.at.name, "required": spec.at_required},
+                "aggregate": spec.aggregate,
+                "higher_is_better": spec.higher_is_better,
+                "trec_eval": trec or None,
+                "description": spec.summary,
+                "formula": spec.formula,
+            }
+        )
+    return out
+
+
+def _signature(entry: dict[str, Any]) -> str:
+    params = ", ".join(f"{k}={v!r}" for k, v in entry["parameters"].items())
+    text = entry["name"] + (f"({params})" if params else "")
+    at = entry["at"]
+    if at is not None:
+        text += f"@{at['name']}" if at["required"] else f"[@{at['name']}]"
+    return text
+
+
+def run_measures(args: argparse.Namespace) -> int:
+    """Handle ``ranklens measures``."""
+    entries = describe_all()
+    if args.format == "json":
+        sys.stdout.write(json.dumps(entries, indent=2) + "\n")
+        return 0
+    rows = [
+        (
+            _signature(e),
+            ", ".join(e["aliases"]),
+            e["aggregate"],
+            e["trec_eval"] or "",
+            e["description"],
+        )
+        for e in entries
+    ]
+    header = ("measure (defaults)", "aliases", "aggregate", "trec_eval", "description")
+    if args.format == "markdown":
+        sys.stdout.write("| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n")
+        for row in rows:
+            sys.stdout.write("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n")
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="ranklens measures", show_lines=False)
+    for name in header:
+        table.add_column(name, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+    return 0

@@ -1,0 +1,110 @@
+"""The entry points: :func:`evaluate` and :class:`Evaluator`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from ranklens._types import DuplicatePolicy, QueryPolicy, TiePolicy
+from ranklens.align import Aligned, PreparedQrels, align
+from ranklens.io.coerce import QrelsLike, RunLike, as_qrels, as_run
+from ranklens.measures.base import Measure
+from ranklens.measures.language import parse_measures
+from ranklens.results import Results
+
+
+class Evaluator:
+    """Qrels and measures prepared once, to evaluate many runs.
+
+    Parameters
+    ----------
+    qrels
+        Relevance judgments: a :class:`~ranklens.Qrels`, a path, ``{qid: {docid: rel}}``,
+        a DataFrame or ``(qid, docid, rel)`` tuples.
+    measures
+        Measure names in the ir_measures language (``"nDCG@10"``, ``"P(rel=2)@5"``) or
+        trec_eval's (``"ndcg_cut.10"``, ``"official"``), or :class:`Measure` objects.
+    ties
+        How equal scores are ordered: ``"trec_eval"`` (default; document id descending),
+        ``"input"`` or ``"docid_asc"``.
+    queries
+        Which queries count: ``"qrels"`` (default; a query missing from the run scores 0, run
+        queries without judgments are left out), ``"both"`` or ``"run"``.
+    depth
+        Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``).
+    duplicates
+        A repeated (query, document) pair is an ``"error"`` (default), or keep the ``"first"``
+        or the ``"max"``.
+
+    Examples
+    --------
+    >>> ev = Evaluator({"q1": {"a": 1}}, ["P@2", "AP"])
+    >>> ev.evaluate({"q1": {"a": 0.1, "b": 0.9}}).aggregate
+    {'P@2': 0.5, 'AP': 0.5}
+    """
+
+    def __init__(
+        self,
+        qrels: QrelsLike,
+        measures: Iterable[str | Measure],
+        *,
+        ties: TiePolicy = "trec_eval",
+        queries: QueryPolicy = "qrels",
+        depth: int | None = None,
+        duplicates: DuplicatePolicy = "error",
+    ) -> None:
+        self.measures: tuple[Measure, ...] = tuple(
+            parse_measures([measures] if isinstance(measures, str) else measures)
+        )
+        self.qrels = as_qrels(qrels, duplicates)
+        self.ties: TiePolicy = ties
+        self.queries: QueryPolicy = queries
+        self.depth = depth
+        self.duplicates: DuplicatePolicy = duplicates
+        self._prepared = PreparedQrels.of(self.qrels)
+
+    def align(self, run: RunLike, name: str | None = None) -> Aligned:
+        """Rank ``run`` and join it with the qrels (what every measure reads)."""
+        the_run = as_run(run, self.duplicates, name)
+        return align(self._prepared, the_run, self.ties, self.queries, self.depth)
+
+    def evaluate(self, run: RunLike, name: str | None = None) -> Results:
+        """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...)."""
+        aligned = self.align(run, name)
+        nq = aligned.base.num_queries
+        values = np.empty((nq, len(self.measures)), dtype=np.float64)
+        for j, measure in enumerate(self.measures):
+            values[:, j] = measure.compute(aligned)
+        return Results(
+            aligned.run_name, self.measures, aligned.base.qids, values, aligned.query_counts
+        )
+
+
+def evaluate(
+    qrels: QrelsLike,
+    run: RunLike,
+    measures: Iterable[str | Measure] | str,
+    *,
+    ties: TiePolicy = "trec_eval",
+    queries: QueryPolicy = "qrels",
+    depth: int | None = None,
+    duplicates: DuplicatePolicy = "error",
+) -> Results:
+    """Evaluate one run: ``evaluate(qrels, run, ["nDCG@10", "AP"])``.
+
+    See :class:`Evaluator` for the parameters. By default every number equals trec_eval
+    10.0's (with ``-c``): ties broken by document id descending, the mean over the qrels'
+    queries.
+
+    Examples
+    --------
+    >>> res = evaluate({"q1": {"a": 2, "b": 1}}, {"q1": {"b": 0.9, "a": 0.3}}, "nDCG")
+    >>> round(res["nDCG"], 4)
+    0.7967
+    """
+    measure_list = [measures] if isinstance(measures, str) else measures
+    evaluator = Evaluator(
+        qrels, measure_list, ties=ties, queries=queries, depth=depth, duplicates=duplicates
+    )
+    return evaluator.evaluate(run)

@@ -1,0 +1,1 @@
+"""Reading and writing qrels and runs: TREC text, dicts, records and DataFrames."""

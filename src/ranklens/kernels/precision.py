@@ -1,0 +1,64 @@
+"""Set and cut-off measures: precision, recall, success, R-precision, judged fraction, counts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ranklens._segments import count_in_top
+from ranklens._types import Float64Array
+from ranklens.align import Ranked
+from ranklens.kernels._util import depth_limit, safe_divide
+
+
+def relevant_retrieved(r: Ranked, rel: int, cutoff: int | None = None) -> Float64Array:
+    """Relevant documents among the top ``cutoff`` (all retrieved when ``None``)."""
+    limit = depth_limit(r.num_ret, cutoff)
+    return count_in_top(r.relevant(rel), r.offsets, limit).astype(np.float64)
+
+
+def precision(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
+    """``P@k = |relevant in top k| / k``; a ranking shorter than k is padded with
+    non-relevant documents (trec_eval ``P_k``). Without a cutoff: relevant retrieved /
+    retrieved (trec_eval ``set_P``), 0 for an empty ranking."""
+    hits = relevant_retrieved(r, rel, cutoff)
+    if cutoff is None:
+        return safe_divide(hits, r.num_ret)
+    return hits / np.float64(cutoff)
+
+
+def recall(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
+    """``R@k = |relevant in top k| / R``, 0 when the query has no relevant document."""
+    return safe_divide(relevant_retrieved(r, rel, cutoff), r.num_rel(rel))
+
+
+def success(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
+    """1 if a relevant document is in the top k, else 0."""
+    return (relevant_retrieved(r, rel, cutoff) > 0).astype(np.float64)
+
+
+def r_precision(r: Ranked, rel: int) -> Float64Array:
+    """Precision at rank R: ``|relevant in top min(R, retrieved)| / R`` (0 when R = 0)."""
+    num_rel = r.num_rel(rel)
+    hits = count_in_top(r.relevant(rel), r.offsets, np.minimum(num_rel, r.num_ret))
+    return safe_divide(hits, num_rel)
+
+
+def judged_fraction(r: Ranked, cutoff: int | None) -> Float64Array:
+    """Fraction of the top ``min(k, retrieved)`` documents that are judged (0 if none)."""
+    limit = depth_limit(r.num_ret, cutoff)
+    return safe_divide(count_in_top(r.judged, r.offsets, limit), limit)
+
+
+def num_ret(r: Ranked, cutoff: int | None) -> Float64Array:
+    """Retrieved documents (within the top ``cutoff``)."""
+    return depth_limit(r.num_ret, cutoff).astype(np.float64)
+
+
+def num_rel(r: Ranked, rel: int) -> Float64Array:
+    """Relevant documents in the qrels, retrieved or not (``R``)."""
+    return r.num_rel(rel).astype(np.float64)
+
+
+def num_q(r: Ranked) -> Float64Array:
+    """1 for every evaluated query (summed, it counts them)."""
+    return np.ones(r.num_queries, dtype=np.float64)

@@ -1,0 +1,177 @@
+"""What a measure is: a declaration (:class:`MeasureSpec`) and a parameterised instance
+(:class:`Measure`) whose canonical string round-trips through the parser."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from ranklens._types import Float64Array
+from ranklens.errors import MeasureError
+
+if TYPE_CHECKING:
+    from ranklens.align import Aligned, Ranked
+
+Aggregate = Literal["mean", "sum", "gmean"]
+GMEAN_FLOOR = 1e-5
+"""Per-query values below this are raised to it before a geometric mean (trec_eval)."""
+
+Kernel = Callable[..., Float64Array]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed measure parameter with its default."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+
+    def check(self, value: Any, measure: str) -> Any:
+        """Validate and normalise ``value`` (ints are accepted for float parameters)."""
+        if self.type is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if value is None and self.default is None:
+            return None
+        if not isinstance(value, self.type) or (
+            self.type is int and isinstance(value, bool)
+        ):
+            raise MeasureError(
+                f"{measure}: parameter {self.name} must be {self.type.__name__}, got {value!r}"
+            )
+        if self.choices is not None and value not in self.choices:
+            raise MeasureError(
+                f"{measure}: parameter {self.name} must be one of {list(self.choices)}, "
+                f"got {value!r}"
+            )
+        if self.minimum is not None and (
+            isinstance(value, float) and not math.isfinite(value) or value < self.minimum
+        ):
+            raise MeasureError(
+                f"{measure}: parameter {self.name} must be at least {self.minimum}, got {value!r}"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """The declaration of a measure family, e.g. ``P`` with ``rel``, ``judged_only`` and a cutoff.
+
+    ``kernel(view, **params)`` computes one value per query from the aligned arrays; the
+    ``judged_only`` parameter, where declared, selects the view and is not passed on.
+    """
+
+    name: str
+    summary: str
+    formula: str
+    kernel: Kernel
+    params: tuple[Param, ...] = ()
+    at: Param | None = None
+    """The parameter that ``@`` sets (a cutoff, or a recall level for ``IPrec``)."""
+    at_required: bool = False
+    aliases: tuple[str, ...] = ()
+    aggregate: Aggregate = "mean"
+    higher_is_better: bool = True
+    bounds: tuple[float, float] = (0.0, 1.0)
+    no_rel_value: float | None = 0.0
+    """The value of a query without relevant documents (``None``: it does not apply)."""
+    trec_name: str | None = None
+    """trec_eval's names as ``"WITH_AT|WITHOUT_AT"`` templates (``{at}`` is the ``@`` value);
+    an empty side means trec_eval has no such form."""
+
+    def all_params(self) -> tuple[Param, ...]:
+        """Every parameter, the ``@`` one last."""
+        return self.params + ((self.at,) if self.at is not None else ())
+
+    def param(self, name: str) -> Param | None:
+        """The parameter called ``name``."""
+        return next((p for p in self.all_params() if p.name == name), None)
+
+    def make(self, **values: Any) -> Measure:
+        """An instance with ``values`` for some parameters (validated), defaults for the rest."""
+        known = {p.name: p for p in self.all_params()}
+        for key in values:
+            if key not in known:
+                names = ", ".join(known) or "none"
+                raise MeasureError(f"{self.name} has no parameter '{key}' (parameters: {names})")
+        chosen: dict[str, Any] = {}
+        for p in self.all_params():
+            if p.name in values:
+                chosen[p.name] = p.check(values[p.name], self.name)
+            else:
+                chosen[p.name] = p.default
+        if self.at is not None and self.at_required and chosen[self.at.name] is None:
+            raise MeasureError(f"{self.name} needs '@{self.at.name}', e.g. {self.name}@10")
+        return Measure(self, tuple(chosen.items()))
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A measure with all its parameters fixed; hashable, printed in canonical form.
+
+    >>> from ranklens.measures import parse_measure
+    >>> m = parse_measure("nDCG(judged_only=True)@10")
+    >>> str(m), m["cutoff"], m.spec.name
+    ('nDCG(judged_only=True)@10', 10, 'nDCG')
+    """
+
+    spec: MeasureSpec = field(compare=False)
+    items: tuple[tuple[str, Any], ...]
+    name: str = field(init=False, compare=True)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self._canonical())
+
+    def __getitem__(self, key: str) -> Any:
+        for k, v in self.items:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        """All parameter values, defaults included."""
+        return dict(self.items)
+
+    def _canonical(self) -> str:
+        at = self.spec.at
+        shown = [
+            f"{k}={_repr(v)}"
+            for k, v in sorted(self.items)
+            if (at is None or k != at.name) and v != _default(self.spec, k)
+        ]
+        text = self.spec.name + (f"({','.join(shown)})" if shown else "")
+        if at is not None and self[at.name] is not None:
+            text += f"@{_repr(self[at.name])}"
+        return text
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Measure({self.name!r})"
+
+    def compute(self, aligned: Aligned) -> Float64Array:
+        """Per-query values on ``aligned``, in its query order."""
+        values = dict(self.items)
+        view: Ranked = aligned.view(bool(values.pop("judged_only", False)))
+        result = np.asarray(self.spec.kernel(view, **values), dtype=np.float64)
+        return result
+
+
+def _default(spec: MeasureSpec, name: str) -> Any:
+    param = spec.param(name)
+    return None if param is None else param.default
+
+
+def _repr(value: Any) -> str:
+    if isinstance(value, tuple):  # a frozen mapping, e.g. gains
+        return "{" + ",".join(f"{k}:{_repr(v)}" for k, v in value) + "}"
+    return repr(value)

@@ -1,0 +1,173 @@
+"""Parsing measure names: the ir_measures language and trec_eval's names.
+
+The ir_measures language::
+
+    measure := NAME [ "(" [ param { "," param } ] ")" ] [ "@" number ]
+    param   := IDENT "=" value
+    value   := number | "True" | "False" | "None" | string | "{" [ number ":" number
+               { "," number ":" number } ] "}"
+
+e.g. ``P@10``, ``P(rel=2)@10``, ``nDCG(judged_only=True)@10``, ``IPrec@0.5``. Aliases:
+``MAP``, ``MRR``, ``NDCG``. trec_eval names (``map``, ``P.5,10``, ``P_5``, ``ndcg_cut.10``,
+``recip_rank``, ``official``) are handled by :mod:`ranklens.measures.trec_names`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ranklens.errors import MeasureError
+from ranklens.measures.base import Measure
+from ranklens.measures.registry import get_spec, lookup, suggest
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+        (?P<number>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)
+      | (?P<name>[A-Za-z_][A-Za-z0-9_\-]*)
+      | (?P<string>'[^']*'|"[^"]*")
+      | (?P<punct>[(),=@{}:])
+    )""",
+    re.VERBOSE,
+)
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            raise MeasureError(f"cannot parse measure '{text}' at '{text[pos:]}'")
+        kind = match.lastgroup or ""
+        out.append((kind, match.group(kind)))
+        pos = match.end()
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = _tokens(text)
+        self.i = 0
+
+    def peek(self) -> tuple[str, str]:
+        return self.tokens[self.i] if self.i < len(self.tokens) else ("end", "")
+
+    def take(self, kind: str, value: str | None = None) -> str:
+        got_kind, got = self.peek()
+        if got_kind != kind or (value is not None and got != value):
+            want = repr(value) if value is not None else kind
+            found = repr(got) if got else "the end"
+            raise MeasureError(f"cannot parse measure '{self.text}': expected {want}, found {found}")
+        self.i += 1
+        return got
+
+    def value(self) -> Any:
+        kind, token = self.peek()
+        if kind == "number":
+            self.i += 1
+            return _number(token)
+        if kind == "string":
+            self.i += 1
+            return token[1:-1]
+        if kind == "name" and token in ("True", "False", "None"):
+            self.i += 1
+            return {"True": True, "False": False, "None": None}[token]
+        if (kind, token) == ("punct", "{"):
+            return self.mapping()
+        raise MeasureError(f"cannot parse measure '{self.text}': unexpected {token!r}")
+
+    def mapping(self) -> tuple[tuple[Any, Any], ...]:
+        self.take("punct", "{")
+        items: dict[Any, Any] = {}
+        while self.peek() != ("punct", "}"):
+            key = _number(self.take("number"))
+            self.take("punct", ":")
+            items[key] = _number(self.take("number"))
+            if self.peek() == ("punct", ","):
+                self.i += 1
+        self.take("punct", "}")
+        return tuple(sorted(items.items()))
+
+    def measure(self) -> tuple[str, dict[str, Any], Any]:
+        name = self.take("name")
+        params: dict[str, Any] = {}
+        if self.peek() == ("punct", "("):
+            self.i += 1
+            while self.peek() != ("punct", ")"):
+                key = self.take("name")
+                self.take("punct", "=")
+                if key in params:
+                    raise MeasureError(f"measure '{self.text}' sets '{key}' twice")
+                params[key] = self.value()
+                if self.peek() == ("punct", ","):
+                    self.i += 1
+            self.take("punct", ")")
+        at: Any = None
+        if self.peek() == ("punct", "@"):
+            self.i += 1
+            at = _number(self.take("number"))
+        if self.peek()[0] != "end":
+            raise MeasureError(f"cannot parse measure '{self.text}': unexpected '{self.peek()[1]}'")
+        return name, params, at
+
+
+def _number(token: str) -> int | float:
+    try:
+        return int(token)
+    except ValueError:
+        return float(token)
+
+
+def parse_ir_measure(text: str) -> Measure:
+    """Parse one measure in the ir_measures language (raises :class:`MeasureError`)."""
+    name, params, at = _Parser(text).measure()
+    spec = get_spec(name)
+    if at is not None:
+        if spec.at is None:
+            raise MeasureError(f"{spec.name} takes no '@' value ('{text}')")
+        if spec.at.name in params:
+            raise MeasureError(f"'{text}' sets {spec.at.name} twice")
+        params[spec.at.name] = at
+    return spec.make(**params)
+
+
+def parse_measures(names: Iterable[str | Measure]) -> list[Measure]:
+    """Parse measure names (either language, nicknames expanded), keeping the first of
+    repeated measures, in order."""
+    out: dict[str, Measure] = {}
+    for item in names:
+        for measure in [item] if isinstance(item, Measure) else _parse_any(item):
+            out.setdefault(measure.name, measure)
+    return list(out.values())
+
+
+def parse_measure(text: str | Measure) -> Measure:
+    """Parse exactly one measure (a trec_eval name that stands for several is an error)."""
+    if isinstance(text, Measure):
+        return text
+    found = _parse_any(text)
+    if len(found) != 1:
+        names = ", ".join(m.name for m in found)
+        raise MeasureError(f"'{text}' stands for {len(found)} measures ({names}); name one")
+    return found[0]
+
+
+def _parse_any(text: str) -> list[Measure]:
+    from ranklens.measures import trec_names
+
+    stripped = text.strip()
+    head = re.match(r"[A-Za-z_][A-Za-z0-9_\-]*", stripped)
+    if head is not None and lookup(head.group(0)) is not None:
+        return [parse_ir_measure(stripped)]
+    found = trec_names.parse_trec_name(stripped)
+    if found is not None:
+        return found
+    if head is None:
+        raise MeasureError(f"cannot parse measure '{text}'")
+    raise MeasureError(
+        f"unknown measure '{head.group(0)}'{suggest(head.group(0), trec_names.known_names())}"
+    )

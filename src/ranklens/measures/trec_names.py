@@ -1,0 +1,139 @@
+"""trec_eval's measure names, mapped onto ranklens measures.
+
+``map``, ``P.5,10`` (several cut-offs), ``P_5`` (one value name), ``ndcg_cut.10``,
+``recip_rank``, ``iprec_at_recall..1,.5``, and the nickname ``official``. Cut-offs are read
+as trec_eval reads them (``atol``: ``23.4`` is 23).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ranklens.errors import MeasureError
+from ranklens.measures.base import Measure
+from ranklens.measures.registry import REGISTRY
+
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+DEFAULT_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+# trec_eval name -> (ranklens measure, kind of parameter list, default parameters)
+_CUTOFF_MEASURES: dict[str, tuple[str, tuple[int, ...]]] = {
+    "P": ("P", DEFAULT_CUTOFFS),
+    "recall": ("R", DEFAULT_CUTOFFS),
+    "map_cut": ("AP", DEFAULT_CUTOFFS),
+    "ndcg_cut": ("nDCG", DEFAULT_CUTOFFS),
+    "success": ("Success", (1, 5, 10)),
+}
+_PLAIN: dict[str, str] = {
+    "map": "AP",
+    "gm_map": "GMAP",
+    "recip_rank": "RR",
+    "ndcg": "nDCG",
+    "Rprec": "Rprec",
+    "bpref": "Bpref",
+    "num_q": "NumQ",
+    "num_ret": "NumRet",
+    "num_rel": "NumRel",
+    "num_rel_ret": "NumRelRet",
+    "set_P": "P",
+    "set_recall": "R",
+}
+OFFICIAL = (
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+)
+NICKNAMES: dict[str, tuple[str, ...]] = {"official": OFFICIAL}
+
+
+def known_names() -> tuple[str, ...]:
+    """Every trec_eval name this module understands (for suggestions)."""
+    return (*_CUTOFF_MEASURES, *_PLAIN, "iprec_at_recall", *NICKNAMES)
+
+
+def _atol(text: str) -> int:
+    match = re.match(r"\s*[-+]?\d+", text)
+    return int(match.group(0)) if match else 0
+
+
+def _cutoffs(name: str, raw: str) -> list[int]:
+    values = sorted(_atol(part) for part in raw.split(","))
+    if any(v <= 0 for v in values):
+        raise MeasureError(f"trec_eval measure '{name}': cut-offs must be positive ('{raw}')")
+    if len(set(values)) != len(values):
+        raise MeasureError(f"trec_eval measure '{name}': duplicate cut-offs ('{raw}')")
+    return values
+
+
+def _levels(name: str, raw: str) -> list[float]:
+    try:
+        values = sorted(float(part) for part in raw.split(","))
+    except ValueError:
+        raise MeasureError(f"trec_eval measure '{name}': bad recall levels ('{raw}')") from None
+    if len(set(values)) != len(values):
+        raise MeasureError(f"trec_eval measure '{name}': duplicate recall levels ('{raw}')")
+    return values
+
+
+def parse_trec_name(text: str) -> list[Measure] | None:
+    """The ranklens measures for trec_eval name ``text``, or ``None`` if it is not one."""
+    if text in NICKNAMES:
+        out: list[Measure] = []
+        for part in NICKNAMES[text]:
+            found = parse_trec_name(part)
+            if found:
+                out.extend(found)
+        return out
+    base, dot, raw = text.partition(".")
+    if base in _CUTOFF_MEASURES:
+        target, defaults = _CUTOFF_MEASURES[base]
+        cutoffs = _cutoffs(base, raw) if dot else list(defaults)
+        return [REGISTRY[target].make(cutoff=k) for k in cutoffs]
+    if base == "iprec_at_recall":
+        levels = _levels(base, raw) if dot else list(DEFAULT_RECALL_LEVELS)
+        return [REGISTRY["IPrec"].make(recall=x) for x in levels]
+    if base in _PLAIN and not dot:
+        return [REGISTRY[_PLAIN[base]].make()]
+    match = re.fullmatch(r"(P|recall|map_cut|ndcg_cut|success)_(\d+)", text)
+    if match:
+        target = _CUTOFF_MEASURES[match.group(1)][0]
+        return [REGISTRY[target].make(cutoff=int(match.group(2)))]
+    match = re.fullmatch(r"iprec_at_recall_(\d*\.?\d+)", text)
+    if match:
+        return [REGISTRY["IPrec"].make(recall=float(match.group(1)))]
+    return None
+
+
+def trec_value_name(measure: Measure) -> str | None:
+    """trec_eval's value name for ``measure`` (``P_10``, ``map``), or ``None`` if it has none
+    (a non-default parameter, or no trec_eval counterpart)."""
+    spec = measure.spec
+    if spec.trec_name is None:
+        return None
+    with_at, _, without_at = spec.trec_name.partition("|")
+    at = spec.at
+    for param in spec.params:
+        if measure[param.name] != param.default:
+            return None
+    value = measure[at.name] if at is not None else None
+    if value is None:
+        return without_at or None
+    return with_at.format(at=value) if with_at else None
+
+
+def with_relevance_level(measure: Measure, level: int) -> Measure:
+    """``measure`` under trec_eval's ``-l level``: the relevance threshold of the measures
+    that have one (not of nDCG, whose gains are the grades, nor of counts like NumRet)."""
+    from ranklens.measures.catalog import REL
+
+    if level == 1 or REL not in measure.spec.params:
+        return measure
+    return measure.spec.make(**{**measure.params, "rel": level})
