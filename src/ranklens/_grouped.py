@@ -9,7 +9,7 @@ one string column in Arrow's layout (``doc_data`` holds the UTF-8 bytes, ``doc_o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -35,6 +35,8 @@ class Grouped:
     """1-based line (file) or row (in-memory) of each entry, for error messages."""
     source: str | None
     """Where the data came from: a path, ``<stdin>``, ``<dict>``, ``<DataFrame>`` ..."""
+    unique: bool = field(default=False, kw_only=True)
+    """True once repeated (query, document) pairs have been checked for and resolved."""
 
     def __post_init__(self) -> None:
         for name in ("q_offsets", "doc_data", "doc_offsets", "lines"):
@@ -79,11 +81,13 @@ def resolve_duplicates(
 ) -> Int64Array | None:
     """Find repeated (query, document) pairs and apply ``policy``.
 
-    Returns ``None`` when nothing is repeated, else the sorted indices of the entries to keep.
-    Raises :class:`DuplicateError` for ``policy="error"``.
+    Returns ``None`` when nothing is repeated (or ``table`` was checked already), else the
+    sorted indices of the entries to keep. Raises :class:`DuplicateError` for ``"error"``.
     """
     if policy not in ("error", "first", "max"):
         raise OptionError(f"duplicates must be 'error', 'first' or 'max', not {policy!r}")
+    if table.unique:
+        return None
     dup, first = _core.find_duplicates(
         table.q_offsets, table.doc_data, table.doc_offsets, None, -1
     )
@@ -137,6 +141,7 @@ def subset_entries(table: Grouped, keep: Int64Array) -> dict[str, object]:
         "doc_offsets": doc_offsets,
         "lines": None if table.lines is None else table.lines[keep],
         "source": table.source,
+        "unique": True,
     }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._types import BoolArray, Float64Array, Int64Array
+from ranklens._types import Float64Array, Int64Array
 
 
 def segment_ids(offsets: Int64Array) -> Int64Array:
@@ -27,35 +27,18 @@ def segment_sum(weights: Float64Array, ids: Int64Array, n: int) -> Float64Array:
     return np.bincount(ids, weights=weights, minlength=n).astype(np.float64, copy=False)
 
 
-def segment_count(mask: BoolArray, ids: Int64Array, n: int) -> Int64Array:
-    """Per-segment number of true elements."""
-    return np.bincount(ids[mask], minlength=n).astype(np.int64, copy=False)
+def segment_count(ids: Int64Array, n: int) -> Int64Array:
+    """Per-segment number of elements listed in ``ids`` (one segment index per element)."""
+    return np.bincount(ids, minlength=n).astype(np.int64, copy=False)
 
 
-def inclusive_count(mask: BoolArray, offsets: Int64Array, ids: Int64Array) -> Int64Array:
-    """For each element, the number of true elements up to and including it in its segment."""
-    total = np.cumsum(mask, dtype=np.int64)
-    before = np.concatenate(([0], total))[offsets[:-1]]
-    return total - before[ids]
-
-
-def count_in_top(mask: BoolArray, offsets: Int64Array, k: int | Int64Array) -> Int64Array:
-    """Per segment, the number of true elements among its first ``k`` (``k`` may vary)."""
-    total = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
-    lengths = np.diff(offsets)
-    stop = offsets[:-1] + np.minimum(np.maximum(k, 0), lengths)
-    return total[stop] - total[offsets[:-1]]
-
-
-def first_position(mask: BoolArray, offsets: Int64Array, ids: Int64Array) -> Int64Array:
-    """Per segment, the position of its first true element, or -1 if it has none."""
-    n = offsets.shape[0] - 1
-    hits = np.flatnonzero(mask)
+def first_per_segment(index: Int64Array, ids: Int64Array, n: int) -> Int64Array:
+    """For sorted flat indices ``index`` with segment ids ``ids``, the first index of each
+    segment, or -1 where a segment has none."""
     out = np.full(n, -1, dtype=np.int64)
-    if hits.shape[0]:
-        seg = ids[hits]
-        first = np.r_[True, seg[1:] != seg[:-1]]
-        out[seg[first]] = hits[first] - offsets[seg[first]]
+    if index.shape[0]:
+        first = np.r_[True, ids[1:] != ids[:-1]]
+        out[ids[first]] = index[first]
     return out
 
 

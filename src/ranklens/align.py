@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from ranklens import _core
-from ranklens._segments import inclusive_count, positions, segment_ids
+from ranklens._segments import positions, segment_ids
 from ranklens._types import (
     QUERY_POLICIES,
     BoolArray,
@@ -88,11 +88,29 @@ class Ranked:
             self._memo[key] = mask
         return self._memo[key]
 
-    def relevant_so_far(self, threshold: int) -> Int64Array:
-        """Relevant documents at or above each rank, within its query."""
-        key = ("so_far", threshold)
+    def hits(self, threshold: int) -> Int64Array:
+        """The flat indices of the relevant ranks, in order (sparse form of :meth:`relevant`)."""
+        key = ("hits", threshold)
         if key not in self._memo:
-            self._memo[key] = inclusive_count(self.relevant(threshold), self.offsets, self.ids)
+            self._memo[key] = np.flatnonzero(self.relevant(threshold))
+        return self._memo[key]
+
+    def hit_counts(self, threshold: int) -> Int64Array:
+        """Relevant retrieved documents per query."""
+        key = ("hit_counts", threshold)
+        if key not in self._memo:
+            hits = self.hits(threshold)
+            self._memo[key] = np.bincount(self.ids[hits], minlength=self.num_queries)
+        return self._memo[key]
+
+    def hit_number(self, threshold: int) -> Int64Array:
+        """For each relevant rank (see :meth:`hits`), how many relevant documents are at or
+        above it in its query: 1 for the first, 2 for the second, ..."""
+        key = ("hit_number", threshold)
+        if key not in self._memo:
+            hits = self.hits(threshold)
+            first = np.concatenate(([0], np.cumsum(self.hit_counts(threshold))))[:-1]
+            self._memo[key] = np.arange(1, hits.shape[0] + 1) - first[self.ids[hits]]
         return self._memo[key]
 
     def num_rel(self, threshold: int) -> Int64Array:
@@ -119,13 +137,22 @@ class Aligned:
 
     base: Ranked
     entry: Int64Array
-    """For each rank, the index of its entry in the :class:`Run` (for doc ids and scores)."""
-    scores: Float64Array
-    run_name: str
+    """For each rank, the index of its entry in :attr:`run` (for doc ids and scores)."""
+    run: Run
     query_counts: dict[str, int]
     """``qrels``, ``run``, ``evaluated``, ``missing`` (qrels queries absent from the run,
     scored on an empty ranking) and ``unjudged`` (run queries without judgments, left out)."""
     _views: dict[bool, Ranked] = field(default_factory=dict, repr=False)
+
+    @property
+    def run_name(self) -> str:
+        """The run's name."""
+        return self.run.name
+
+    @cached_property
+    def scores(self) -> Float64Array:
+        """The score at each rank."""
+        return self.run.scores[self.entry]
 
     def view(self, judged_only: bool = False) -> Ranked:
         """The arrays for measures; with ``judged_only``, unjudged documents are removed."""
@@ -200,10 +227,14 @@ def align(
     )
     run_ids = segment_ids(run.q_offsets)
     keep_query = run_to_qrels >= 0 if queries != "run" else np.ones(run.num_queries, bool)
-    keep = keep_query[run_ids]
-    if depth is not None:
-        keep &= positions(run.q_offsets, run_ids) < depth
-    counts_run = np.bincount(run_ids[keep], minlength=run.num_queries)
+    if depth is None and keep_query.all():
+        keep: slice | BoolArray = slice(None)
+        counts_run = np.diff(run.q_offsets)
+    else:
+        keep = keep_query[run_ids]
+        if depth is not None:
+            keep &= positions(run.q_offsets, run_ids) < depth
+        counts_run = np.bincount(run_ids[keep], minlength=run.num_queries)
     in_both = int(np.count_nonzero(run_to_qrels >= 0))
     if queries == "qrels":
         qids = qrels.qids
@@ -221,7 +252,7 @@ def align(
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     entry = perm[keep]
-    base = Ranked(qids, offsets, np.ascontiguousarray(rel[keep]), levels)
+    base = Ranked(qids, offsets, rel[keep], levels)
     query_counts = {
         "qrels": len(qrels.qids),
         "run": run.num_queries,
@@ -229,4 +260,4 @@ def align(
         "missing": len(qrels.qids) - in_both if queries == "qrels" else 0,
         "unjudged": run.num_queries - in_both if queries != "run" else 0,
     }
-    return Aligned(base, entry, run.scores[entry], run.name, query_counts)
+    return Aligned(base, entry, run, query_counts)

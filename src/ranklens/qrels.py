@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, Any
 
 import numpy as np
@@ -96,7 +96,7 @@ class Qrels(Grouped):
         """These qrels with repeated (query, document) pairs resolved by ``policy``."""
         keep = resolve_duplicates(self, self.rels, policy, "qrels")
         if keep is None:
-            return self
+            return self if self.unique else replace(self, unique=True)
         return Qrels(rels=self.rels[keep], **subset_entries(self, keep))  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, dict[str, int]]:

@@ -103,7 +103,7 @@ class Run(Grouped):
         """This run with repeated (query, document) pairs resolved by ``policy``."""
         keep = resolve_duplicates(self, self.scores, policy, "run")
         if keep is None:
-            return self
+            return self if self.unique else replace(self, unique=True)
         return Run(scores=self.scores[keep], name=self.name, **subset_entries(self, keep))  # type: ignore[arg-type]
 
     def ranking(self, ties: TiePolicy = "trec_eval") -> Int64Array:

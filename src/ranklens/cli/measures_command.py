@@ -77,6 +77,9 @@ def run_measures(args: argparse.Namespace) -> int:
         sys.stdout.write("| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n")
         for row in rows:
             sys.stdout.write("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n")
+        sys.stdout.write("\n## Formulas\n\n")
+        for e in entries:
+            sys.stdout.write(f"- **{e['name']}**: {e['formula']}\n")
         return 0
     from rich.console import Console
     from rich.table import Table

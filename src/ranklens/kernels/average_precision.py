@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ranklens._segments import segment_sum
 from ranklens._types import Float64Array
 from ranklens.align import Ranked
@@ -15,11 +13,11 @@ def average_precision(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
 
     The sum runs in rank order; 0 when ``R = 0``.
     """
-    relevant = r.relevant(rel)
+    hits = r.hits(rel)
+    number = r.hit_number(rel)
+    rank = r.pos[hits] + 1
     if cutoff is not None:
-        relevant = relevant & (r.pos < cutoff)
-    weights = np.zeros(r.rel.shape[0], dtype=np.float64)
-    so_far = r.relevant_so_far(rel)
-    np.divide(so_far, r.pos + 1, out=weights, where=relevant, dtype=np.float64)
-    total = segment_sum(weights, r.ids, r.num_queries)
+        inside = rank <= cutoff
+        hits, number, rank = hits[inside], number[inside], rank[inside]
+    total = segment_sum(number / rank, r.ids[hits], r.num_queries)
     return safe_divide(total, r.num_rel(rel))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import inclusive_count, segment_sum
+from ranklens._segments import segment_sum
 from ranklens._types import Float64Array
 from ranklens.align import Ranked
 from ranklens.kernels._util import safe_divide
@@ -17,15 +17,16 @@ def bpref(r: Ranked, rel: int) -> Float64Array:
     number of judged non-relevant documents of the query (retrieved or not); unjudged
     documents are skipped (trec_eval 8+ ``bpref``). 0 when ``R = 0``.
     """
-    nonrel = r.judged & (r.rel < rel)
-    nonrel_above = inclusive_count(nonrel, r.offsets, r.ids)
+    hits = r.hits(rel)
+    q = r.ids[hits]
+    nonrel = np.flatnonzero(r.judged & (r.rel < rel))
+    # judged non-relevant documents above each relevant one, within its query
+    above = np.searchsorted(nonrel, hits) - np.searchsorted(nonrel, r.offsets[:-1][q])
     num_rel = r.num_rel(rel)
     num_nonrel = r.levels[:, : max(min(rel, r.levels.shape[1]), 0)].sum(axis=1)
-    relevant = r.relevant(rel)
-    q = r.ids
     cap = np.minimum(num_nonrel, num_rel)[q].astype(np.float64)
-    penalty = np.zeros(r.rel.shape[0], dtype=np.float64)
-    seen = relevant & (nonrel_above > 0)
-    np.divide(np.minimum(nonrel_above, num_rel[q]), cap, out=penalty, where=seen, dtype=np.float64)
-    weights = np.where(relevant, np.where(seen, 1.0 - penalty, 1.0), 0.0)
+    seen = above > 0
+    penalty = np.zeros(hits.shape[0], dtype=np.float64)
+    np.divide(np.minimum(above, num_rel[q]), cap, out=penalty, where=seen, dtype=np.float64)
+    weights = np.where(seen, 1.0 - penalty, 1.0)
     return safe_divide(segment_sum(weights, q, r.num_queries), num_rel)

@@ -17,14 +17,12 @@ def linear_gain(rel: Int64Array) -> Float64Array:
 
 def dcg(r: Ranked, cutoff: int | None) -> Float64Array:
     """``DCG@k = sum over ranks i <= k of gain_i / log2(i + 1)`` with linear gain."""
-    gains = linear_gain(r.rel)
-    keep = gains != 0
+    gained = np.flatnonzero(r.rel > 0)
     if cutoff is not None:
-        keep &= r.pos < cutoff
+        gained = gained[r.pos[gained] < cutoff]
     disc = r.discounts(int(r.num_ret.max(initial=0)))
-    weights = np.zeros(r.rel.shape[0], dtype=np.float64)
-    np.divide(gains, disc[r.pos], out=weights, where=keep)
-    return segment_sum(weights, r.ids, r.num_queries)
+    weights = linear_gain(r.rel[gained]) / disc[r.pos[gained]]
+    return segment_sum(weights, r.ids[gained], r.num_queries)
 
 
 def ideal_dcg(r: Ranked, cutoff: int | None) -> Float64Array:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import count_in_top, range_max
+from ranklens._segments import range_max
 from ranklens._types import Float64Array
 from ranklens.align import Ranked
 
@@ -15,18 +15,17 @@ def interpolated_precision(r: Ranked, rel: int, recall: float) -> Float64Array:
     ``IPrec@x = max{P@i : i >= rank of the c-th relevant document}`` with
     ``c = round(x * R)`` (halves away from zero), over the retrieved ranks only; 0 when
     fewer than c relevant documents are retrieved (and for an empty ranking). For ``c = 0``
-    the maximum starts at the first relevant document.
+    the maximum starts at the first relevant document. Precision only rises at relevant
+    ranks, so the maximum is taken over those.
     """
-    relevant = r.relevant(rel)
-    num_rel = r.num_rel(rel)
-    found = count_in_top(relevant, r.offsets, r.num_ret)
-    c = np.floor(np.float64(recall) * num_rel + 0.5).astype(np.int64)
+    hits = r.hits(rel)
+    found = r.hit_counts(rel)
+    c = np.floor(np.float64(recall) * r.num_rel(rel) + 0.5).astype(np.int64)
     target = np.maximum(c, 1)
-    ok = (target <= found) & (found > 0)
-    precision = np.divide(r.relevant_so_far(rel), r.pos + 1, dtype=np.float64)
-    hits = np.flatnonzero(relevant)
-    first_hit = np.concatenate(([0], np.cumsum(found)))[:-1]
-    pick = np.where(ok, first_hit + target - 1, 0)
-    starts = np.where(ok, hits[np.minimum(pick, max(hits.shape[0] - 1, 0))] if hits.shape[0] else 0, 0)
-    best = range_max(precision, starts.astype(np.int64), np.where(ok, r.offsets[1:], starts))
-    return np.where(ok & (c <= found), best, 0.0)
+    ok = target <= found
+    precision = r.hit_number(rel) / (r.pos[hits] + 1)
+    first = np.concatenate(([0], np.cumsum(found)))
+    starts = np.where(ok, first[:-1] + target - 1, 0)
+    stops = np.where(ok, first[1:], 0)
+    best = range_max(precision, starts, stops)
+    return np.where(ok, best, 0.0)

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import count_in_top
-from ranklens._types import Float64Array
+from ranklens._segments import segment_count
+from ranklens._types import Float64Array, Int64Array
 from ranklens.align import Ranked
 from ranklens.kernels._util import depth_limit, safe_divide
 
 
+def count_above(r: Ranked, index: Int64Array, limit: int | Int64Array | None) -> Int64Array:
+    """Per query, how many of the flat indices ``index`` lie in its top ``limit`` ranks
+    (``limit`` per query, or one number, or ``None`` for all)."""
+    ids = r.ids[index]
+    if limit is not None:
+        bound = limit if np.isscalar(limit) else np.asarray(limit)[ids]
+        inside = r.pos[index] < bound
+        ids = ids[inside]
+    return segment_count(ids, r.num_queries)
+
+
 def relevant_retrieved(r: Ranked, rel: int, cutoff: int | None = None) -> Float64Array:
     """Relevant documents among the top ``cutoff`` (all retrieved when ``None``)."""
-    limit = depth_limit(r.num_ret, cutoff)
-    return count_in_top(r.relevant(rel), r.offsets, limit).astype(np.float64)
+    if cutoff is None:
+        return r.hit_counts(rel).astype(np.float64)
+    return count_above(r, r.hits(rel), cutoff).astype(np.float64)
 
 
 def precision(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
@@ -39,14 +51,13 @@ def success(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
 def r_precision(r: Ranked, rel: int) -> Float64Array:
     """Precision at rank R: ``|relevant in top min(R, retrieved)| / R`` (0 when R = 0)."""
     num_rel = r.num_rel(rel)
-    hits = count_in_top(r.relevant(rel), r.offsets, np.minimum(num_rel, r.num_ret))
-    return safe_divide(hits, num_rel)
+    return safe_divide(count_above(r, r.hits(rel), num_rel), num_rel)
 
 
 def judged_fraction(r: Ranked, cutoff: int | None) -> Float64Array:
     """Fraction of the top ``min(k, retrieved)`` documents that are judged (0 if none)."""
     limit = depth_limit(r.num_ret, cutoff)
-    return safe_divide(count_in_top(r.judged, r.offsets, limit), limit)
+    return safe_divide(count_above(r, np.flatnonzero(r.judged), cutoff), limit)
 
 
 def num_ret(r: Ranked, cutoff: int | None) -> Float64Array:

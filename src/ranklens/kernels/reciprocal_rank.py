@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import first_position
+from ranklens._segments import first_per_segment
 from ranklens._types import Float64Array
 from ranklens.align import Ranked
 
 
 def reciprocal_rank(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
     """``1 / rank`` of the first relevant document (within the top k), else 0."""
-    first = first_position(r.relevant(rel), r.offsets, r.ids)
+    hits = r.hits(rel)
+    first = first_per_segment(hits, r.ids[hits], r.num_queries)
     found = first >= 0
+    rank = np.where(found, r.pos[np.maximum(first, 0)] + 1, 0) if r.pos.shape[0] else first
     if cutoff is not None:
-        found &= first < cutoff
+        found &= rank <= cutoff
     out = np.zeros(r.num_queries, dtype=np.float64)
-    np.divide(1.0, first + 1, out=out, where=found, dtype=np.float64)
+    np.divide(1.0, rank, out=out, where=found, dtype=np.float64)
     return out
