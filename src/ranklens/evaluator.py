@@ -6,12 +6,33 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ranklens._types import DuplicatePolicy, QueryPolicy, TiePolicy
+from ranklens._types import (
+    DUPLICATE_POLICIES,
+    QUERY_POLICIES,
+    TIE_POLICIES,
+    DuplicatePolicy,
+    QueryPolicy,
+    TiePolicy,
+)
 from ranklens.align import Aligned, PreparedQrels, align
+from ranklens.errors import OptionError
 from ranklens.io.coerce import QrelsLike, RunLike, as_qrels, as_run
 from ranklens.measures.base import Measure
 from ranklens.measures.language import parse_measures
 from ranklens.results import Results
+
+
+def check_options(ties: str, queries: str, depth: int | None, duplicates: str) -> None:
+    """Raise :class:`OptionError` for a value outside those an option accepts."""
+    for option, value, allowed in (
+        ("ties", ties, TIE_POLICIES),
+        ("queries", queries, QUERY_POLICIES),
+        ("duplicates", duplicates, DUPLICATE_POLICIES),
+    ):
+        if value not in allowed:
+            raise OptionError(f"{option} must be one of {list(allowed)}, not {value!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise OptionError(f"depth must be a positive number of documents, not {depth!r}")
 
 
 class Evaluator:
@@ -54,6 +75,7 @@ class Evaluator:
         depth: int | None = None,
         duplicates: DuplicatePolicy = "error",
     ) -> None:
+        check_options(ties, queries, depth, duplicates)
         self.measures: tuple[Measure, ...] = tuple(
             parse_measures([measures] if isinstance(measures, str) else measures)
         )

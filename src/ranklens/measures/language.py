@@ -161,13 +161,19 @@ def _parse_any(text: str) -> list[Measure]:
 
     stripped = text.strip()
     head = re.match(r"[A-Za-z_][A-Za-z0-9_\-]*", stripped)
-    if head is not None and lookup(head.group(0)) is not None:
+    trec_style = head is not None and stripped[head.end() : head.end() + 1] == "."
+    if head is not None and lookup(head.group(0)) is not None and not trec_style:
         return [parse_ir_measure(stripped)]
     found = trec_names.parse_trec_name(stripped)
     if found is not None:
         return found
     if head is None:
         raise MeasureError(f"cannot parse measure '{text}'")
+    if head.group(0) in trec_names.known_names():
+        raise MeasureError(
+            f"cannot parse measure '{text}': trec_eval's '{head.group(0)}' takes parameters "
+            "after a '.', as in P.5,10 or ndcg_cut.10"
+        )
     raise MeasureError(
         f"unknown measure '{head.group(0)}'{suggest(head.group(0), trec_names.known_names())}"
     )
