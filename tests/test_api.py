@@ -12,7 +12,12 @@ from ranklens import Evaluator, OptionError, Results
 from ranklens.measures import parse_measure
 
 QRELS = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"a": 1}, "q3": {"z": 1}, "q4": {"n": 0}}
-RUN = {"q1": {"a": 0.2, "b": 0.9, "c": 0.2, "u": 0.5}, "q2": {"b": 1.0, "a": 1.0}, "q4": {"n": 1.0}, "x": {"a": 1.0}}
+RUN = {
+    "q1": {"a": 0.2, "b": 0.9, "c": 0.2, "u": 0.5},
+    "q2": {"b": 1.0, "a": 1.0},
+    "q4": {"n": 1.0},
+    "x": {"a": 1.0},
+}
 
 
 def test_evaluate_returns_floats_and_query_counts() -> None:
@@ -31,13 +36,22 @@ def test_means_are_over_the_evaluated_queries() -> None:
     res = ranklens.evaluate(QRELS, RUN, ["RR"])
     # q1: first relevant (grade >= 1) is a/c tied at 0.2 -> c first (docid desc) at rank 3
     # q2: a and b tie at 1.0 -> b first (docid descending), a at rank 2
-    assert res.per_query == {"q1": {"RR": 1 / 3}, "q2": {"RR": 0.5}, "q3": {"RR": 0.0}, "q4": {"RR": 0.0}}
+    assert res.per_query == {
+        "q1": {"RR": 1 / 3},
+        "q2": {"RR": 0.5},
+        "q3": {"RR": 0.0},
+        "q4": {"RR": 0.0},
+    }
     assert res["RR"] == (1 / 3 + 0.5) / 4
 
 
 @pytest.mark.parametrize(
     "policy,queries",
-    [("qrels", ("q1", "q2", "q3", "q4")), ("both", ("q1", "q2", "q4")), ("run", ("q1", "q2", "q4", "x"))],
+    [
+        ("qrels", ("q1", "q2", "q3", "q4")),
+        ("both", ("q1", "q2", "q4")),
+        ("run", ("q1", "q2", "q4", "x")),
+    ],
 )
 def test_query_policies(policy: str, queries: tuple[str, ...]) -> None:
     res = ranklens.evaluate(QRELS, RUN, ["NumQ", "NumRel"], queries=policy)

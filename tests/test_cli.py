@@ -34,7 +34,9 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 
 def test_json_has_the_documented_shape(files, capsys) -> None:
-    code, out, err = run_cli(["eval", *files, "-m", "P@1 AP", "-m", "ndcg_cut.10", "-f", "json", "-q"], capsys)
+    code, out, err = run_cli(
+        ["eval", *files, "-m", "P@1 AP", "-m", "ndcg_cut.10", "-f", "json", "-q"], capsys
+    )
     assert code == 0
     payload = json.loads(out)
     assert payload["measures"] == ["P@1", "AP", "nDCG@10"]
@@ -55,7 +57,9 @@ def test_json_without_per_query_has_no_per_query(files, capsys) -> None:
 
 
 def test_trec_format_lines(files, capsys) -> None:
-    code, out, _ = run_cli(["eval", *files, "-m", "P@1", "-m", "NumRet", "-f", "trec", "-q"], capsys)
+    code, out, _ = run_cli(
+        ["eval", *files, "-m", "P@1", "-m", "NumRet", "-f", "trec", "-q"], capsys
+    )
     assert code == 0
     lines = out.splitlines()
     assert f"{'P@1':<22}\tq1\t1.0000" in lines
@@ -108,17 +112,25 @@ def test_stdin_and_gzip(files, tmp_path, capsys, monkeypatch) -> None:
     _, out_gz, _ = run_cli(["eval", files[0], str(gz), "-m", "AP", "-f", "json"], capsys)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(RUN.encode())))
     _, out_stdin, _ = run_cli(["eval", files[0], "-", "-m", "AP", "-f", "json"], capsys)
-    assert json.loads(out_gz)["runs"][0]["aggregate"] == json.loads(out_stdin)["runs"][0]["aggregate"]
+    assert (
+        json.loads(out_gz)["runs"][0]["aggregate"] == json.loads(out_stdin)["runs"][0]["aggregate"]
+    )
 
 
 @pytest.mark.parametrize(
     "run_text,message",
     [
-        ("q1 Q0 d1 1 0.5\n", "run.txt:1: expected 6 columns (qid Q0 docid rank score tag), found 5"),
+        (
+            "q1 Q0 d1 1 0.5\n",
+            "run.txt:1: expected 6 columns (qid Q0 docid rank score tag), found 5",
+        ),
         ("q1 Q0 d1 1 0.5 s\n\nq1 Q0 d2 1 abc s\n", "run.txt:3: score 'abc' is not a number"),
         ("q1 Q0 d1 1 nan s\n", "run.txt:1: score 'nan' is not finite"),
         ("q1 Q0 d1 1 inf s\n", "run.txt:1: score 'inf' is not finite"),
-        ("q1 Q0 d1 1 1 s\n#c\nq1 Q0 d1 2 2 s\n", "run has document 'd1' twice for query 'q1' (lines 1 and 3)"),
+        (
+            "q1 Q0 d1 1 1 s\n#c\nq1 Q0 d1 2 2 s\n",
+            "run has document 'd1' twice for query 'q1' (lines 1 and 3)",
+        ),
         ("", "run.txt: holds no run lines"),
         ("# only a comment\n\n", "run.txt: holds no run lines"),
     ],
@@ -176,7 +188,9 @@ def test_missing_file_unknown_measure_and_bad_option(files, capsys) -> None:
 def test_duplicates_option(files, tmp_path, capsys) -> None:
     dup = tmp_path / "dup.txt"
     dup.write_text("q1 Q0 d1 1 1 s\nq1 Q0 d1 2 5 s\n")
-    _, out, _ = run_cli(["eval", files[0], str(dup), "-m", "NumRet", "-f", "json", "--duplicates", "first"], capsys)
+    _, out, _ = run_cli(
+        ["eval", files[0], str(dup), "-m", "NumRet", "-f", "json", "--duplicates", "first"], capsys
+    )
     assert json.loads(out)["runs"][0]["aggregate"]["NumRet"] == 1.0
 
 
@@ -211,5 +225,7 @@ def test_console_script_help_and_no_traceback(files) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip() == "ranklens: error: missing.txt: no such file; check the path"
-    proc = subprocess.run([sys.executable, "-m", "ranklens", "--help"], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ranklens", "--help"], capture_output=True, text=True, check=True
+    )
     assert "eval" in proc.stdout and "measures" in proc.stdout

@@ -64,12 +64,14 @@ def test_compression_is_detected_by_content_not_name(tmp_path: Path) -> None:
 def test_broken_gzip_is_a_clear_error(tmp_path: Path) -> None:
     r = tmp_path / "run.gz"
     r.write_bytes(gzip.compress(run_text().encode())[:30])
-    with pytest.raises(InputError, match="run.gz: is not a valid gzip file"):
+    with pytest.raises(InputError, match=r"run\.gz: is not a valid gzip file"):
         Run.from_file(r)
 
 
 def test_whitespace_crlf_comments_and_blank_lines(tmp_path: Path) -> None:
-    text = "# a comment\n\n" + run_text(sep=" \t  ", newline="\r\n").replace("\r\n", "\r\n   # x\r\n", 1)
+    text = "# a comment\n\n" + run_text(sep=" \t  ", newline="\r\n").replace(
+        "\r\n", "\r\n   # x\r\n", 1
+    )
     r = tmp_path / "run.txt"
     r.write_text(text)
     assert ranklens.evaluate(QRELS, r, MEASURES).aggregate == reference()
@@ -107,8 +109,16 @@ def test_records_and_dicts_agree() -> None:
 def _frames(module: str, categorical: bool, int_ids: bool) -> tuple[object, object]:
     qrows = [(q, d, r) for q, docs in QRELS.items() for d, r in docs.items()]
     rrows = [(q, d, s) for q, docs in RUN.items() for d, s in docs.items()]
-    qcols = {"query_id": [r[0] for r in qrows], "doc_id": [r[1] for r in qrows], "relevance": [r[2] for r in qrows]}
-    rcols = {"qid": [r[0] for r in rrows], "docid": [r[1] for r in rrows], "score": [r[2] for r in rrows]}
+    qcols = {
+        "query_id": [r[0] for r in qrows],
+        "doc_id": [r[1] for r in qrows],
+        "relevance": [r[2] for r in qrows],
+    }
+    rcols = {
+        "qid": [r[0] for r in rrows],
+        "docid": [r[1] for r in rrows],
+        "score": [r[2] for r in rrows],
+    }
     if int_ids:
         qcols["query_id"] = [int(q) for q in qcols["query_id"]]
         rcols["qid"] = [int(q) for q in rcols["qid"]]
@@ -148,11 +158,11 @@ def test_dataframe_column_names_can_be_given_and_errors_are_clear() -> None:
 
 
 def test_in_memory_errors_name_the_entry() -> None:
-    with pytest.raises(InputError, match="query 'q', document 'd': score 'x' is not a number"):
+    with pytest.raises(InputError, match=r"query 'q', document 'd': score 'x' is not a number"):
         Run.from_dict({"q": {"d": "x"}})
     with pytest.raises(InputError, match="score nan is not finite"):
         Run.from_dict({"q": {"d": float("nan")}})
-    with pytest.raises(InputError, match="relevance 1.5 is not an integer"):
+    with pytest.raises(InputError, match=r"relevance 1\.5 is not an integer"):
         Qrels.from_dict({"q": {"d": 1.5}})
     with pytest.raises(InputError, match="must be str"):
         Run.from_records([(1, "d", 1.0)])

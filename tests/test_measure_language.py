@@ -47,7 +47,11 @@ def test_trec_names_with_several_values_expand() -> None:
     assert [m.name for m in parse_measures(["P.5,10"])] == ["P@5", "P@10"]
     assert [m.name for m in parse_measures(["P"])] == ["P"]  # ir_measures: set precision
     assert [m.name for m in parse_measures(["recall"])] == [f"R@{k}" for k in DEFAULT_CUTOFFS]
-    assert [m.name for m in parse_measures(["ndcg_cut.20,10,23.4"])] == ["nDCG@10", "nDCG@20", "nDCG@23"]
+    assert [m.name for m in parse_measures(["ndcg_cut.20,10,23.4"])] == [
+        "nDCG@10",
+        "nDCG@20",
+        "nDCG@23",
+    ]
     official = [m.name for m in parse_measures(["official"])]
     assert official[:6] == ["NumQ", "NumRet", "NumRel", "NumRelRet", "AP", "GMAP"]
     assert "IPrec@0.0" in official and "IPrec@1.0" in official and "P@1000" in official

@@ -49,7 +49,10 @@ def main() -> None:
         qid, _, docid, rel = line.split()
         qrels[qid][docid] = int(rel)
     OUT.mkdir(parents=True, exist_ok=True)
-    with open(source, "rb") as src, gzip.GzipFile(OUT / "dl19-passage.qrels.gz", "wb", mtime=0) as dst:
+    with (
+        open(source, "rb") as src,
+        gzip.GzipFile(OUT / "dl19-passage.qrels.gz", "wb", mtime=0) as dst,
+    ):
         shutil.copyfileobj(src, dst)
     for name, signal, seed in (("bm25", 0.6, 19), ("rerank", 1.4, 20)):
         text = make_run(qrels, name, signal, seed)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 
-from ranklens import _core
+import ranklens._core as _core
 from ranklens._types import DuplicatePolicy, Int64Array, UInt8Array
 from ranklens.errors import DuplicateError, OptionError
 
@@ -61,7 +62,7 @@ class Grouped:
         """All document ids, in grouped order, as Python strings."""
         blob = self.doc_data.tobytes()
         offsets = self.doc_offsets.tolist()
-        return [blob[a:b].decode("utf-8") for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+        return [blob[a:b].decode("utf-8") for a, b in pairwise(offsets)]
 
     def query_of_entries(self) -> Int64Array:
         """The query index of every entry."""
@@ -88,9 +89,7 @@ def resolve_duplicates(
         raise OptionError(f"duplicates must be 'error', 'first' or 'max', not {policy!r}")
     if table.unique:
         return None
-    dup, first = _core.find_duplicates(
-        table.q_offsets, table.doc_data, table.doc_offsets, None, -1
-    )
+    dup, first = _core.find_duplicates(table.q_offsets, table.doc_data, table.doc_offsets, None, -1)
     if dup.shape[0] == 0:
         return None
     if policy == "error":

@@ -14,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ranklens import _core
+import ranklens._core as _core
 from ranklens._segments import positions, segment_ids
 from ranklens._types import (
     QUERY_POLICIES,
@@ -116,7 +116,8 @@ class Ranked:
     def num_rel(self, threshold: int) -> Int64Array:
         """Relevant documents per query in the qrels (``R``), retrieved or not."""
         start = min(max(threshold, 0), self.levels.shape[1])
-        return self.levels[:, start:].sum(axis=1).astype(np.int64)
+        counts: Int64Array = self.levels[:, start:].sum(axis=1).astype(np.int64)
+        return counts
 
     def discounts(self, length: int) -> Float64Array:
         """``log2(i + 2)`` for i in 0..length-1, computed with C's ``log2`` (as trec_eval)."""

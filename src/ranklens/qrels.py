@@ -48,9 +48,7 @@ class Qrels(Grouped):
         return read_qrels(source).deduplicated(duplicates)
 
     @classmethod
-    def from_dict(
-        cls, mapping: Mapping[str, Mapping[str, int]], source: str = "<dict>"
-    ) -> Qrels:
+    def from_dict(cls, mapping: Mapping[str, Mapping[str, int]], source: str = "<dict>") -> Qrels:
         """Build from ``{qid: {docid: relevance}}``."""
         from ranklens.io.memory import from_dict
 

@@ -27,8 +27,8 @@ def aggregate(measure: Measure, values: Float64Array) -> float:
         return math.nan
     if kind == "gmean":
         logs = np.log(np.maximum(values, GMEAN_FLOOR))
-        return math.exp(ordered_total(logs) / values.shape[0])
-    return ordered_total(values) / values.shape[0]
+        return math.exp(ordered_total(logs) / float(values.shape[0]))
+    return ordered_total(values) / float(values.shape[0])
 
 
 @dataclass(frozen=True, eq=False)

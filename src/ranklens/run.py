@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
-from ranklens import _core
+import ranklens._core as _core
 from ranklens._grouped import Grouped, resolve_duplicates, subset_entries
 from ranklens._types import TIE_POLICIES, DuplicatePolicy, Float64Array, Int64Array, TiePolicy
 from ranklens.errors import OptionError
@@ -51,9 +51,7 @@ class Run(Grouped):
         return read_run(source, name).deduplicated(duplicates)
 
     @classmethod
-    def from_dict(
-        cls, mapping: Mapping[str, Mapping[str, float]], name: str = "run"
-    ) -> Run:
+    def from_dict(cls, mapping: Mapping[str, Mapping[str, float]], name: str = "run") -> Run:
         """Build from ``{qid: {docid: score}}``."""
         from ranklens.io.memory import from_dict
 
@@ -69,9 +67,7 @@ class Run(Grouped):
         """Build from ``(qid, docid, score)`` tuples."""
         from ranklens.io.memory import from_records
 
-        return cls._make(from_records(records, False, "<records>"), name).deduplicated(
-            duplicates
-        )
+        return cls._make(from_records(records, False, "<records>"), name).deduplicated(duplicates)
 
     @classmethod
     def from_frame(

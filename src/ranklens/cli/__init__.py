@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # noqa: BLE001 - every failure becomes one readable line
+    except Exception as exc:
         from ranklens.errors import RanklensError
 
         if isinstance(exc, RanklensError):

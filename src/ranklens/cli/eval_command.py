@@ -75,7 +75,9 @@ def _measure_names(values: list[str] | None) -> list[str]:
 
 def _split_measures(value: str) -> list[str]:
     """Split on whitespace outside parentheses and braces."""
-    out, depth, current = [], 0, []
+    out: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in value:
         depth += ch in "({"
         depth -= ch in ")}"

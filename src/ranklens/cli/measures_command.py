@@ -49,7 +49,7 @@ def describe_all() -> list[dict[str, Any]]:
 
 def _signature(entry: dict[str, Any]) -> str:
     params = ", ".join(f"{k}={v!r}" for k, v in entry["parameters"].items())
-    text = entry["name"] + (f"({params})" if params else "")
+    text = str(entry["name"]) + (f"({params})" if params else "")
     at = entry["at"]
     if at is not None:
         text += f"@{at['name']}" if at["required"] else f"[@{at['name']}]"

@@ -27,9 +27,7 @@ def _json_value(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def write_results(
-    results: Sequence[Results], fmt: str, per_query: bool, out: IO[str]
-) -> None:
+def write_results(results: Sequence[Results], fmt: str, per_query: bool, out: IO[str]) -> None:
     """Write ``results`` (one per run) to ``out`` in format ``fmt``."""
     if fmt == "json":
         payload = {
@@ -42,7 +40,7 @@ def write_results(
             rows = list(r.per_query.items()) if per_query else []
             rows.append(("all", r.aggregate))
             for qid, values in rows:
-                record = {"run": r.run, "query": qid}
+                record: dict[str, object] = {"run": r.run, "query": qid}
                 record.update({k: _json_value(v) for k, v in values.items()})
                 out.write(json.dumps(record, allow_nan=False) + "\n")
     elif fmt in ("tsv", "csv"):
@@ -60,7 +58,9 @@ def write_results(
             if per_query:
                 for qid, values in r.per_query.items():
                     for name, value in values.items():
-                        out.write(TREC_LINE.format(name, qid, _trec_value(value, _is_count(r, name))))
+                        out.write(
+                            TREC_LINE.format(name, qid, _trec_value(value, _is_count(r, name)))
+                        )
             out.write(TREC_LINE.format("runid", "all", r.run))
             for name, value in r.aggregate.items():
                 out.write(TREC_LINE.format(name, "all", _trec_value(value, _is_count(r, name))))
@@ -101,8 +101,9 @@ def _write_table(results: Sequence[Results], per_query: bool, out: IO[str]) -> N
                 table.add_column(name, justify="right")
             for qid, values in r.per_query.items():
                 table.add_row(qid, *(_cell(values[n], _is_count(r, n)) for n in names))
-            table.add_row("all", *(_cell(r.aggregate[n], _is_count(r, n)) for n in names),
-                          style="bold")
+            table.add_row(
+                "all", *(_cell(r.aggregate[n], _is_count(r, n)) for n in names), style="bold"
+            )
             console.print(table)
     table = Table(title=None if len(results) == 1 else "all queries")
     table.add_column("run")

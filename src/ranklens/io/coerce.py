@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import IO, Any, cast
 
 from ranklens._types import DuplicatePolicy
 from ranklens.io.frames import is_frame
@@ -21,13 +21,13 @@ def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
     if isinstance(obj, Qrels):
         return obj.deduplicated(duplicates)
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
-        return Qrels.from_file(obj, duplicates=duplicates)
+        return Qrels.from_file(cast("str | os.PathLike[str] | IO[str]", obj), duplicates=duplicates)
     if isinstance(obj, Mapping):
         return Qrels.from_dict(obj)
     if is_frame(obj):
         return Qrels.from_frame(obj, duplicates=duplicates)
     if isinstance(obj, Iterable):
-        return Qrels.from_records(obj, duplicates=duplicates)
+        return Qrels.from_records(cast(Iterable[tuple[str, str, int]], obj), duplicates=duplicates)
     raise TypeError(f"cannot make qrels from {type(obj).__name__}")
 
 
@@ -38,11 +38,14 @@ def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None
         run = obj.deduplicated(duplicates)
         return run.renamed(name) if name else run
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
-        return Run.from_file(obj, name=name, duplicates=duplicates)
+        return Run.from_file(
+            cast("str | os.PathLike[str] | IO[str]", obj), name=name, duplicates=duplicates
+        )
     if isinstance(obj, Mapping):
         return Run.from_dict(obj, name=name or "run")
     if is_frame(obj):
         return Run.from_frame(obj, name=name or "run", duplicates=duplicates)
     if isinstance(obj, Iterable):
-        return Run.from_records(obj, name=name or "run", duplicates=duplicates)
+        records = cast(Iterable[tuple[str, str, float]], obj)
+        return Run.from_records(records, name=name or "run", duplicates=duplicates)
     raise TypeError(f"cannot make a run from {type(obj).__name__}")

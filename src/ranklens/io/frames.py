@@ -92,7 +92,9 @@ def from_frame(
         values = np.asarray(values_col.to_numpy(zero_copy_only=False), dtype=np.float64)
     except (TypeError, ValueError, pa.ArrowInvalid):
         raise InputError(f"column '{vname}' must be numeric", path=source) from None
-    bad = ~np.isfinite(values) if not integer else (values != np.trunc(values)) | ~np.isfinite(values)
+    bad = (
+        ~np.isfinite(values) if not integer else (values != np.trunc(values)) | ~np.isfinite(values)
+    )
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         what = "an integer" if integer else "a finite number"

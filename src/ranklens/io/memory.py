@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens import _core
+import ranklens._core as _core
 from ranklens.errors import EmptyInputError, InputError
 
 
@@ -87,7 +87,9 @@ def from_records(
             )
         codes.append(index.setdefault(qid, len(index)))
         docs.append(docid)
-        values.append(check_value(value, integer, f"query '{qid}', document '{docid}'", source, row))
+        values.append(
+            check_value(value, integer, f"query '{qid}', document '{docid}'", source, row)
+        )
     doc_data, doc_offsets = _core.encode_strings(docs)
     dtype = np.int64 if integer else np.float64
     return group_columns(

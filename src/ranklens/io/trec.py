@@ -7,7 +7,8 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from ranklens import _core
+import ranklens._core as _core
+from ranklens._types import Int64Array, UInt8Array
 from ranklens.errors import EmptyInputError, ParseError
 from ranklens.io.source import read_source
 
@@ -18,7 +19,10 @@ if TYPE_CHECKING:
 _RUN, _QRELS = 0, 1
 
 
-def _parse(source: object, kind: int) -> tuple[tuple[object, ...], str]:
+Parsed = tuple[list[str], Int64Array, UInt8Array, Int64Array, np.ndarray, Int64Array, str | None]
+
+
+def _parse(source: object, kind: int) -> tuple[Parsed, str]:
     content, name = read_source(source)
     try:
         parsed = _core.parse_trec(content, kind, 1)
@@ -61,9 +65,7 @@ def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> Qrels:
     )
 
 
-def read_run(
-    source: str | os.PathLike[str] | IO[bytes] | IO[str], name: str | None = None
-) -> Run:
+def read_run(source: str | os.PathLike[str] | IO[bytes] | IO[str], name: str | None = None) -> Run:
     """Read a TREC run (``qid Q0 docid rank score tag``) from a path, ``-`` or a file object.
 
     The rank column is ignored (documents are ranked by score); columns after the tag are

@@ -15,9 +15,8 @@ def count_above(r: Ranked, index: Int64Array, limit: int | Int64Array | None) ->
     (``limit`` per query, or one number, or ``None`` for all)."""
     ids = r.ids[index]
     if limit is not None:
-        bound = limit if np.isscalar(limit) else np.asarray(limit)[ids]
-        inside = r.pos[index] < bound
-        ids = ids[inside]
+        bound = limit if isinstance(limit, int) else limit[ids]
+        ids = ids[r.pos[index] < bound]
     return segment_count(ids, r.num_queries)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 
@@ -40,9 +40,7 @@ class Param:
             value = float(value)
         if value is None and self.default is None:
             return None
-        if not isinstance(value, self.type) or (
-            self.type is int and isinstance(value, bool)
-        ):
+        if not isinstance(value, self.type) or (self.type is int and isinstance(value, bool)):
             raise MeasureError(
                 f"{measure}: parameter {self.name} must be {self.type.__name__}, got {value!r}"
             )
@@ -51,9 +49,8 @@ class Param:
                 f"{measure}: parameter {self.name} must be one of {list(self.choices)}, "
                 f"got {value!r}"
             )
-        if self.minimum is not None and (
-            isinstance(value, float) and not math.isfinite(value) or value < self.minimum
-        ):
+        number = cast(float, value)
+        if self.minimum is not None and (not math.isfinite(number) or number < self.minimum):
             raise MeasureError(
                 f"{measure}: parameter {self.name} must be at least {self.minimum}, got {value!r}"
             )

@@ -61,7 +61,9 @@ class _Parser:
         if got_kind != kind or (value is not None and got != value):
             want = repr(value) if value is not None else kind
             found = repr(got) if got else "the end"
-            raise MeasureError(f"cannot parse measure '{self.text}': expected {want}, found {found}")
+            raise MeasureError(
+                f"cannot parse measure '{self.text}': expected {want}, found {found}"
+            )
         self.i += 1
         return got
 
