@@ -5,22 +5,33 @@ from __future__ import annotations
 import numpy as np
 
 from ranklens._segments import range_max
-from ranklens._types import Float64Array
+from ranklens._types import Float64Array, Int64Array
 from ranklens.align import Ranked
 
 
-def interpolated_precision(r: Ranked, rel: int, recall: float) -> Float64Array:
+def recall_cutoff(recall: float, num_rel: Int64Array, rounding: str) -> Int64Array:
+    """How many relevant documents recall level ``recall`` stands for: ``round(x * R)``,
+    halves away from zero (trec_eval 10 ``lround``), or ``floor(x * R + 0.9)`` (9.0.8)."""
+    product = np.float64(recall) * num_rel
+    bump = 0.9 if rounding == "trec9" else 0.5
+    return np.floor(product + bump).astype(np.int64)
+
+
+def interpolated_precision(
+    r: Ranked, rel: int, recall: float, rounding: str = "round"
+) -> Float64Array:
     """Interpolated precision at recall level ``recall`` (trec_eval 10 ``iprec_at_recall``).
 
     ``IPrec@x = max{P@i : i >= rank of the c-th relevant document}`` with
     ``c = round(x * R)`` (halves away from zero), over the retrieved ranks only; 0 when
     fewer than c relevant documents are retrieved (and for an empty ranking). For ``c = 0``
     the maximum starts at the first relevant document. Precision only rises at relevant
-    ranks, so the maximum is taken over those.
+    ranks, so the maximum is taken over those. ``rounding="trec9"`` uses trec_eval 9.0.8's
+    ``c = floor(x * R + 0.9)``.
     """
     hits = r.hits(rel)
     found = r.hit_counts(rel)
-    c = np.floor(np.float64(recall) * r.num_rel(rel) + 0.5).astype(np.int64)
+    c = recall_cutoff(recall, r.num_rel(rel), rounding)
     target = np.maximum(c, 1)
     ok = target <= found
     precision = r.hit_number(rel) / (r.pos[hits] + 1)

@@ -169,6 +169,8 @@ def _default(spec: MeasureSpec, name: str) -> Any:
 
 
 def _repr(value: Any) -> str:
-    if isinstance(value, tuple):  # a frozen mapping, e.g. gains
+    if isinstance(value, tuple) and all(isinstance(v, tuple) for v in value):  # a mapping
         return "{" + ",".join(f"{k}:{_repr(v)}" for k, v in value) + "}"
+    if isinstance(value, tuple):  # a sequence, e.g. recall levels
+        return "[" + ",".join(_repr(v) for v in value) + "]"
     return repr(value)

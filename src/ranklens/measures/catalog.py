@@ -25,7 +25,33 @@ CUTOFF = Param("cutoff", int, None, "only the top k documents count (k >= 1)", m
 COUNT_REL = Param(
     "rel", int, None, "count only documents with at least this grade (None: all)", minimum=0
 )
+ROUNDING = Param(
+    "rounding",
+    str,
+    "round",
+    "recall level to a count of relevant documents: 'round' (trec_eval 10) or 'trec9' "
+    "(9.0.8: floor(x * R + 0.9))",
+    choices=("round", "trec9"),
+)
 INF = math.inf
+EXTRA_CATALOGS = ("ranklens.measures.catalog_trec",)
+"""Modules with more declarations (each exports ``SPECS``), merged into the registry."""
+
+
+def extra_specs() -> tuple[MeasureSpec, ...]:
+    """The declarations of :data:`EXTRA_CATALOGS` that are present."""
+    import importlib
+
+    out: list[MeasureSpec] = []
+    for name in EXTRA_CATALOGS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        out.extend(module.SPECS)
+    return tuple(out)
 
 SPECS: tuple[MeasureSpec, ...] = (
     MeasureSpec(
@@ -115,8 +141,8 @@ SPECS: tuple[MeasureSpec, ...] = (
         "interpolated precision at a recall level",
         "IPrec@x = max{P@i : i >= rank of the c-th relevant document}, c = round(x * R); 0 if "
         "fewer than c relevant documents are retrieved",
-        lambda r, rel, recall: ip.interpolated_precision(r, rel, recall),
-        (REL, JUDGED_ONLY),
+        ip.interpolated_precision,
+        (REL, JUDGED_ONLY, ROUNDING),
         Param("recall", float, None, "the recall level, 0 to 1", minimum=0.0),
         at_required=True,
         trec_name="iprec_at_recall_{at:.2f}|",

@@ -4,8 +4,8 @@ The ir_measures language::
 
     measure := NAME [ "(" [ param { "," param } ] ")" ] [ "@" number ]
     param   := IDENT "=" value
-    value   := number | "True" | "False" | "None" | string | "{" [ number ":" number
-               { "," number ":" number } ] "}"
+    value   := number | "True" | "False" | "None" | string | "[" [ number { "," number } ] "]"
+             | "{" [ number ":" number { "," number ":" number } ] "}"
 
 e.g. ``P@10``, ``P(rel=2)@10``, ``nDCG(judged_only=True)@10``, ``IPrec@0.5``. Aliases:
 ``MAP``, ``MRR``, ``NDCG``. trec_eval names (``map``, ``P.5,10``, ``P_5``, ``ndcg_cut.10``,
@@ -24,10 +24,10 @@ from ranklens.measures.registry import get_spec, lookup, suggest
 
 _TOKEN = re.compile(
     r"""\s*(?:
-        (?P<number>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)
-      | (?P<name>[A-Za-z_][A-Za-z0-9_\-]*)
+        (?P<name>\d+(?![eE][-+]?\d)[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_\-]*)
+      | (?P<number>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)
       | (?P<string>'[^']*'|"[^"]*")
-      | (?P<punct>[(),=@{}:])
+      | (?P<punct>[(),=@{}:\[\]])
     )""",
     re.VERBOSE,
 )
@@ -80,6 +80,8 @@ class _Parser:
             return {"True": True, "False": False, "None": None}[token]
         if (kind, token) == ("punct", "{"):
             return self.mapping()
+        if (kind, token) == ("punct", "["):
+            return self.sequence()
         raise MeasureError(f"cannot parse measure '{self.text}': unexpected {token!r}")
 
     def mapping(self) -> tuple[tuple[Any, Any], ...]:
@@ -93,6 +95,16 @@ class _Parser:
                 self.i += 1
         self.take("punct", "}")
         return tuple(sorted(items.items()))
+
+    def sequence(self) -> tuple[Any, ...]:
+        self.take("punct", "[")
+        items: list[Any] = []
+        while self.peek() != ("punct", "]"):
+            items.append(_number(self.take("number")))
+            if self.peek() == ("punct", ","):
+                self.i += 1
+        self.take("punct", "]")
+        return tuple(items)
 
     def measure(self) -> tuple[str, dict[str, Any], Any]:
         name = self.take("name")
@@ -162,7 +174,7 @@ def _parse_any(text: str) -> list[Measure]:
     from ranklens.measures import trec_names
 
     stripped = text.strip()
-    head = re.match(r"[A-Za-z_][A-Za-z0-9_\-]*", stripped)
+    head = re.match(r"\d*[A-Za-z_][A-Za-z0-9_\-]*", stripped)
     trec_style = head is not None and stripped[head.end() : head.end() + 1] == "."
     if head is not None and lookup(head.group(0)) is not None and not trec_style:
         return [parse_ir_measure(stripped)]

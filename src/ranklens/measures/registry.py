@@ -7,7 +7,9 @@ from types import MappingProxyType
 
 from ranklens.errors import MeasureError
 from ranklens.measures.base import MeasureSpec
-from ranklens.measures.catalog import SPECS
+from ranklens.measures import catalog
+
+SPECS: tuple[MeasureSpec, ...] = catalog.SPECS + catalog.extra_specs()
 
 REGISTRY: MappingProxyType[str, MeasureSpec] = MappingProxyType({s.name: s for s in SPECS})
 """Every measure declaration, by canonical name."""
