@@ -114,7 +114,16 @@ def instances(draw: st.DrawFn) -> str:
     params = []
     for p in spec.params:
         if draw(st.booleans()):
-            value = draw(st.booleans()) if p.type is bool else draw(st.integers(0, 4))
+            if p.choices is not None:
+                value = draw(st.sampled_from(p.choices))
+            elif p.type is bool:
+                value = draw(st.booleans())
+            elif p.type is int:
+                value = draw(st.integers(0, 4))
+            elif p.type is float:
+                value = draw(st.sampled_from([0.5, 0.8, 0.95]))
+            else:
+                continue
             params.append(f"{p.name}={value!r}")
     text = spec.name + (f"({', '.join(params)})" if params else "")
     if spec.at is not None and (spec.at_required or draw(st.booleans())):
