@@ -157,8 +157,12 @@ class Measure:
 
     def compute(self, aligned: Aligned) -> Float64Array:
         """Per-query values on ``aligned``, in its query order."""
+        return self.compute_on(aligned.view(bool(self.params.get("judged_only", False))))
+
+    def compute_on(self, view: Ranked) -> Float64Array:
+        """Per-query values on ``view`` as it is (``judged_only`` is not applied again)."""
         values = dict(self.items)
-        view: Ranked = aligned.view(bool(values.pop("judged_only", False)))
+        values.pop("judged_only", None)
         result = np.asarray(self.spec.kernel(view, **values), dtype=np.float64)
         return result
 
