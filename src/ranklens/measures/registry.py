@@ -6,8 +6,8 @@ import difflib
 from types import MappingProxyType
 
 from ranklens.errors import MeasureError
-from ranklens.measures.base import MeasureSpec
 from ranklens.measures import catalog
+from ranklens.measures.base import MeasureSpec
 
 SPECS: tuple[MeasureSpec, ...] = catalog.SPECS + catalog.extra_specs()
 

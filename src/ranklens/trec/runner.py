@@ -12,6 +12,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import IO
 
 import numpy as np
@@ -98,7 +99,7 @@ def _relstrings(view: Ranked, length: int) -> np.ndarray:
     bounds = view.offsets.tolist()
     text = "".join(chars.tolist())
     return np.array(
-        [text[a : min(b, a + length)] for a, b in zip(bounds[:-1], bounds[1:], strict=True)],
+        [text[a : min(b, a + length)] for a, b in pairwise(bounds)],
         dtype=object,
     )
 
@@ -154,7 +155,7 @@ def _query_set(qrels: Qrels, run: Run, opts: TrecOptions) -> Qrels:
 
 def _qrels_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOptions) -> Table:
     try:
-        qrels = Qrels.from_file(qrels_source)  # type: ignore[arg-type]
+        qrels = Qrels.from_file(qrels_source)
     except DuplicateError as exc:
         raise TrecUsageError(f"ranklens: {exc}", 4) from None
     qrels = _query_set(qrels, run, opts)

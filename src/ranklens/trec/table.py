@@ -239,9 +239,10 @@ def _rbp(target: str, **fixed: object) -> Builder:
 
 def _special(kind: str, summary: Summary, per_query: bool, integer: bool = False) -> Builder:
     def build(m: TrecMeasure, params: list[object], raw: str | None, o: Options) -> list[Slot]:
-        arg: object = int(float(params[0])) if params and kind == "relstring" else None
-        if kind == "relstring" and arg is None:
-            arg = 10
+        arg: object = None
+        if kind == "relstring":
+            first = params[0] if params else 10.0
+            arg = int(first) if isinstance(first, float | int) else 10
         return [Slot(_suffix(m, raw), None, summary, integer, per_query, kind, arg)]
 
     return build
@@ -337,22 +338,66 @@ MEASURES: tuple[TrecMeasure, ...] = (
 
 BY_NAME = {m.name: m for m in MEASURES}
 
-OFFICIAL = (
-    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P"
-).split()
+OFFICIAL = [
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+]
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": tuple(OFFICIAL),
     "all_trec": (
         *OFFICIAL,
-        *(
-            "relstring recall unj rbp rbp_resid infAP gm_bpref utility 11pt_avg ndcg "
-            "relative_P Rprec_mult success map_cut ndcg_cut ndcg_rel Rndcg binG G set_P "
-            "set_recall set_relative_P set_map set_F num_nonrel_judged_ret"
-        ).split(),
+        *[
+            "relstring",
+            "recall",
+            "unj",
+            "rbp",
+            "rbp_resid",
+            "infAP",
+            "gm_bpref",
+            "utility",
+            "11pt_avg",
+            "ndcg",
+            "relative_P",
+            "Rprec_mult",
+            "success",
+            "map_cut",
+            "ndcg_cut",
+            "ndcg_rel",
+            "Rndcg",
+            "binG",
+            "G",
+            "set_P",
+            "set_recall",
+            "set_relative_P",
+            "set_map",
+            "set_F",
+            "num_nonrel_judged_ret",
+        ],
     ),
     "set": tuple(
-        "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall set_relative_P "
-        "set_map set_F".split()
+        [
+            "runid",
+            "num_q",
+            "num_ret",
+            "num_rel",
+            "num_rel_ret",
+            "utility",
+            "set_P",
+            "set_recall",
+            "set_relative_P",
+            "set_map",
+            "set_F",
+        ]
     ),
     "all_prefs": ("runid", "num_q", *_PREFS),
     "prefs": ("runid", "num_q", *_PREFS[:6]),
@@ -390,8 +435,8 @@ def request(names: Sequence[str], options: Options) -> list[Slot]:
     for measure in MEASURES:
         if measure.name not in chosen:
             continue
-        raw = chosen[measure.name]
-        text = raw if raw is not None else measure.default
-        params = parse_params(measure, text) if text is not None else []
-        slots.extend(measure.build(measure, params, raw, options))
+        given = chosen[measure.name]
+        param_text = given if given is not None else measure.default
+        params = parse_params(measure, param_text) if param_text is not None else []
+        slots.extend(measure.build(measure, params, given, options))
     return slots
