@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import IO
 
@@ -61,6 +61,8 @@ class Table:
     divisor: int
     missing: int
     """Queries counted in the divisor but not evaluated (9.0.8 with -c)."""
+    missing_sums: dict[str, float] = field(default_factory=dict)
+    """What those queries add to summed values (their ``num_rel``)."""
 
 
 def read_ranked_run(source: Source, opts: TrecOptions) -> Run:
@@ -174,20 +176,31 @@ def _qrels_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOp
         elif slot.kind == "relstring":
             values[slot.name] = _relstrings(view, int(slot.arg))  # type: ignore[call-overload]
     divisor = len(qrels.qids) if (opts.complete or not opts.v9) else view.num_queries
-    return Table(view.qids, values, run.name, divisor, divisor - view.num_queries)
+    missing_sums: dict[str, float] = {}
+    if opts.v9 and opts.complete:
+        # trec_eval's -c summary of num_rel counts every qrels query (m_num_rel.c)
+        evaluated = set(view.qids)
+        absent = tuple(q for q in qrels.qids if q not in evaluated)
+        if absent:
+            levels = qrels.level_counts(absent)
+            start = min(max(opts.level, 0), levels.shape[1])
+            for slot in slots:
+                if slot.measure is not None and slot.measure.spec.name == "NumRel":
+                    missing_sums[slot.name] = float(levels[:, start:].sum())
+    return Table(view.qids, values, run.name, divisor, divisor - view.num_queries, missing_sums)
 
 
 def _external_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOptions) -> Table:
     from ranklens.trec import formats
 
-    queries, per_query = formats.evaluate(qrels_source, run, opts.rel_format, opts)
+    queries, per_query, divisor = formats.evaluate(qrels_source, run, opts.rel_format, opts, slots)
     values: dict[str, np.ndarray] = {}
     for slot in slots:
         if slot.kind in ("prefs", "jg"):
             values[slot.name] = np.array(
                 [per_query[q][slot.name] for q in queries], dtype=np.float64
             )
-    return Table(tuple(queries), values, run.name, len(queries), 0)
+    return Table(tuple(queries), values, run.name, divisor, divisor - len(queries))
 
 
 def _load_zscores(source: Source) -> dict[tuple[str, str], tuple[float, float]]:
@@ -288,7 +301,7 @@ def format_output(slots: list[Slot], table: Table, opts: TrecOptions) -> list[st
 def _summary(slot: Slot, values: Float64Array, table: Table) -> float:
     total = ordered_total(values)
     if slot.summary == "sum":
-        return total
+        return total + table.missing_sums.get(slot.name, 0.0)
     if table.divisor == 0:
         return math.nan
     if slot.summary == "gm":
