@@ -1,4 +1,11 @@
-"""Discounted cumulative gain and its normalised form."""
+"""Discounted cumulative gain and its normalised form.
+
+Without a gain map these are trec_eval's ``ndcg`` / ``ndcg_cut`` with linear gain (the
+grade). With ``gains`` (see :mod:`ranklens.kernels.gains`) they are trec_eval's
+``ndcg.1=3,2=9`` / ``dcg`` / ``ideal_dcg``; trec_eval's ``ndcg_cut`` has no gain parameter,
+so ranklens's ``nDCG(gains=...)@k`` (custom gains, cut at k) has no trec_eval counterpart.
+``dcg="exp-log2"`` uses ``2^gain - 1`` as the gain (Burges et al.) on the same ideal.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,14 @@ from ranklens._segments import segment_ids, segment_sum
 from ranklens._types import Float64Array, Int64Array
 from ranklens.align import Ranked
 from ranklens.kernels._util import safe_divide
+from ranklens.kernels.gains import (
+    GainPairs,
+    check_form,
+    gain_pairs,
+    ideal_gains,
+    rank_gains,
+    shaped,
+)
 
 
 def linear_gain(rel: Int64Array) -> Float64Array:
@@ -15,8 +30,7 @@ def linear_gain(rel: Int64Array) -> Float64Array:
     return np.where(rel > 0, rel, 0).astype(np.float64)
 
 
-def dcg(r: Ranked, cutoff: int | None) -> Float64Array:
-    """``DCG@k = sum over ranks i <= k of gain_i / log2(i + 1)`` with linear gain."""
+def _linear_dcg(r: Ranked, cutoff: int | None) -> Float64Array:
     gained = np.flatnonzero(r.rel > 0)
     if cutoff is not None:
         gained = gained[r.pos[gained] < cutoff]
@@ -25,9 +39,7 @@ def dcg(r: Ranked, cutoff: int | None) -> Float64Array:
     return segment_sum(weights, r.ids[gained], r.num_queries)
 
 
-def ideal_dcg(r: Ranked, cutoff: int | None) -> Float64Array:
-    """DCG of the ideal ranking: every judged document of the query's qrels, retrieved or
-    not, by decreasing grade (trec_eval's ideal; not truncated to the retrieved count)."""
+def _linear_ideal_dcg(r: Ranked, cutoff: int | None) -> Float64Array:
     levels = r.levels
     grades = np.arange(levels.shape[1] - 1, 0, -1, dtype=np.int64)  # highest grade first
     reps = levels[:, :0:-1] if levels.shape[1] > 1 else np.zeros((r.num_queries, 0), np.int64)
@@ -45,6 +57,57 @@ def ideal_dcg(r: Ranked, cutoff: int | None) -> Float64Array:
     return segment_sum(gains / disc[pos], ids, r.num_queries)
 
 
-def ndcg(r: Ranked, cutoff: int | None) -> Float64Array:
+def _gain_dcg(r: Ranked, cutoff: int | None, pairs: GainPairs, form: str) -> Float64Array:
+    values = shaped(rank_gains(r, pairs), form)
+    gained = np.flatnonzero(values != 0.0)
+    if cutoff is not None:
+        gained = gained[r.pos[gained] < cutoff]
+    disc = r.discounts(int(r.num_ret.max(initial=0)))
+    return segment_sum(values[gained] / disc[r.pos[gained]], r.ids[gained], r.num_queries)
+
+
+def _gain_ideal_dcg(r: Ranked, cutoff: int | None, pairs: GainPairs, form: str) -> Float64Array:
+    ideal = ideal_gains(r, pairs)
+    values, pos, ids = shaped(ideal.gains, form), ideal.pos, ideal.ids
+    if cutoff is not None:
+        inside = pos < cutoff
+        values, pos, ids = values[inside], pos[inside], ids[inside]
+    disc = r.discounts(int(pos.max(initial=-1)) + 1)
+    return segment_sum(values / disc[pos], ids, r.num_queries)
+
+
+def _dcg_pair(r: Ranked, cutoff: int | None, gains: object, form: str, which: str) -> Float64Array:
+    check_form(form)
+    pairs = gain_pairs(gains)
+    if pairs is None and form == "log2":
+        return _linear_dcg(r, cutoff) if which == "dcg" else _linear_ideal_dcg(r, cutoff)
+    pairs = pairs or ()
+    if which == "dcg":
+        return _gain_dcg(r, cutoff, pairs, form)
+    return _gain_ideal_dcg(r, cutoff, pairs, form)
+
+
+def dcg(r: Ranked, cutoff: int | None, gains: object = None, dcg: str = "log2") -> Float64Array:
+    """``DCG@k = sum over ranks i <= k of gain_i / log2(i + 1)``, added in rank order.
+
+    ``gain_i`` is the grade, or its custom gain from ``gains`` (``2^g - 1`` of it with
+    ``dcg="exp-log2"``); documents that gain 0 add nothing and negative custom gains
+    subtract (trec_eval ``dcg``).
+    """
+    return _dcg_pair(r, cutoff, gains, dcg, "dcg")
+
+
+def ideal_dcg(
+    r: Ranked, cutoff: int | None, gains: object = None, dcg: str = "log2"
+) -> Float64Array:
+    """DCG of the ideal ranking: every judged document of the query's qrels, retrieved or
+    not, by decreasing gain, up to the first gain that is not positive (trec_eval's ideal;
+    not truncated to the retrieved count, only to ``cutoff``)."""
+    return _dcg_pair(r, cutoff, gains, dcg, "ideal")
+
+
+def ndcg(r: Ranked, cutoff: int | None, gains: object = None, dcg: str = "log2") -> Float64Array:
     """``nDCG@k = DCG@k / IDCG@k`` (trec_eval ``ndcg``, ``ndcg_cut``); 0 when IDCG = 0."""
-    return safe_divide(dcg(r, cutoff), ideal_dcg(r, cutoff))
+    return safe_divide(
+        _dcg_pair(r, cutoff, gains, dcg, "dcg"), _dcg_pair(r, cutoff, gains, dcg, "ideal")
+    )

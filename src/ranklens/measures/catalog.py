@@ -53,6 +53,7 @@ def extra_specs() -> tuple[MeasureSpec, ...]:
         out.extend(module.SPECS)
     return tuple(out)
 
+
 SPECS: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         "P",
@@ -106,11 +107,30 @@ SPECS: tuple[MeasureSpec, ...] = (
     ),
     MeasureSpec(
         "nDCG",
-        "normalised discounted cumulative gain (linear gain, trec_eval)",
-        "nDCG@k = DCG@k / IDCG@k, DCG@k = sum_{i <= k} rel_i / log2(i + 1); the ideal "
-        "ranking orders all judged documents of the query by grade; 0 if IDCG = 0",
-        lambda r, cutoff: dcg.ndcg(r, cutoff),
-        (JUDGED_ONLY,),
+        "normalised discounted cumulative gain (linear gain as trec_eval, or custom gains)",
+        "nDCG@k = DCG@k / IDCG@k, DCG@k = sum_{i <= k} gain(rel_i) / log2(i + 1), gain = the "
+        "grade unless `gains` maps it (2^gain - 1 with dcg='exp-log2'); the ideal ranking "
+        "orders all judged documents of the query by gain, up to the first gain <= 0; 0 if "
+        "IDCG = 0. trec_eval's ndcg_cut has no gains: nDCG(gains=...)@k has no counterpart",
+        dcg.ndcg,
+        (
+            JUDGED_ONLY,
+            Param(
+                "gains",
+                tuple,
+                None,
+                "custom gain per grade, e.g. {1:3,2:9} (trec_eval ndcg.1=3,2=9); other grades "
+                "gain their grade, unjudged documents 0 (None: linear gain)",
+            ),
+            Param(
+                "dcg",
+                str,
+                "log2",
+                "'log2': gain / log2(rank + 1) (trec_eval); 'exp-log2': (2^gain - 1) / "
+                "log2(rank + 1)",
+                choices=("log2", "exp-log2"),
+            ),
+        ),
         CUTOFF,
         aliases=("NDCG",),
         trec_name="ndcg_cut_{at}|ndcg",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING
 
+from ranklens._types import QueryPolicy
 from ranklens.run import Run
 from ranklens.trec.table import Slot, TrecUsageError
 
@@ -22,7 +23,7 @@ def evaluate(
 ) -> tuple[list[str], dict[str, dict[str, float]], int]:
     """Per-query values for the prefs or judgement-group measures, the queries in order, and
     the divisor of the means (the number of judged queries with 9.0.8's ``-c``)."""
-    policy = "both" if opts.v9 else "qrels"
+    policy: QueryPolicy = "both" if opts.v9 else "qrels"
     if rel_format in ("prefs", "qrels_prefs"):
         from ranklens.trec_prefs import evaluate_prefs, read_prefs, read_qrels_prefs
 
