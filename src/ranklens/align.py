@@ -35,6 +35,51 @@ NEGATIVE = -2
 
 
 @dataclass(frozen=True, eq=False)
+class GradeCounts:
+    """Judged documents per query and grade, sparse: one row per (query, grade) present,
+    sorted by query then grade. Grades are >= 0 (negative judgments are not counted)."""
+
+    query: Int64Array
+    grade: Int64Array
+    count: Int64Array
+    num_queries: int
+
+    @classmethod
+    def of(cls, qidx: Int64Array, rels: Int64Array, num_queries: int) -> GradeCounts:
+        """Count the judgments ``rels`` of queries ``qidx`` (negative ones are skipped)."""
+        judged = rels >= 0
+        pairs = np.stack([qidx[judged], rels[judged]])
+        if pairs.shape[1] == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return cls(empty, empty, empty, num_queries)
+        unique, count = np.unique(pairs, axis=1, return_counts=True)
+        return cls(unique[0].copy(), unique[1].copy(), count.astype(np.int64), num_queries)
+
+    def total(self, mask: BoolArray) -> Int64Array:
+        """Per query, the judged documents of the rows selected by ``mask``."""
+        sums = np.bincount(self.query[mask], weights=self.count[mask], minlength=self.num_queries)
+        return sums.astype(np.int64)
+
+    def select(self, rows: Int64Array) -> GradeCounts:
+        """The counts for queries ``rows`` (indices into this table, -1 for none), in order."""
+        new_index = np.full(self.num_queries + 1, -1, dtype=np.int64)
+        new_index[rows[rows >= 0]] = np.flatnonzero(rows >= 0)
+        mapped = new_index[self.query]
+        keep = mapped >= 0
+        order = np.lexsort((self.grade[keep], mapped[keep]))
+        return GradeCounts(
+            mapped[keep][order], self.grade[keep][order], self.count[keep][order], rows.shape[0]
+        )
+
+    def dense(self) -> Int64Array:
+        """``counts[q, g]`` for grades 0..max (memory grows with the highest grade)."""
+        width = int(self.grade.max(initial=0)) + 1
+        out = np.zeros((self.num_queries, width), dtype=np.int64)
+        out[self.query, self.grade] = self.count
+        return out
+
+
+@dataclass(frozen=True, eq=False)
 class Ranked:
     """Per-query rankings as judgments, plus the qrels' grade counts: what kernels read.
 
@@ -43,15 +88,27 @@ class Ranked:
     qids : the evaluated queries, in byte order.
     offsets : int64 (nq + 1); query ``j``'s ranks are ``offsets[j]:offsets[j+1]``.
     rel : int64 (n); the judgment at each rank (>= 0 grade, -1 unjudged, -2 negative).
-    levels : int64 (nq, G); judged documents of the query's qrels per grade 0..G-1,
-        retrieved or not.
+    grades : the judged documents of each query's qrels per grade, retrieved or not.
     """
 
     qids: tuple[str, ...]
     offsets: Int64Array
     rel: Int64Array
-    levels: Int64Array
+    grades: GradeCounts
     _memo: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def levels(self) -> Int64Array:
+        """Dense ``(nq, G)`` judged-document counts for grades ``0..G-1`` (G = highest grade
+        + 1), for the kernels that walk every grade as trec_eval does."""
+        return self.grades.dense()
+
+    @cached_property
+    def max_grade(self) -> Int64Array:
+        """The highest judged grade of each query, -1 if it has no judged document."""
+        out = np.full(self.num_queries, -1, dtype=np.int64)
+        np.maximum.at(out, self.grades.query, self.grades.grade)
+        return out
 
     @property
     def num_queries(self) -> int:
@@ -115,9 +172,14 @@ class Ranked:
 
     def num_rel(self, threshold: int) -> Int64Array:
         """Relevant documents per query in the qrels (``R``), retrieved or not."""
-        start = min(max(threshold, 0), self.levels.shape[1])
-        counts: Int64Array = self.levels[:, start:].sum(axis=1).astype(np.int64)
-        return counts
+        key = ("num_rel", threshold)
+        if key not in self._memo:
+            self._memo[key] = self.grades.total(self.grades.grade >= max(threshold, 0))
+        return self._memo[key]
+
+    def num_nonrel(self, threshold: int) -> Int64Array:
+        """Judged non-relevant documents per query in the qrels (grades 0..threshold-1)."""
+        return self.grades.total(self.grades.grade < threshold)
 
     def discounts(self, length: int) -> Float64Array:
         """``log2(i + 2)`` for i in 0..length-1, computed with C's ``log2`` (as trec_eval)."""
@@ -165,7 +227,7 @@ class Aligned:
             counts = np.bincount(self.base.ids[keep], minlength=self.base.num_queries)
             offsets = np.zeros(self.base.num_queries + 1, dtype=np.int64)
             np.cumsum(counts, out=offsets[1:])
-            view = Ranked(self.base.qids, offsets, self.base.rel[keep], self.base.levels)
+            view = Ranked(self.base.qids, offsets, self.base.rel[keep], self.base.grades)
             self._views[True] = view
         return view
 
@@ -176,12 +238,13 @@ class PreparedQrels:
 
     qrels: Qrels
     index: dict[str, int]
-    levels: Int64Array
+    grades: GradeCounts
 
     @classmethod
     def of(cls, qrels: Qrels) -> PreparedQrels:
         """Prepare ``qrels``."""
-        return cls(qrels, qrels.query_index(), qrels.level_counts())
+        counts = GradeCounts.of(qrels.query_of_entries(), qrels.rels, len(qrels.qids))
+        return cls(qrels, qrels.query_index(), counts)
 
 
 def align(
@@ -242,18 +305,17 @@ def align(
         counts = np.zeros(len(qids), dtype=np.int64)
         present = run_to_qrels >= 0
         counts[run_to_qrels[present]] = counts_run[present]
-        levels = prepared.levels
+        grades = prepared.grades
     else:
         chosen = np.flatnonzero(keep_query)
         qids = tuple(run.qids[i] for i in chosen.tolist())
         counts = counts_run[chosen]
         rows = run_to_qrels[chosen]
-        levels = np.zeros((len(qids), prepared.levels.shape[1]), dtype=np.int64)
-        levels[rows >= 0] = prepared.levels[rows[rows >= 0]]
+        grades = prepared.grades.select(rows)
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     entry = perm[keep]
-    base = Ranked(qids, offsets, rel[keep], levels)
+    base = Ranked(qids, offsets, rel[keep], grades)
     query_counts = {
         "qrels": len(qrels.qids),
         "run": run.num_queries,

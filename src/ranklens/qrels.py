@@ -7,8 +7,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
-import numpy as np
-
 from ranklens._grouped import Grouped, resolve_duplicates, subset_entries
 from ranklens._types import DuplicatePolicy, Int64Array
 
@@ -129,24 +127,3 @@ class Qrels(Grouped):
         from ranklens.io.trec import trec_qrels_lines, write_lines
 
         write_lines(path, trec_qrels_lines(self))
-
-    def level_counts(self, qids: tuple[str, ...] | None = None) -> Int64Array:
-        """Judged documents per query and grade: ``counts[q, g]`` for grades ``g >= 0``.
-
-        Rows follow ``qids`` (default: :attr:`qids`); a query absent from the qrels has a
-        row of zeros. Negative judgments are not counted.
-        """
-        qidx = self.query_of_entries()
-        judged = self.rels >= 0
-        width = int(self.rels[judged].max()) + 1 if judged.any() else 1
-        flat = np.bincount(
-            qidx[judged] * width + self.rels[judged], minlength=len(self.qids) * width
-        ).reshape(len(self.qids), width)
-        if qids is None or qids == self.qids:
-            return flat.astype(np.int64)
-        index = self.query_index()
-        rows = np.asarray([index.get(q, -1) for q in qids], dtype=np.int64)
-        out = np.zeros((len(qids), width), dtype=np.int64)
-        present = rows >= 0
-        out[present] = flat[rows[present]]
-        return out

@@ -23,7 +23,7 @@ def bpref(r: Ranked, rel: int) -> Float64Array:
     # judged non-relevant documents above each relevant one, within its query
     above = np.searchsorted(nonrel, hits) - np.searchsorted(nonrel, r.offsets[:-1][q])
     num_rel = r.num_rel(rel)
-    num_nonrel = r.levels[:, : max(min(rel, r.levels.shape[1]), 0)].sum(axis=1)
+    num_nonrel = r.num_nonrel(rel)
     cap = np.minimum(num_nonrel, num_rel)[q].astype(np.float64)
     seen = above > 0
     penalty = np.zeros(hits.shape[0], dtype=np.float64)

@@ -40,15 +40,21 @@ def _linear_dcg(r: Ranked, cutoff: int | None) -> Float64Array:
 
 
 def _linear_ideal_dcg(r: Ranked, cutoff: int | None) -> Float64Array:
-    levels = r.levels
-    grades = np.arange(levels.shape[1] - 1, 0, -1, dtype=np.int64)  # highest grade first
-    reps = levels[:, :0:-1] if levels.shape[1] > 1 else np.zeros((r.num_queries, 0), np.int64)
+    table = r.grades
+    positive = np.flatnonzero(table.grade > 0)
+    # highest grade first within each query
+    order = positive[np.lexsort((-table.grade[positive], table.query[positive]))]
+    query, grade, reps = table.query[order], table.grade[order], table.count[order]
     if cutoff is not None:
         # Only the first k ideal positions matter; clip the repetitions per query.
-        cum = np.cumsum(reps, axis=1)
-        reps = np.clip(cutoff - (cum - reps), 0, reps)
-    per_query = reps.sum(axis=1)
-    gains = np.repeat(np.tile(grades, r.num_queries), reps.ravel()).astype(np.float64)
+        before = np.cumsum(reps) - reps
+        start = np.concatenate(
+            ([0], np.cumsum(np.bincount(query, weights=reps, minlength=r.num_queries)))
+        )
+        before = before - start[:-1][query].astype(np.int64)
+        reps = np.clip(cutoff - before, 0, reps)
+    per_query = np.bincount(query, weights=reps, minlength=r.num_queries).astype(np.int64)
+    gains = np.repeat(grade, reps).astype(np.float64)
     offsets = np.zeros(r.num_queries + 1, dtype=np.int64)
     np.cumsum(per_query, out=offsets[1:])
     ids = segment_ids(offsets)

@@ -94,7 +94,7 @@ def grade_gains(pairs: GainPairs | None, num_grades: int) -> Float64Array:
 
 def rank_gains(r: Ranked, pairs: GainPairs | None) -> Float64Array:
     """The gain of the document at every rank (0 for unjudged and negative judgments)."""
-    table = grade_gains(pairs, r.levels.shape[1])
+    table = grade_gains(pairs, int(r.grades.grade.max(initial=-1)) + 1)
     if table.shape[0] == 0:
         return np.zeros(r.rel.shape[0], dtype=np.float64)
     judged = r.rel >= 0

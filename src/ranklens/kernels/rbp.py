@@ -14,7 +14,6 @@ from ranklens._types import Float64Array
 from ranklens.align import Ranked
 from ranklens.errors import MeasureError
 from ranklens.kernels._running import powers
-from ranklens.kernels.gains import levels_in_use
 
 RBP_GAINS = ("binary", "graded")
 RESIDUAL_TAILS = ("always", "trec")
@@ -33,7 +32,7 @@ def rbp_gains(r: Ranked, rel: int, gain: str) -> Float64Array:
         return r.relevant(rel).astype(np.float64)
     if gain != "graded":
         raise MeasureError(f"RBP gain must be one of {list(RBP_GAINS)}, got {gain!r}")
-    top = (levels_in_use(r.levels) - 1).astype(np.float64)  # L per query, -1 if none
+    top = r.max_grade.astype(np.float64)  # L per query, -1 if none
     scale = np.where(top > 1.0, top, 1.0)[r.ids]
     grades = np.where(r.rel > 0, r.rel, 0).astype(np.float64)
     return np.where(scale > 1.0, grades / scale, grades)

@@ -20,7 +20,7 @@ import numpy as np
 import ranklens._core as _core
 from ranklens._segments import ordered_total
 from ranklens._types import Float64Array
-from ranklens.align import Aligned, PreparedQrels, Ranked, align
+from ranklens.align import Aligned, GradeCounts, PreparedQrels, Ranked, align
 from ranklens.errors import DuplicateError, InputError
 from ranklens.measures.base import GMEAN_FLOOR
 from ranklens.qrels import Qrels
@@ -180,13 +180,14 @@ def _qrels_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOp
     if opts.v9 and opts.complete:
         # trec_eval's -c summary of num_rel counts every qrels query (m_num_rel.c)
         evaluated = set(view.qids)
-        absent = tuple(q for q in qrels.qids if q not in evaluated)
-        if absent:
-            levels = qrels.level_counts(absent)
-            start = min(max(opts.level, 0), levels.shape[1])
+        absent = np.array([i for i, q in enumerate(qrels.qids) if q not in evaluated], np.int64)
+        if absent.shape[0]:
+            counts = GradeCounts.of(qrels.query_of_entries(), qrels.rels, len(qrels.qids))
+            absent_counts = counts.select(absent)
+            relevant = absent_counts.total(absent_counts.grade >= max(opts.level, 0))
             for slot in slots:
                 if slot.measure is not None and slot.measure.spec.name == "NumRel":
-                    missing_sums[slot.name] = float(levels[:, start:].sum())
+                    missing_sums[slot.name] = float(relevant.sum())
     return Table(view.qids, values, run.name, divisor, divisor - view.num_queries, missing_sums)
 
 
