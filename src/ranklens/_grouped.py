@@ -144,6 +144,20 @@ def subset_entries(table: Grouped, keep: Int64Array) -> dict[str, object]:
     }
 
 
+def offsets_of_sorted(qids: Sequence[str]) -> tuple[tuple[str, ...], Int64Array]:
+    """The distinct query ids and their offsets, for entries already sorted by query."""
+    distinct: list[str] = []
+    counts: list[int] = []
+    for qid in qids:
+        if not distinct or distinct[-1] != qid:
+            distinct.append(qid)
+            counts.append(0)
+        counts[-1] += 1
+    offsets = np.zeros(len(distinct) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(counts, dtype=np.int64), out=offsets[1:])
+    return tuple(distinct), offsets
+
+
 def encode_ids(values: Sequence[str]) -> tuple[UInt8Array, Int64Array]:
     """Encode Python strings as a string column."""
     data, offsets = _core.encode_strings(values if isinstance(values, list) else list(values))

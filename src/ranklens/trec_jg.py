@@ -62,7 +62,7 @@ from typing import IO, Final
 
 import numpy as np
 
-from ranklens._grouped import Grouped, encode_ids
+from ranklens._grouped import Grouped, encode_ids, offsets_of_sorted
 from ranklens._types import Int64Array, QueryPolicy
 from ranklens.errors import DuplicateError, EmptyInputError, InputError, MeasureError, ParseError
 from ranklens.run import Run
@@ -153,18 +153,10 @@ def _build(rows: list[tuple[str, str, str, int, int]], source: str) -> QrelsJG:
                 query=row[0],
                 document=row[2],
             )
-    qids: list[str] = []
-    counts: list[int] = []
-    for row in rows:
-        if not qids or qids[-1] != row[0]:
-            qids.append(row[0])
-            counts.append(0)
-        counts[-1] += 1
-    q_offsets = np.zeros(len(qids) + 1, dtype=np.int64)
-    np.cumsum(np.asarray(counts, dtype=np.int64), out=q_offsets[1:])
+    qids, q_offsets = offsets_of_sorted([r[0] for r in rows])
     doc_data, doc_offsets = encode_ids([r[2] for r in rows])
     return QrelsJG(
-        qids=tuple(qids),
+        qids=qids,
         q_offsets=q_offsets,
         doc_data=doc_data,
         doc_offsets=doc_offsets,

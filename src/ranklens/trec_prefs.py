@@ -119,7 +119,7 @@ from typing import IO, Final
 
 import numpy as np
 
-from ranklens._grouped import Grouped, encode_ids
+from ranklens._grouped import Grouped, encode_ids, offsets_of_sorted
 from ranklens._types import QUERY_POLICIES, Float64Array, Int64Array, QueryPolicy
 from ranklens.errors import (
     DuplicateError,
@@ -286,18 +286,10 @@ def _build_prefs(
     rows: list[tuple[str, str, str, str, float, int]], source: str, rel_format: str
 ) -> Prefs:
     rows.sort(key=lambda r: (r[0], r[3]))  # stable: (qid, docno), as get_prefs.c
-    qids: list[str] = []
-    counts: list[int] = []
-    for row in rows:
-        if not qids or qids[-1] != row[0]:
-            qids.append(row[0])
-            counts.append(0)
-        counts[-1] += 1
-    q_offsets = np.zeros(len(qids) + 1, dtype=np.int64)
-    np.cumsum(np.asarray(counts, dtype=np.int64), out=q_offsets[1:])
+    qids, q_offsets = offsets_of_sorted([r[0] for r in rows])
     doc_data, doc_offsets = encode_ids([r[3] for r in rows])
     return Prefs(
-        qids=tuple(qids),
+        qids=qids,
         q_offsets=q_offsets,
         doc_data=doc_data,
         doc_offsets=doc_offsets,

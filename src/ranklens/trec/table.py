@@ -16,7 +16,9 @@ from typing import Literal
 
 from ranklens.measures.base import Measure
 from ranklens.measures.registry import lookup
+from ranklens.measures.trec_names import OFFICIAL as OFFICIAL_MEASURES
 from ranklens.measures.trec_names import with_relevance_level
+from ranklens.trec_prefs import PREFS_MEASURES
 
 ParamKind = Literal["none", "cutoffs", "levels", "floats", "float", "pairs"]
 Summary = Literal["mean", "sum", "gm", "none", "runid", "num_q"]
@@ -263,22 +265,7 @@ def _external(source: str, integer: bool = False, summary: Summary = "mean") -> 
     return build
 
 
-_PREFS = (
-    "prefs_num_prefs_poss",
-    "prefs_num_prefs_ful",
-    "prefs_num_prefs_ful_ret",
-    "prefs_simp",
-    "prefs_pair",
-    "prefs_avgjg",
-    "prefs_avgjg_Rnonrel",
-    "prefs_simp_ret",
-    "prefs_pair_ret",
-    "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret",
-    "prefs_simp_imp",
-    "prefs_pair_imp",
-    "prefs_avgjg_imp",
-)
+_PREFS = PREFS_MEASURES
 
 MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("runid", "none", None, _special("runid", "runid", False)),
@@ -338,20 +325,7 @@ MEASURES: tuple[TrecMeasure, ...] = (
 
 BY_NAME = {m.name: m for m in MEASURES}
 
-OFFICIAL = [
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-]
+OFFICIAL = ["runid", *OFFICIAL_MEASURES]
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": tuple(OFFICIAL),
     "all_trec": (
