@@ -316,9 +316,87 @@ static PyArrayObject *as_array(PyObject *obj, int type, const char *name)
     return a;
 }
 
+/* Output arrays of at least this many bytes get their data from plain malloc
+ * rather than from numpy's allocator.  numpy madvise()s every block of 4 MiB
+ * or more with MADV_HUGEPAGE, and where transparent huge pages have
+ * defrag=madvise, first touching such memory stalls in direct compaction;
+ * glibc's malloc serves big blocks with mmap and no such advice.  (Smaller
+ * arrays stay with numpy, whose small-block cache is the faster there.) */
+#define BIG_ARRAY_BYTES ((size_t)1 << 20)
+
+static const char BUFFER_CAPSULE[] = "ranklens._core.buffer";
+
+static void buffer_capsule_free(PyObject *cap)
+{
+    free(PyCapsule_GetPointer(cap, BUFFER_CAPSULE));
+}
+
+/* The item size of the types this module creates arrays of (0: another). */
+static size_t item_size(int type)
+{
+    switch (type) {
+    case NPY_UINT8:
+        return 1;
+    case NPY_INT64:
+    case NPY_FLOAT64:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+/* malloc room for n items of `type` (at least one byte, so never NULL on
+ * success); NULL with MemoryError set on failure. */
+static void *alloc_buffer(npy_intp n, int type)
+{
+    size_t isz = item_size(type);
+    void *buf;
+    if (n < 0 || isz == 0 || (size_t)n > (size_t)PY_SSIZE_T_MAX / isz) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    buf = malloc(n > 0 ? (size_t)n * isz : 1);
+    if (buf == NULL)
+        PyErr_NoMemory();
+    return buf;
+}
+
+/* A C-contiguous, aligned, writeable 1-D array of n items of `type` over
+ * `buf` (from malloc, non-NULL), which the array owns through a capsule base
+ * that frees it.  Takes buf over: on failure buf is freed and NULL returned
+ * with an exception set. */
+static PyArrayObject *wrap_buffer(void *buf, npy_intp n, int type)
+{
+    npy_intp dims[1];
+    PyObject *cap, *arr;
+    cap = PyCapsule_New(buf, BUFFER_CAPSULE, buffer_capsule_free);
+    if (cap == NULL) {
+        free(buf);
+        return NULL;
+    }
+    dims[0] = n;
+    arr = PyArray_SimpleNewFromData(1, dims, type, buf);
+    if (arr == NULL) {
+        Py_DECREF(cap); /* frees buf */
+        return NULL;
+    }
+    /* Steals the reference to cap, also on failure. */
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, cap) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    return (PyArrayObject *)arr;
+}
+
+/* A new uninitialized C-contiguous 1-D array of n items of `type`. */
 static PyArrayObject *new_array(npy_intp n, int type)
 {
     npy_intp dims[1];
+    size_t isz = item_size(type);
+    if (isz != 0 && n >= 0 && (size_t)n >= BIG_ARRAY_BYTES / isz) {
+        void *buf = alloc_buffer(n, type);
+        return buf ? wrap_buffer(buf, n, type) : NULL;
+    }
     dims[0] = n;
     return (PyArrayObject *)PyArray_EMPTY(1, dims, type, 0);
 }
@@ -1293,6 +1371,7 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
     PyObject *bufobj, *result = NULL, *qids = NULL, *tag = NULL;
     PyArrayObject *q_offsets = NULL, *doc_data = NULL, *doc_offsets = NULL, *values = NULL,
                   *lines = NULL;
+    uint8_t *db = NULL; /* doc_data's bytes until they are wrapped in the array */
     int kind, comments, bad_alloc = 0;
     Py_buffer view;
     parser P;
@@ -1329,19 +1408,19 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
         goto done;
     }
 
+    O.dcap = (int64_t)(P.n ? P.ub + 16 : 0);
     q_offsets = new_array((npy_intp)P.nq + 1, NPY_INT64);
-    doc_data = new_array((npy_intp)(P.n ? P.ub + 16 : 0), NPY_UINT8);
+    db = (uint8_t *)alloc_buffer((npy_intp)O.dcap, NPY_UINT8);
     doc_offsets = new_array((npy_intp)P.n + 1, NPY_INT64);
     values = new_array((npy_intp)P.n, kind == 0 ? NPY_FLOAT64 : NPY_INT64);
     lines = new_array((npy_intp)P.n, NPY_INT64);
-    if (!q_offsets || !doc_data || !doc_offsets || !values || !lines)
+    if (!q_offsets || !db || !doc_offsets || !values || !lines)
         goto done;
     O.vals = PyArray_DATA(values);
     O.lines = I64(lines);
     O.doff = I64(doc_offsets);
-    O.db = (uint8_t *)PyArray_DATA(doc_data);
+    O.db = db;
     O.n = P.n;
-    O.dcap = LEN(doc_data);
 
     Py_BEGIN_ALLOW_THREADS
     memcpy(PyArray_DATA(q_offsets), G.qoffs, (P.nq + 1) * sizeof(int64_t));
@@ -1354,18 +1433,15 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
         raise_parse_error(&P);
         goto done;
     }
-    if (O.dpos != LEN(doc_data)) { /* shrink to the docid bytes */
-        npy_intp dims[1];
-        PyArray_Dims shape;
-        PyObject *r;
-        dims[0] = (npy_intp)O.dpos;
-        shape.ptr = dims;
-        shape.len = 1;
-        r = PyArray_Resize(doc_data, &shape, 0, NPY_CORDER);
-        if (r == NULL)
-            goto done;
-        Py_DECREF(r);
+    if (O.dpos != O.dcap) { /* shrink to the docid bytes (if that fails, keep the block) */
+        uint8_t *r = (uint8_t *)realloc(db, O.dpos ? (size_t)O.dpos : 1);
+        if (r != NULL)
+            db = r;
     }
+    doc_data = wrap_buffer(db, (npy_intp)O.dpos, NPY_UINT8);
+    db = NULL; /* doc_data owns it now, or it was freed */
+    if (doc_data == NULL)
+        goto done;
 
     qids = PyList_New((Py_ssize_t)P.nq);
     if (qids == NULL)
@@ -1398,6 +1474,7 @@ done:
     Py_XDECREF(doc_offsets);
     Py_XDECREF(values);
     Py_XDECREF(lines);
+    free(db);
     plan_free(&G);
     parser_free(&P);
     PyBuffer_Release(&view);

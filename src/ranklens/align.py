@@ -145,6 +145,20 @@ class Ranked:
             self._memo[key] = mask
         return self._memo[key]
 
+    def locate(self, index: Int64Array) -> tuple[Int64Array, Int64Array]:
+        """The query and the 0-based rank of the flat entries ``index`` (sorted or not),
+        without building the per-entry arrays :attr:`ids` and :attr:`pos`."""
+        ids = np.searchsorted(self.offsets, index, side="right") - 1
+        return ids, index - self.offsets[ids]
+
+    def hit_places(self, threshold: int) -> tuple[Int64Array, Int64Array]:
+        """:meth:`locate` of the relevant ranks (:meth:`hits`), cached."""
+        key_ids, key_pos = ("hit_ids", threshold), ("hit_pos", threshold)
+        if key_ids not in self._memo:
+            ids, pos = self.locate(self.hits(threshold))
+            self._memo[key_ids], self._memo[key_pos] = ids, pos
+        return self._memo[key_ids], self._memo[key_pos]
+
     def hits(self, threshold: int) -> Int64Array:
         """The flat indices of the relevant ranks, in order (sparse form of :meth:`relevant`)."""
         key = ("hits", threshold)
@@ -156,8 +170,8 @@ class Ranked:
         """Relevant retrieved documents per query."""
         key = ("hit_counts", threshold)
         if key not in self._memo:
-            hits = self.hits(threshold)
-            self._memo[key] = np.bincount(self.ids[hits], minlength=self.num_queries)
+            ids, _ = self.hit_places(threshold)
+            self._memo[key] = np.bincount(ids, minlength=self.num_queries)
         return self._memo[key]
 
     def hit_number(self, threshold: int) -> Int64Array:
@@ -165,9 +179,9 @@ class Ranked:
         above it in its query: 1 for the first, 2 for the second, ..."""
         key = ("hit_number", threshold)
         if key not in self._memo:
-            hits = self.hits(threshold)
+            ids, _ = self.hit_places(threshold)
             first = np.concatenate(([0], np.cumsum(self.hit_counts(threshold))))[:-1]
-            self._memo[key] = np.arange(1, hits.shape[0] + 1) - first[self.ids[hits]]
+            self._memo[key] = np.arange(1, ids.shape[0] + 1) - first[ids]
         return self._memo[key]
 
     def num_rel(self, threshold: int) -> Int64Array:
@@ -289,12 +303,12 @@ def align(
         qrels.doc_offsets,
         qrels.rels,
     )
-    run_ids = segment_ids(run.q_offsets)
     keep_query = run_to_qrels >= 0 if queries != "run" else np.ones(run.num_queries, bool)
     if depth is None and keep_query.all():
         keep: slice | BoolArray = slice(None)
         counts_run = np.diff(run.q_offsets)
     else:
+        run_ids = segment_ids(run.q_offsets)
         keep = keep_query[run_ids]
         if depth is not None:
             keep &= positions(run.q_offsets, run_ids) < depth

@@ -13,11 +13,11 @@ def average_precision(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
 
     The sum runs in rank order; 0 when ``R = 0``.
     """
-    hits = r.hits(rel)
+    ids, pos = r.hit_places(rel)
     number = r.hit_number(rel)
-    rank = r.pos[hits] + 1
+    rank = pos + 1
     if cutoff is not None:
         inside = rank <= cutoff
-        hits, number, rank = hits[inside], number[inside], rank[inside]
-    total = segment_sum(number / rank, r.ids[hits], r.num_queries)
+        ids, number, rank = ids[inside], number[inside], rank[inside]
+    total = segment_sum(number / rank, ids, r.num_queries)
     return safe_divide(total, r.num_rel(rel))

@@ -18,7 +18,7 @@ def bpref(r: Ranked, rel: int) -> Float64Array:
     documents are skipped (trec_eval 8+ ``bpref``). 0 when ``R = 0``.
     """
     hits = r.hits(rel)
-    q = r.ids[hits]
+    q, _ = r.hit_places(rel)
     nonrel = np.flatnonzero(r.judged & (r.rel < rel))
     # judged non-relevant documents above each relevant one, within its query
     above = np.searchsorted(nonrel, hits) - np.searchsorted(nonrel, r.offsets[:-1][q])

@@ -32,11 +32,13 @@ def linear_gain(rel: Int64Array) -> Float64Array:
 
 def _linear_dcg(r: Ranked, cutoff: int | None) -> Float64Array:
     gained = np.flatnonzero(r.rel > 0)
+    ids, pos = r.locate(gained)
     if cutoff is not None:
-        gained = gained[r.pos[gained] < cutoff]
+        inside = pos < cutoff
+        gained, ids, pos = gained[inside], ids[inside], pos[inside]
     disc = r.discounts(int(r.num_ret.max(initial=0)))
-    weights = linear_gain(r.rel[gained]) / disc[r.pos[gained]]
-    return segment_sum(weights, r.ids[gained], r.num_queries)
+    weights = linear_gain(r.rel[gained]) / disc[pos]
+    return segment_sum(weights, ids, r.num_queries)
 
 
 def _linear_ideal_dcg(r: Ranked, cutoff: int | None) -> Float64Array:

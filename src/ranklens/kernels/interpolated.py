@@ -29,12 +29,12 @@ def interpolated_precision(
     ranks, so the maximum is taken over those. ``rounding="trec9"`` uses trec_eval 9.0.8's
     ``c = floor(x * R + 0.9)``.
     """
-    hits = r.hits(rel)
     found = r.hit_counts(rel)
     c = recall_cutoff(recall, r.num_rel(rel), rounding)
     target = np.maximum(c, 1)
     ok = target <= found
-    precision = r.hit_number(rel) / (r.pos[hits] + 1)
+    _, pos = r.hit_places(rel)
+    precision = r.hit_number(rel) / (pos + 1)
     first = np.concatenate(([0], np.cumsum(found)))
     starts = np.where(ok, first[:-1] + target - 1, 0)
     stops = np.where(ok, first[1:], 0)

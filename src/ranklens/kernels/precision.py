@@ -13,10 +13,10 @@ from ranklens.kernels._util import depth_limit, safe_divide
 def count_above(r: Ranked, index: Int64Array, limit: int | Int64Array | None) -> Int64Array:
     """Per query, how many of the flat indices ``index`` lie in its top ``limit`` ranks
     (``limit`` per query, or one number, or ``None`` for all)."""
-    ids = r.ids[index]
+    ids, pos = r.locate(index)
     if limit is not None:
         bound = limit if isinstance(limit, int) else limit[ids]
-        ids = ids[r.pos[index] < bound]
+        ids = ids[pos < bound]
     return segment_count(ids, r.num_queries)
 
 

@@ -11,10 +11,10 @@ from ranklens.align import Ranked
 
 def reciprocal_rank(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
     """``1 / rank`` of the first relevant document (within the top k), else 0."""
-    hits = r.hits(rel)
-    first = first_per_segment(hits, r.ids[hits], r.num_queries)
+    ids, pos = r.hit_places(rel)
+    first = first_per_segment(pos, ids, r.num_queries)  # rank - 1 of the first hit
     found = first >= 0
-    rank = np.where(found, r.pos[np.maximum(first, 0)] + 1, 0) if r.pos.shape[0] else first
+    rank = np.where(found, first + 1, 0)
     if cutoff is not None:
         found &= rank <= cutoff
     out = np.zeros(r.num_queries, dtype=np.float64)
