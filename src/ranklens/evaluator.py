@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from ranklens.io.coerce import QrelsLike, RunLike, as_qrels, as_run
 from ranklens.measures.base import Measure
 from ranklens.measures.language import parse_measures
 from ranklens.results import Results
+
+if TYPE_CHECKING:
+    from ranklens._judgments import JudgedMeasures, JudgmentsLike
 
 
 def check_options(ties: str, queries: str, depth: int | None, duplicates: str) -> None:
@@ -57,6 +61,24 @@ class Evaluator:
     duplicates
         A repeated (query, document) pair is an ``"error"`` (default), or keep the ``"first"``
         or the ``"max"``.
+    judgments
+        The judgement file for trec_eval's preference measures (``PrefsSimp``, ...,
+        ``NumPrefsPoss``) and judgement-group measures (``APAvgJG``, ``PAvgJG@k``,
+        ``RprecMultAvgJG@x``): a path or file object. A 5-column file (``qid jg jsg docno
+        rel_level``) is read as trec_eval's ``-R prefs``; a 4-column one (``qid jg docno
+        rel``, the second column naming the judgement group) as ``-R qrels_prefs`` and
+        ``-R qrels_jg``. By default the qrels file, if ``qrels`` is a path (what trec_eval
+        does with ``-R qrels_prefs`` / ``-R qrels_jg``); with qrels given otherwise these
+        measures raise :class:`~ranklens.errors.MeasureError`. It is read once, here, and
+        only if such a measure is asked for. These measures are computed on the evaluator's
+        queries (a query the file does not judge scores 0) with ``depth`` and ``queries``;
+        they break score ties as trec_eval does for them (docno ascending for the
+        preference measures, descending for the others), whatever ``ties`` says. When
+        every measure needs the judgement file, the qrels are not read as ordinary qrels:
+        the judgement file stands for them (its queries are the evaluated ones, and
+        :attr:`qrels` holds its documents with their highest grade), so a judgement-group
+        file that judges a document in several groups, or a 5-column prefs file, can be
+        given as ``qrels`` (also as ``-`` or a file object).
 
     Examples
     --------
@@ -74,16 +96,29 @@ class Evaluator:
         queries: QueryPolicy = "qrels",
         depth: int | None = None,
         duplicates: DuplicatePolicy = "error",
+        judgments: JudgmentsLike | None = None,
     ) -> None:
         check_options(ties, queries, depth, duplicates)
         self.measures: tuple[Measure, ...] = tuple(
             parse_measures([measures] if isinstance(measures, str) else measures)
         )
-        self.qrels = as_qrels(qrels, duplicates)
         self.ties: TiePolicy = ties
         self.queries: QueryPolicy = queries
         self.depth = depth
         self.duplicates: DuplicatePolicy = duplicates
+        self._judged: JudgedMeasures | None = None
+        kinds = {m.spec.judgments for m in self.measures}
+        if kinds - {"qrels"}:
+            from ranklens._judgments import JudgedMeasures
+
+            if "qrels" in kinds:
+                self.qrels = as_qrels(qrels, duplicates)
+            judged = JudgedMeasures.of(self.measures, judgments, qrels, qrels_read="qrels" in kinds)
+            if judged is not None and "qrels" not in kinds:  # it stands for the qrels
+                self.qrels = judged.as_qrels()
+            self._judged = judged
+        else:
+            self.qrels = as_qrels(qrels, duplicates)
         self._prepared = PreparedQrels.of(self.qrels)
 
     def align(self, run: RunLike, name: str | None = None) -> Aligned:
@@ -97,7 +132,12 @@ class Evaluator:
         nq = aligned.base.num_queries
         values = np.empty((nq, len(self.measures)), dtype=np.float64)
         for j, measure in enumerate(self.measures):
-            values[:, j] = measure.compute(aligned)
+            if measure.spec.judgments == "qrels":
+                values[:, j] = measure.compute(aligned)
+        if self._judged is not None:
+            self._judged.fill(
+                values, aligned.base.qids, aligned.run, depth=self.depth, queries=self.queries
+            )
         return Results(
             aligned.run_name, self.measures, aligned.base.qids, values, aligned.query_counts
         )
@@ -112,6 +152,7 @@ def evaluate(
     queries: QueryPolicy = "qrels",
     depth: int | None = None,
     duplicates: DuplicatePolicy = "error",
+    judgments: JudgmentsLike | None = None,
 ) -> Results:
     """Evaluate one run: ``evaluate(qrels, run, ["nDCG@10", "AP"])``.
 
@@ -123,10 +164,20 @@ def evaluate(
     --------
     >>> res = evaluate({"q1": {"a": 2, "b": 1}}, {"q1": {"b": 0.9, "a": 0.3}}, "nDCG")
     >>> round(res["nDCG"], 4)
-    0.7967
+    0.8597
+
+    trec_eval's preference and judgement-group measures read a judgement file
+    (``judgments=``, by default the qrels file):
+    ``evaluate("qrels.txt", "run.txt", ["PrefsSimp", "APAvgJG", "PAvgJG@10"])``.
     """
     measure_list = [measures] if isinstance(measures, str) else measures
     evaluator = Evaluator(
-        qrels, measure_list, ties=ties, queries=queries, depth=depth, duplicates=duplicates
+        qrels,
+        measure_list,
+        ties=ties,
+        queries=queries,
+        depth=depth,
+        duplicates=duplicates,
+        judgments=judgments,
     )
     return evaluator.evaluate(run)

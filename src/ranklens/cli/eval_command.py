@@ -56,6 +56,14 @@ def register(commands: Any) -> None:
         help="a repeated (query, document) pair: an error (default), or keep the first/max",
     )
     p.add_argument(
+        "--judgments",
+        metavar="FILE",
+        help="judgement file for trec_eval's preference (PrefsSimp, ...) and judgement-group "
+        "(APAvgJG, PAvgJG@k, RprecMultAvgJG@x) measures: a prefs file (qid jg jsg docno "
+        "rel_level, as -R prefs) or a qrels file whose 2nd column is the judgement group "
+        "(as -R qrels_prefs / qrels_jg); default: the qrels file",
+    )
+    p.add_argument(
         "--example",
         action="store_true",
         help="evaluate the bundled example (TREC DL 2019 passage qrels and two example runs)",
@@ -105,7 +113,7 @@ def run_eval(args: argparse.Namespace) -> int:
         args.qrels, args.runs = str(qrels_path), [str(p) for p in run_paths]
     if args.qrels is None or not args.runs:
         raise OptionError("give a qrels file and at least one run (or --example)")
-    if sum(1 for p in [args.qrels, *args.runs] if p == "-") > 1:
+    if sum(1 for p in [args.qrels, *args.runs, args.judgments] if p == "-") > 1:
         raise OptionError("only one of the files can be '-' (stdin)")
     if args.depth is not None and args.depth < 1:
         raise OptionError(f"--depth must be a positive number, not {args.depth}")
@@ -120,6 +128,7 @@ def run_eval(args: argparse.Namespace) -> int:
         queries=args.queries,
         depth=args.depth,
         duplicates=args.duplicates,
+        judgments=args.judgments,
     )
     results = []
     for path in args.runs:

@@ -40,6 +40,7 @@ def describe_all() -> list[dict[str, Any]]:
                 "aggregate": spec.aggregate,
                 "higher_is_better": spec.higher_is_better,
                 "trec_eval": trec or None,
+                "judgments": spec.judgments,
                 "description": spec.summary,
                 "formula": spec.formula,
             }

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from ranklens.align import Aligned, Ranked
 
 Aggregate = Literal["mean", "sum", "gmean"]
+Judgments = Literal["qrels", "qrels_jg", "prefs"]
+"""What a measure is computed from: ordinary qrels, judgement-group qrels (trec_eval
+``-R qrels_jg``) or preference judgments (``-R prefs`` / ``-R qrels_prefs``)."""
 GMEAN_FLOOR = 1e-5
 """Per-query values below this are raised to it before a geometric mean (trec_eval)."""
 
@@ -82,6 +85,12 @@ class MeasureSpec:
     trec_name: str | None = None
     """trec_eval's names as ``"WITH_AT|WITHOUT_AT"`` templates (``{at}`` is the ``@`` value);
     an empty side means trec_eval has no such form."""
+    judgments: Judgments = "qrels"
+    """What kind of judgments the measure needs: ``"qrels"`` (ordinary qrels, the aligned
+    arrays that ``kernel`` reads), ``"qrels_jg"`` (qrels whose second column is a judgement
+    group, :mod:`ranklens.trec_jg`) or ``"prefs"`` (preference judgments,
+    :mod:`ranklens.trec_prefs`). The evaluator computes the last two itself, from the
+    judgement file (``judgments=``, by default the qrels file), not through ``kernel``."""
 
     def all_params(self) -> tuple[Param, ...]:
         """Every parameter, the ``@`` one last."""

@@ -34,7 +34,7 @@ ROUNDING = Param(
     choices=("round", "trec9"),
 )
 INF = math.inf
-EXTRA_CATALOGS = ("ranklens.measures.catalog_trec",)
+EXTRA_CATALOGS = ("ranklens.measures.catalog_trec", "ranklens.measures.catalog_prefs")
 """Modules with more declarations (each exports ``SPECS``), merged into the registry."""
 
 
