@@ -48,12 +48,21 @@ class GradeCounts:
     def of(cls, qidx: Int64Array, rels: Int64Array, num_queries: int) -> GradeCounts:
         """Count the judgments ``rels`` of queries ``qidx`` (negative ones are skipped)."""
         judged = rels >= 0
-        pairs = np.stack([qidx[judged], rels[judged]])
-        if pairs.shape[1] == 0:
+        if not judged.any():
             empty = np.zeros(0, dtype=np.int64)
             return cls(empty, empty, empty, num_queries)
-        unique, count = np.unique(pairs, axis=1, return_counts=True)
-        return cls(unique[0].copy(), unique[1].copy(), count.astype(np.int64), num_queries)
+        width = int(rels[judged].max()) + 1
+        key = qidx[judged] * width + rels[judged]  # sorts as (query, grade)
+        if num_queries * width <= max(4 * key.shape[0], 1 << 20):
+            counts = np.bincount(key, minlength=num_queries * width)
+            present = np.flatnonzero(counts)
+            count = counts[present]
+        else:  # few judgments, huge grades: sort the keys instead
+            present, count = np.unique(key, return_counts=True)
+        query, grade = np.divmod(present, width)
+        return cls(
+            query.astype(np.int64), grade.astype(np.int64), count.astype(np.int64), num_queries
+        )
 
     def total(self, mask: BoolArray) -> Int64Array:
         """Per query, the judged documents of the rows selected by ``mask``."""
