@@ -147,7 +147,8 @@ class JudgedMeasures:
             source = self.qrels_jg.source or "<judgments>"
             records = [(q, d, r) for q, _, d, r in self.qrels_jg.records()]
         else:
-            assert self.prefs is not None
+            if self.prefs is None:
+                raise RuntimeError("internal error: preference judgments were not read")
             source = self.prefs.source or "<judgments>"
             records = [(q, d, int(x > 0)) for q, _, _, d, x in self.prefs.records()]
         return Qrels.from_records(records, duplicates="max", source=source)
@@ -182,7 +183,8 @@ class JudgedMeasures:
         depth: int | None,
         queries: QueryPolicy,
     ) -> None:
-        assert self.qrels_jg is not None
+        if self.qrels_jg is None:
+            raise RuntimeError("internal error: judgement-group qrels were not read")
         by_params: dict[tuple[int, bool], list[tuple[int, Measure]]] = {}
         for j, measure in self.columns:
             if measure.spec.judgments == "qrels_jg":

@@ -730,7 +730,8 @@ def _recount_classes(
 
 def _recount_array(group: _Group, njr: int, nj: int, ret_only: bool) -> tuple[int, int]:
     """The ``recalculate`` of m_prefs_avgjg_Rnonrel[_ret].c for a multi-sub-group group."""
-    assert group.ranks is not None and group.rel is not None and group.edges is not None
+    if group.ranks is None or group.rel is None or group.edges is None:
+        raise RuntimeError("internal error: an array group without its arrays")
     limit = njr if ret_only else nj
     zero = group.rel == 0.0
     seen = group.ranks[zero & (group.ranks < limit)]
