@@ -81,10 +81,13 @@ def read_ranked_run(source: Source, opts: TrecOptions) -> Run:
         d, f = int(dup[i]), int(first[i])
         lines = None if run.lines is None else (int(run.lines[f]), int(run.lines[d]))
         where = f" (lines {lines[0]} and {lines[1]})" if lines else ""
+        query = run.qids[int(np.searchsorted(run.q_offsets, d, side="right")) - 1]
         raise DuplicateError(
-            f"run has document '{run.docid(d)}' twice for one query{where}",
+            f"run has document '{run.docid(d)}' twice for query '{query}'{where}",
             path=run.source,
             lines=lines,
+            query=query,
+            document=run.docid(d),
         )
     return replace(run, unique=True)
 
