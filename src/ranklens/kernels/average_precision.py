@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
-from ranklens._segments import segment_sum
+import numpy as np
+
+from ranklens._segments import segment_count, segment_sum
 from ranklens._types import Float64Array
 from ranklens.align import Ranked
+from ranklens.errors import MeasureError
 from ranklens.kernels._util import safe_divide
 
+AP_NORMS = ("R", "min", "ret")
+"""AP@k denominators: all relevant documents (trec_eval), min(R, k) (the recommender
+convention: Spark, RecBole) and the relevant documents retrieved in the top k."""
 
-def average_precision(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
-    """``AP@k = (1/R) * sum over relevant ranks i <= k of P@i`` (trec_eval ``map``, ``map_cut``).
 
-    The sum runs in rank order; 0 when ``R = 0``.
+def average_precision(r: Ranked, rel: int, cutoff: int | None, norm: str = "R") -> Float64Array:
+    """``AP@k = (1/N) * sum over relevant ranks i <= k of P@i``.
+
+    The sum runs in rank order. ``N`` by ``norm``: ``"R"``, the relevant documents in the
+    qrels (trec_eval ``map``, ``map_cut``); ``"min"``, ``min(R, k)`` (``min(R, n)`` without
+    a cutoff, n retrieved); ``"ret"``, the relevant documents retrieved in the top k. 0
+    when ``N = 0``.
     """
     ids, pos = r.hit_places(rel)
     number = r.hit_number(rel)
@@ -20,4 +30,12 @@ def average_precision(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
         inside = rank <= cutoff
         ids, number, rank = ids[inside], number[inside], rank[inside]
     total = segment_sum(number / rank, ids, r.num_queries)
-    return safe_divide(total, r.num_rel(rel))
+    if norm == "R":
+        return safe_divide(total, r.num_rel(rel))
+    if norm == "min":
+        return safe_divide(
+            total, np.minimum(r.num_rel(rel), r.num_ret if cutoff is None else cutoff)
+        )
+    if norm == "ret":
+        return safe_divide(total, segment_count(ids, r.num_queries))
+    raise MeasureError(f"AP norm must be one of {list(AP_NORMS)}, got {norm!r}")

@@ -7,6 +7,7 @@ import numpy as np
 from ranklens._segments import segment_count
 from ranklens._types import Float64Array, Int64Array
 from ranklens.align import Ranked
+from ranklens.errors import MeasureError
 from ranklens.kernels._util import depth_limit, safe_divide
 
 
@@ -37,9 +38,22 @@ def precision(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
     return hits / np.float64(cutoff)
 
 
-def recall(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:
-    """``R@k = |relevant in top k| / R``, 0 when the query has no relevant document."""
-    return safe_divide(relevant_retrieved(r, rel, cutoff), r.num_rel(rel))
+RECALL_NORMS = ("R", "min")
+"""Recall denominators: all relevant documents, or min(R, k) (the recommender convention)."""
+
+
+def recall(r: Ranked, rel: int, cutoff: int | None, norm: str = "R") -> Float64Array:
+    """``R@k = |relevant in top k| / N``, 0 when ``N = 0``. ``norm="R"``: ``N = R``, the
+    relevant documents in the qrels (trec_eval ``recall_k``); ``norm="min"``:
+    ``N = min(R, k)`` (``min(R, n)`` without a cutoff, n retrieved)."""
+    hits = relevant_retrieved(r, rel, cutoff)
+    if norm == "R":
+        return safe_divide(hits, r.num_rel(rel))
+    if norm == "min":
+        return safe_divide(
+            hits, np.minimum(r.num_rel(rel), r.num_ret if cutoff is None else cutoff)
+        )
+    raise MeasureError(f"R norm must be one of {list(RECALL_NORMS)}, got {norm!r}")
 
 
 def success(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:

@@ -34,7 +34,11 @@ ROUNDING = Param(
     choices=("round", "trec9"),
 )
 INF = math.inf
-EXTRA_CATALOGS = ("ranklens.measures.catalog_trec", "ranklens.measures.catalog_prefs")
+EXTRA_CATALOGS = (
+    "ranklens.measures.catalog_trec",
+    "ranklens.measures.catalog_prefs",
+    "ranklens.measures.catalog_ir",
+)
 """Modules with more declarations (each exports ``SPECS``), merged into the registry."""
 
 
@@ -68,9 +72,21 @@ SPECS: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         "R",
         "recall: the fraction of the relevant documents found in the top k",
-        "R@k = |{relevant in top k}| / R, R = relevant documents in the qrels; 0 if R = 0",
+        "R@k = |{relevant in top k}| / N; norm='R': N = R, the relevant documents in the "
+        "qrels (trec_eval); norm='min': N = min(R, k) (min(R, n) without @k, n retrieved); "
+        "0 if N = 0",
         pr.recall,
-        (REL, JUDGED_ONLY),
+        (
+            REL,
+            JUDGED_ONLY,
+            Param(
+                "norm",
+                str,
+                "R",
+                "denominator: 'R' (all relevant documents, trec_eval) or 'min' (min(R, k))",
+                choices=pr.RECALL_NORMS,
+            ),
+        ),
         CUTOFF,
         aliases=("Recall",),
         trec_name="recall_{at}|set_recall",
@@ -78,9 +94,23 @@ SPECS: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         "AP",
         "average precision: mean of P@i over the ranks i of relevant documents",
-        "AP@k = (1/R) * sum_{i <= k, d_i relevant} P@i; 0 if R = 0",
+        "AP@k = (1/N) * sum_{i <= k, d_i relevant} P@i; norm='R': N = R, the relevant "
+        "documents in the qrels (trec_eval map_cut); norm='min': N = min(R, k) (Spark, "
+        "RecBole; min(R, n) without @k, n retrieved); norm='ret': N = relevant documents "
+        "retrieved in the top k; 0 if N = 0",
         ap.average_precision,
-        (REL, JUDGED_ONLY),
+        (
+            REL,
+            JUDGED_ONLY,
+            Param(
+                "norm",
+                str,
+                "R",
+                "denominator: 'R' (all relevant documents, trec_eval), 'min' (min(R, k)) "
+                "or 'ret' (relevant documents retrieved in the top k)",
+                choices=ap.AP_NORMS,
+            ),
+        ),
         CUTOFF,
         aliases=("MAP",),
         trec_name="map_cut_{at}|map",
