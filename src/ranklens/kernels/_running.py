@@ -16,38 +16,51 @@ import numpy as np
 from ranklens._types import Float64Array, Int64Array
 
 _PADDED_CELLS = 1 << 23
-"""How many cells (queries x longest ranking) one padded block of :func:`segment_cumsum`
-may use; longer inputs are processed in blocks of queries."""
+"""How many cells (queries x longest ranking) one padded block of
+:func:`segment_accumulate` may use; longer inputs are processed in blocks of queries."""
 
 
 def segment_cumsum(values: Float64Array, offsets: Int64Array) -> Float64Array:
     """Per-segment running sums, each started from 0.0 and added left to right.
 
     ``out[i] = ((values[s] + values[s+1]) + ...) + values[i]`` where ``s`` is the start of
-    ``i``'s segment: the doubles a C loop ``sum += v`` yields at every step. The segments
-    are laid out as rows of a zero-padded matrix whose rows numpy accumulates in order.
+    ``i``'s segment: the doubles a C loop ``sum += v`` yields at every step.
+    """
+    if (
+        values.shape[0]
+        and np.abs(values).sum() < 2.0**53
+        and bool(np.all(values == np.trunc(values)))
+    ):
+        # Whole numbers: every partial sum is an exact integer, whatever the order.
+        total = np.cumsum(values)
+        before = np.concatenate(([0.0], total))[offsets[:-1]]
+        out: Float64Array = total - np.repeat(before, np.diff(offsets))
+        return out
+    return segment_accumulate(values, offsets, np.add)
+
+
+def segment_cumprod(values: Float64Array, offsets: Int64Array) -> Float64Array:
+    """Per-segment running products, each started from 1.0 and multiplied left to right:
+    the doubles a C loop ``prod *= v`` yields at every step."""
+    return segment_accumulate(values, offsets, np.multiply)
+
+
+def segment_accumulate(values: Float64Array, offsets: Int64Array, ufunc: np.ufunc) -> Float64Array:
+    """Per-segment ``ufunc.accumulate``, each segment on its own and left to right.
+
+    The segments are laid out as the rows of a matrix padded with the ufunc's identity,
+    whose rows numpy accumulates in order. Long inputs go by increasing segment length, in
+    bands of lengths within a factor 2 (little padding), each band in blocks of at most
+    :data:`_PADDED_CELLS` cells.
     """
     out = np.empty(values.shape[0], dtype=np.float64)
     if values.shape[0] == 0:
         return out
     counts = np.diff(offsets)
-    if np.abs(values).sum() < 2.0**53 and bool(np.all(values == np.trunc(values))):
-        # Whole numbers: every partial sum is an exact integer, whatever the order.
-        total = np.cumsum(values)
-        before = np.concatenate(([0.0], total))[offsets[:-1]]
-        out[:] = total - np.repeat(before, counts)
-        return out
     width = int(counts.max())
     if counts.shape[0] * width <= _PADDED_CELLS:
-        # One block, queries in order: a boolean mask lays the flat values out row by row.
-        inside = np.arange(width) < counts[:, None]
-        padded = np.zeros((counts.shape[0], width), dtype=np.float64)
-        padded[inside] = values
-        np.cumsum(padded, axis=1, out=padded)
-        out[:] = padded[inside]
+        _accumulate_block(values, offsets[:-1], counts, out, ufunc)
         return out
-    # Otherwise: queries by increasing length, in bands of lengths within a factor 2 (little
-    # padding), each band in blocks of at most _PADDED_CELLS cells.
     order = np.argsort(counts, kind="stable")
     lengths = counts[order]
     used = lengths > 0
@@ -57,25 +70,30 @@ def segment_cumsum(values: Float64Array, offsets: Int64Array) -> Float64Array:
     for lo, hi in itertools.pairwise(edges):
         if lengths[lo] == 0:
             continue
-        band_width = int(lengths[hi - 1])
-        rows = max(1, _PADDED_CELLS // band_width)
+        rows = max(1, _PADDED_CELLS // int(lengths[hi - 1]))
         for first in range(lo, hi, rows):
             block = order[first : min(first + rows, hi)]
-            _cumsum_block(values, offsets[:-1][block], counts[block], out)
+            _accumulate_block(values, offsets[:-1][block], counts[block], out, ufunc)
     return out
 
 
-def _cumsum_block(
-    values: Float64Array, starts: Int64Array, counts: Int64Array, out: Float64Array
+def _accumulate_block(
+    values: Float64Array,
+    starts: Int64Array,
+    counts: Int64Array,
+    out: Float64Array,
+    ufunc: np.ufunc,
 ) -> None:
-    """:func:`segment_cumsum` for the segments at ``starts`` with ``counts`` elements."""
-    width = int(counts.max())
+    """:func:`segment_accumulate` for the segments at ``starts`` with ``counts`` elements."""
+    width = int(counts.max(initial=0))
+    if width == 0:
+        return
     inside = np.arange(width) < counts[:, None]
     first = np.cumsum(counts) - counts
     src = np.repeat(starts - first, counts) + np.arange(int(counts.sum()))
-    padded = np.zeros((counts.shape[0], width), dtype=np.float64)
+    padded = np.full((counts.shape[0], width), ufunc.identity, dtype=np.float64)
     padded[inside] = values[src]
-    np.cumsum(padded, axis=1, out=padded)
+    ufunc.accumulate(padded, axis=1, out=padded)
     out[src] = padded[inside]
 
 

@@ -14,55 +14,12 @@ result therefore equals a plain loop's to the last bit (the tests allow 1e-12).
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ranklens._segments import segment_ids, segment_sum
 from ranklens._types import Float64Array, Int64Array
 from ranklens.align import Ranked
-
-_PADDED_CELLS = 1 << 22
-"""How many cells one padded block of :func:`segment_cumprod` may use."""
-
-
-def segment_cumprod(values: Float64Array, offsets: Int64Array) -> Float64Array:
-    """Per-segment running products, each started from 1.0 and multiplied left to right.
-
-    Segments are sorted by length and laid out, in bands of lengths within a factor 2, as
-    the rows of 1-padded matrices of at most :data:`_PADDED_CELLS` cells.
-    """
-    out = np.empty(values.shape[0], dtype=np.float64)
-    if values.shape[0] == 0:
-        return out
-    counts = np.diff(offsets)
-    order = np.argsort(counts, kind="stable")
-    lengths = counts[order]
-    used = lengths > 0
-    band = np.full(lengths.shape[0], -1, dtype=np.int64)  # -1: empty rankings
-    band[used] = np.floor(np.log2(lengths[used])).astype(np.int64)
-    edges = np.flatnonzero(np.diff(band, prepend=-2, append=-2) != 0).tolist()
-    for lo, hi in itertools.pairwise(edges):
-        if lengths[lo] == 0:
-            continue
-        rows = max(1, _PADDED_CELLS // int(lengths[hi - 1]))
-        for first in range(lo, hi, rows):
-            block = order[first : min(first + rows, hi)]
-            _cumprod_block(values, offsets[:-1][block], counts[block], out)
-    return out
-
-
-def _cumprod_block(
-    values: Float64Array, starts: Int64Array, counts: Int64Array, out: Float64Array
-) -> None:
-    width = int(counts.max())
-    inside = np.arange(width) < counts[:, None]
-    first = np.cumsum(counts) - counts
-    src = np.repeat(starts - first, counts) + np.arange(int(counts.sum()))
-    padded = np.ones((counts.shape[0], width), dtype=np.float64)
-    padded[inside] = values[src]
-    np.multiply.accumulate(padded, axis=1, out=padded)
-    out[src] = padded[inside]
+from ranklens.kernels._running import segment_cumprod
 
 
 def stop_probability(rel: Int64Array, max_rel: int) -> Float64Array:
