@@ -50,6 +50,13 @@ def register(commands: Any) -> None:
     )
     p.add_argument("--depth", type=int, metavar="N", help="only the top N documents per query")
     p.add_argument(
+        "--num-docs",
+        type=int,
+        metavar="N",
+        help="documents in the collection, for the measures that need it (Utility, the "
+        "confusion-matrix rates) and were not given num_docs themselves",
+    )
+    p.add_argument(
         "--duplicates",
         choices=("error", "first", "max"),
         default="error",
@@ -100,6 +107,21 @@ def _split_measures(value: str) -> list[str]:
     return out
 
 
+def with_num_docs(names: list[str], num_docs: int | None) -> list[Any]:
+    """The measures, with ``num_docs`` filled in where a measure has it and left it unset."""
+    from ranklens.measures.language import parse_measures
+
+    measures = parse_measures(names)
+    if num_docs is None:
+        return list(measures)
+    out = []
+    for m in measures:
+        if m.spec.param("num_docs") is not None and not m["num_docs"]:
+            m = m.spec.make(**{**m.params, "num_docs": num_docs})
+        out.append(m)
+    return out
+
+
 def run_eval(args: argparse.Namespace) -> int:
     """Handle ``ranklens eval``."""
     from ranklens.errors import OptionError
@@ -121,9 +143,11 @@ def run_eval(args: argparse.Namespace) -> int:
     from ranklens.cli.output import write_results
     from ranklens.evaluator import Evaluator
 
+    if args.num_docs is not None and args.num_docs < 1:
+        raise OptionError(f"--num-docs must be a positive number, not {args.num_docs}")
     evaluator = Evaluator(
         args.qrels,
-        _measure_names(args.measures),
+        with_num_docs(_measure_names(args.measures), args.num_docs),
         ties=args.ties,
         queries=args.queries,
         depth=args.depth,
