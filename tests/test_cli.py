@@ -232,12 +232,18 @@ def test_console_script_help_and_no_traceback(files) -> None:
 
 
 def test_num_docs_fills_measures_that_need_it(files, capsys) -> None:
-    _, out, _ = run_cli(["eval", *files, "-m", "Utility", "-f", "json", "--num-docs", "100"], capsys)
+    _, out, _ = run_cli(
+        ["eval", *files, "-m", "Utility", "-f", "json", "--num-docs", "100"], capsys
+    )
     payload = json.loads(out)
     assert payload["measures"] == ["Utility(num_docs=100)"]
     direct = ranklens.evaluate(files[0], files[1], "Utility(num_docs=100)")
-    assert payload["runs"][0]["aggregate"]["Utility(num_docs=100)"] == direct["Utility(num_docs=100)"]
-    _, out, _ = run_cli(["eval", *files, "-m", "Utility(num_docs=7)", "-f", "json", "--num-docs", "100"], capsys)
+    assert (
+        payload["runs"][0]["aggregate"]["Utility(num_docs=100)"] == direct["Utility(num_docs=100)"]
+    )
+    _, out, _ = run_cli(
+        ["eval", *files, "-m", "Utility(num_docs=7)", "-f", "json", "--num-docs", "100"], capsys
+    )
     assert json.loads(out)["measures"] == ["Utility(num_docs=7)"]
     code, _, err = run_cli(["eval", *files, "-m", "AP", "--num-docs", "0"], capsys)
     assert code == 2 and "--num-docs must be a positive number" in err

@@ -98,13 +98,26 @@ class Ranked:
     offsets : int64 (nq + 1); query ``j``'s ranks are ``offsets[j]:offsets[j+1]``.
     rel : int64 (n); the judgment at each rank (>= 0 grade, -1 unjudged, -2 negative).
     grades : the judged documents of each query's qrels per grade, retrieved or not.
+    entry, run_scores : where each rank's entry is in the run, and the run's scores (set by
+        :func:`align`); :attr:`scores` gathers from them on first use.
     """
 
     qids: tuple[str, ...]
     offsets: Int64Array
     rel: Int64Array
     grades: GradeCounts
+    entry: Int64Array | None = None
+    run_scores: Float64Array | None = None
     _memo: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def scores(self) -> Float64Array | None:
+        """The run's score at each rank (for measures that compare scores with grades, such
+        as ``MSE``), or ``None`` where the arrays were built without a run."""
+        if self.entry is None or self.run_scores is None:
+            return None
+        scores: Float64Array = self.run_scores[self.entry]
+        return scores
 
     @cached_property
     def levels(self) -> Int64Array:
@@ -235,10 +248,10 @@ class Aligned:
         """The run's name."""
         return self.run.name
 
-    @cached_property
-    def scores(self) -> Float64Array:
+    @property
+    def scores(self) -> Float64Array | None:
         """The score at each rank."""
-        return self.run.scores[self.entry]
+        return self.base.scores
 
     def view(self, judged_only: bool = False) -> Ranked:
         """The arrays for measures; with ``judged_only``, unjudged documents are removed."""
@@ -250,7 +263,15 @@ class Aligned:
             counts = np.bincount(self.base.ids[keep], minlength=self.base.num_queries)
             offsets = np.zeros(self.base.num_queries + 1, dtype=np.int64)
             np.cumsum(counts, out=offsets[1:])
-            view = Ranked(self.base.qids, offsets, self.base.rel[keep], self.base.grades)
+            entry = None if self.base.entry is None else self.base.entry[keep]
+            view = Ranked(
+                self.base.qids,
+                offsets,
+                self.base.rel[keep],
+                self.base.grades,
+                entry,
+                self.base.run_scores,
+            )
             self._views[True] = view
         return view
 
@@ -338,7 +359,7 @@ def align(
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     entry = perm[keep]
-    base = Ranked(qids, offsets, rel[keep], grades)
+    base = Ranked(qids, offsets, rel[keep], grades, entry, run.scores)
     query_counts = {
         "qrels": len(qrels.qids),
         "run": run.num_queries,

@@ -38,6 +38,7 @@ EXTRA_CATALOGS = (
     "ranklens.measures.catalog_trec",
     "ranklens.measures.catalog_prefs",
     "ranklens.measures.catalog_ir",
+    "ranklens.measures.catalog_set",
 )
 """Modules with more declarations (each exports ``SPECS``), merged into the registry."""
 
