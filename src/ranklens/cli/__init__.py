@@ -23,7 +23,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``ranklens`` command and its subcommands."""
-    from ranklens.cli import eval_command, measures_command, trec_eval_command
+    from ranklens.cli import curve_command, eval_command, measures_command, trec_eval_command
 
     parser = _Parser(
         prog="ranklens",
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_command.register(commands)
     measures_command.register(commands)
     trec_eval_command.register(commands)
+    curve_command.register(commands)
     return parser
 
 

@@ -39,6 +39,7 @@ EXTRA_CATALOGS = (
     "ranklens.measures.catalog_prefs",
     "ranklens.measures.catalog_ir",
     "ranklens.measures.catalog_set",
+    "ranklens.measures.catalog_curves",
 )
 """Modules with more declarations (each exports ``SPECS``), merged into the registry."""
 
