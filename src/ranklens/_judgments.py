@@ -29,7 +29,7 @@ import numpy as np
 
 from ranklens._types import Float64Array, QueryPolicy
 from ranklens.errors import MeasureError
-from ranklens.io.source import read_source
+from ranklens.io.source import read_bytes
 from ranklens.measures.base import Measure
 from ranklens.measures.catalog_prefs import value_name
 from ranklens.qrels import Qrels
@@ -117,13 +117,7 @@ class JudgedMeasures:
                     "(qid jg jsg docno rel_level) or a qrels file whose second column is the "
                     "judgement group (the qrels were not given as a file to read again)"
                 )
-        content, name = read_source(source)
-        try:
-            data = bytes(content)
-        finally:
-            close = getattr(content, "close", None)
-            if close is not None:
-                close()
+        data, name = read_bytes(source)
         five = _first_field_count(data) == 5
         prefs = None
         if "prefs" in kinds:

@@ -128,7 +128,7 @@ from ranklens.errors import (
     OptionError,
     ParseError,
 )
-from ranklens.io.source import read_source
+from ranklens.io.source import read_bytes
 from ranklens.run import Run
 
 __all__ = [
@@ -189,13 +189,7 @@ def read_table(
     EmptyInputError
         No data line at all.
     """
-    content, name = read_source(source)
-    try:
-        data = bytes(content)
-    finally:
-        close = getattr(content, "close", None)
-        if close is not None:
-            close()
+    data, name = read_bytes(source)
     rows: list[tuple[list[str], int]] = []
     for number, raw in enumerate(data.split(b"\n"), start=1):
         fields = raw.split()

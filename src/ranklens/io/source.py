@@ -47,6 +47,17 @@ def read_source(source: object) -> tuple[bytes | mmap.mmap | memoryview, str]:
     return _decompress(raw, name), name
 
 
+def read_bytes(source: object) -> tuple[bytes, str]:
+    """Like :func:`read_source`, but the whole content as ``bytes`` (the file is closed)."""
+    content, name = read_source(source)
+    try:
+        return bytes(content), name
+    finally:
+        close = getattr(content, "close", None)
+        if close is not None:
+            close()
+
+
 def _read_path(path: Path, name: str) -> bytes | mmap.mmap:
     try:
         with open(path, "rb") as handle:

@@ -208,11 +208,11 @@ def _external_table(qrels_source: Source, run: Run, slots: list[Slot], opts: Tre
 
 
 def _load_zscores(source: Source) -> dict[tuple[str, str], tuple[float, float]]:
-    from ranklens.io.source import read_source
+    from ranklens.io.source import read_bytes
 
-    content, name = read_source(source)
+    content, name = read_bytes(source)
     out: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, line in enumerate(bytes(content).decode("utf-8").splitlines(), start=1):
+    for number, line in enumerate(content.decode("utf-8").splitlines(), start=1):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
