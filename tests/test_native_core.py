@@ -122,17 +122,32 @@ def make_column(strings: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
     return data, offsets
 
 
+THREADS = (1, 2, 3, 8)
+"""Thread counts every parse and rank check runs with (0, the default, is automatic:
+one thread for inputs this small)."""
+
+
 def check_parse(buf: bytes, kind: int, comments: int = 1) -> tuple:
-    """Runs parse_trec and the reference; asserts they agree (result or error)."""
+    """Runs parse_trec (with every count of THREADS and the default) and the reference;
+    asserts they agree (result or error)."""
     try:
         expected = ref_parse(buf, kind, comments)
     except ValueError as exc:
-        with pytest.raises(ValueError) as info:
-            _core.parse_trec(buf, kind, comments)
-        assert info.value.args == exc.args
-        assert isinstance(info.value.args[0], int)
+        for threads in (0, *THREADS):
+            with pytest.raises(ValueError) as info:
+                _core.parse_trec(buf, kind, comments, threads=threads)
+            assert info.value.args == exc.args
+            assert isinstance(info.value.args[0], int)
         return ()
+    for threads in THREADS:
+        got = _core.parse_trec(buf, kind, comments, threads=threads)
+        check_parsed(got, expected)
     got = _core.parse_trec(buf, kind, comments)
+    return check_parsed(got, expected)
+
+
+def check_parsed(got: tuple, expected: tuple) -> tuple:
+    """Asserts that a parse_trec result equals the reference's."""
     qids, q_offsets, doc_data, doc_offsets, values, lines, tag = got
     assert qids == expected[0]
     np.testing.assert_array_equal(q_offsets, expected[1])
@@ -741,9 +756,11 @@ def ranked_input(draw: st.DrawFn, max_seg: int = 80) -> tuple:
 def test_rank_matches_reference(case: tuple, policy: int) -> None:
     q_offsets, docs, scores = case
     data, offsets = make_column(docs)
-    perm = _core.rank(q_offsets, data, offsets, scores, policy)
-    assert perm.dtype == np.int64
-    assert perm.tolist() == ref_rank(q_offsets, docs, scores, policy)
+    expected = ref_rank(q_offsets, docs, scores, policy)
+    for threads in (0, *THREADS):
+        perm = _core.rank(q_offsets, data, offsets, scores, policy, threads=threads)
+        assert perm.dtype == np.int64
+        assert perm.tolist() == expected
 
 
 def test_rank_large_segments() -> None:
@@ -755,8 +772,10 @@ def test_rank_large_segments() -> None:
     data, offsets = make_column(docs)
     q_offsets = np.arange(0, n_q * size + 1, size, dtype=np.int64)
     for policy in (0, 1, 2):
-        perm = _core.rank(q_offsets, data, offsets, scores, policy)
-        assert perm.tolist() == ref_rank(q_offsets, docs, scores, policy)
+        expected_perm = ref_rank(q_offsets, docs, scores, policy)
+        for threads in (0, *THREADS):
+            perm = _core.rank(q_offsets, data, offsets, scores, policy, threads=threads)
+            assert perm.tolist() == expected_perm
     seg = np.repeat(np.arange(n_q), size)
     expected = np.lexsort((np.arange(len(scores)), -scores, seg))
     np.testing.assert_array_equal(_core.rank(q_offsets, data, offsets, scores, 1), expected)
@@ -785,11 +804,12 @@ def test_find_duplicates_matches_reference(case: tuple, limit: int, ranked: bool
     q_offsets, docs, scores = case
     data, offsets = make_column(docs)
     order = _core.rank(q_offsets, data, offsets, scores, 0) if ranked else None
-    dup, first = _core.find_duplicates(q_offsets, data, offsets, order, limit)
-    assert dup.dtype == np.int64
-    assert first.dtype == np.int64
     expected = ref_duplicates(q_offsets, docs, order, limit)
-    assert (dup.tolist(), first.tolist()) == expected
+    for threads in (0, *THREADS):
+        dup, first = _core.find_duplicates(q_offsets, data, offsets, order, limit, threads)
+        assert dup.dtype == np.int64
+        assert first.dtype == np.int64
+        assert (dup.tolist(), first.tolist()) == expected
 
 
 def test_find_duplicates_basic() -> None:
@@ -849,10 +869,11 @@ def test_align_matches_reference(case: tuple, data: st.DataObject) -> None:
         qo,
         np.array(qrels_rel, dtype=np.int64),
     )
-    rel = _core.align(*args)
-    assert rel.dtype == np.int64
     expected = ref_align(q_offsets, docs, perm, run_to_qrels, args[5], qrels_docs, args[8])
-    assert rel.tolist() == expected
+    for threads in (0, *THREADS):
+        rel = _core.align(*args, threads=threads)
+        assert rel.dtype == np.int64
+        assert rel.tolist() == expected
 
 
 def test_align_basic_and_errors() -> None:
@@ -869,6 +890,40 @@ def test_align_basic_and_errors() -> None:
     assert rel.tolist() == [-1, -1, -1, -1]
     with pytest.raises(ValueError):
         _core.align(run_q, rd, ro, perm, np.array([0, 2]), qrels_q, qd, qo, rels)
-    with pytest.raises(IndexError):
-        bad = np.array([2, 0, 9, 3], dtype=np.int64)
-        _core.align(run_q, rd, ro, bad, np.array([0, 0]), qrels_q, qd, qo, rels)
+    bad = np.array([2, 0, 9, 3], dtype=np.int64)
+    for threads in (0, *THREADS):
+        with pytest.raises(IndexError, match=r"perm\[2\] = 9"):
+            _core.align(run_q, rd, ro, bad, np.array([0, 0]), qrels_q, qd, qo, rels, threads)
+
+
+def test_automatic_threads_on_a_large_input() -> None:
+    # large enough (600k lines) for the automatic thread count to use every core
+    rng = np.random.default_rng(17)
+    n = 600_000
+    qids = np.sort(rng.integers(0, 3000, size=n))
+    docs = rng.integers(0, 400, size=n)
+    scores = np.round(rng.normal(size=n), 1)
+    text = "".join(
+        f"{q} Q0 d{d} 1 {s} t\n" for q, d, s in zip(qids.tolist(), docs.tolist(), scores.tolist())
+    ).encode()
+    auto = _core.parse_trec(text, 0, 1)
+    one = _core.parse_trec(text, 0, 1, threads=1)
+    assert auto[0] == one[0]
+    for got, want in zip(auto[1:6], one[1:6], strict=True):
+        np.testing.assert_array_equal(got, want)
+    q_offsets, data, offsets, values = auto[1], auto[2], auto[3], auto[4]
+    perm = _core.rank(q_offsets, data, offsets, values, 0)
+    np.testing.assert_array_equal(perm, _core.rank(q_offsets, data, offsets, values, 0, 1))
+    dups = _core.find_duplicates(q_offsets, data, offsets, perm, -1)
+    assert len(dups[0]) > 0
+    for got, want in zip(
+        dups, _core.find_duplicates(q_offsets, data, offsets, perm, -1, 1), strict=True
+    ):
+        np.testing.assert_array_equal(got, want)
+    qrels_rel = np.arange(len(values), dtype=np.int64) % 4 - 1
+    args = (q_offsets, data, offsets, perm, np.arange(len(auto[0]), dtype=np.int64))
+    qrels = (q_offsets, data, offsets, qrels_rel)
+    # judgments with repeated docids are fine for align (the first match wins either way)
+    np.testing.assert_array_equal(
+        _core.align(*args, *qrels), _core.align(*args, *qrels, threads=1)
+    )

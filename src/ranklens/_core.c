@@ -7,17 +7,20 @@
  * n + 1, string i being data[offsets[i]:offsets[i + 1]].
  *
  * Exported functions (see the module docstring for the details):
- *   parse_trec(buf, kind, comments)
+ *   parse_trec(buf, kind, comments, threads=0)
  *   encode_strings(seq)
  *   group_by_query(q_codes, n_queries)
  *   take_strings(data, offsets, idx)
- *   rank(q_offsets, doc_data, doc_offsets, scores, policy)
- *   find_duplicates(q_offsets, doc_data, doc_offsets, order, limit)
+ *   rank(q_offsets, doc_data, doc_offsets, scores, policy, threads=0)
+ *   find_duplicates(q_offsets, doc_data, doc_offsets, order, limit, threads=0)
  *   align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,
- *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel)
+ *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0)
  *
  * The heavy loops run with the GIL released.  There is no global mutable
- * state: all tables below are const.
+ * state: all tables below are const.  parse_trec's second pass, rank,
+ * find_duplicates and align run on up to min(cores, 8) POSIX threads for
+ * large inputs (RANKLENS_NUM_THREADS=N caps it, 1 turns threads off; the
+ * `threads` argument sets it); the result does not depend on the count.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -33,6 +36,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <pthread.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* Small utilities                                                            */
@@ -1265,25 +1271,158 @@ static int make_plan(const parser *P, plan *G)
     return 0;
 }
 
-/* Pass 2 over all segments in output order; on a problem, again in file
- * order, so that the error reported is the first one in the file. */
-static void pass2(parser *P, const plan *G, outbuf *O)
+/* Pass 2 over the segments seg_order[s0:s1], appending to O. */
+static void pass2_range(parser *P, const plan *G, outbuf *O, size_t s0, size_t s1)
 {
     size_t i;
-    O->pos = 0;
-    O->dpos = 0;
-    O->doff[0] = 0;
-    for (i = 0; i < P->nseg; i++) {
+    for (i = s0; i < s1; i++) {
 #if defined(__GNUC__)
         /* segments of interleaved files are short and scattered: prefetch */
-        if (i + 16 < P->nseg)
+        if (i + 16 < s1)
             __builtin_prefetch(&P->segs[G->seg_order[i + 16]]);
-        if (i + 8 < P->nseg)
+        if (i + 8 < s1)
             __builtin_prefetch(P->segs[G->seg_order[i + 8]].start);
 #endif
         if (pass2_segment(P, &P->segs[G->seg_order[i]], O) < 0)
             break;
     }
+}
+
+#define MAX_THREADS 8
+#define LINES_PER_THREAD 250000 /* below this a thread costs more than it saves */
+
+/* How many threads to use for n lines or entries: `requested` (at most
+ * MAX_THREADS) when it is positive; otherwise min(online cores, MAX_THREADS,
+ * n / LINES_PER_THREAD), at least 1, capped by RANKLENS_NUM_THREADS. */
+static int worker_threads(int64_t n, int requested)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *env = getenv("RANKLENS_NUM_THREADS");
+    int64_t t = cores > 0 ? (int64_t)cores : 1;
+    if (requested > 0)
+        return requested < MAX_THREADS ? requested : MAX_THREADS;
+    if (env != NULL && *env != '\0') {
+        long cap = strtol(env, NULL, 10);
+        if (cap >= 1 && cap < t)
+            t = (int64_t)cap;
+    }
+    if (t > MAX_THREADS)
+        t = MAX_THREADS;
+    if (t > n / LINES_PER_THREAD)
+        t = n / LINES_PER_THREAD;
+    return t < 1 ? 1 : (int)t;
+}
+
+/* Runs fn(jobs[t]) for every t < T: jobs[0] on the calling thread and the
+ * others on new threads (jobs is an array of T elements of the given size);
+ * a job whose thread cannot be started runs on the calling thread too.
+ * Returns when all are done. */
+static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int T)
+{
+    pthread_t tids[MAX_THREADS];
+    int started[MAX_THREADS];
+    int t;
+    for (t = 1; t < T; t++)
+        started[t] = pthread_create(&tids[t], NULL, fn, (char *)jobs + (size_t)t * size) == 0;
+    fn(jobs);
+    for (t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        else
+            fn((char *)jobs + (size_t)t * size);
+    }
+}
+
+/* One thread's share of pass 2: its own copy of the parser (for the error
+ * fields; everything else is read-only) and its own window of the output. */
+typedef struct {
+    parser P;
+    const plan *G;
+    outbuf O;
+    size_t s0, s1;
+    int64_t pos0, dpos0;
+} p2job;
+
+static void *pass2_job(void *arg)
+{
+    p2job *J = (p2job *)arg;
+    pass2_range(&J->P, J->G, &J->O, J->s0, J->s1);
+    return NULL;
+}
+
+/* Pass 2 on T threads.  Segment ranges with about n / T lines each go to the
+ * threads; thread t writes its docid bytes from B_t = (bytes of the earlier
+ * ranges' lines) + 16 t, which bounds them, so the windows never overlap (the
+ * 16 leaves room for the 16-byte stores); afterwards the windows are moved
+ * together and their offsets shifted.  P->err says whether a line had a
+ * problem. */
+static void pass2_parallel(parser *P, const plan *G, outbuf *O, int T)
+{
+    p2job jobs[MAX_THREADS];
+    size_t i = 0;
+    int64_t pos = 0, bytes = 0, end = 0;
+    int t;
+    if (T > MAX_THREADS)
+        T = MAX_THREADS;
+    for (t = 0; t < T; t++) {
+        int64_t target = (P->n * (t + 1)) / T;
+        p2job *J = &jobs[t];
+        memcpy(&J->P, P, sizeof(parser));
+        J->G = G;
+        J->s0 = i;
+        J->pos0 = pos;
+        J->dpos0 = bytes + 16 * (int64_t)t;
+        while (i < P->nseg && (pos < target || t == T - 1)) {
+            const segment *sg = &P->segs[G->seg_order[i]];
+            pos += sg->count;
+            bytes += (int64_t)(sg->end - sg->start);
+            i++;
+        }
+        J->s1 = i;
+        J->O = *O;
+        J->O.pos = J->pos0;
+        J->O.dpos = J->dpos0;
+    }
+    for (t = 0; t < T; t++) /* each window ends where the next begins */
+        jobs[t].O.dcap = t + 1 < T ? jobs[t + 1].dpos0 : O->dcap;
+    run_jobs(pass2_job, jobs, sizeof(p2job), T);
+    for (t = 0; t < T; t++) { /* the first problem in output order; pass2 re-finds it in file order */
+        if (jobs[t].P.err != E_NONE) {
+            P->err = jobs[t].P.err;
+            P->eline = jobs[t].P.eline;
+            P->ecount = jobs[t].P.ecount;
+            P->eflen = jobs[t].P.eflen;
+            memcpy(P->efield, jobs[t].P.efield, sizeof(P->efield));
+            return;
+        }
+    }
+    for (t = 0; t < T; t++) {
+        const p2job *J = &jobs[t];
+        int64_t shift = J->dpos0 - end, k;
+        if (shift != 0) {
+            memmove(O->db + end, O->db + J->dpos0, (size_t)(J->O.dpos - J->dpos0));
+            for (k = J->pos0 + 1; k <= J->O.pos; k++)
+                O->doff[k] -= shift;
+        }
+        end = J->O.dpos - shift;
+    }
+    O->pos = jobs[T - 1].O.pos;
+    O->dpos = end;
+}
+
+/* Pass 2 over all segments in output order (on T threads when T > 1); on a
+ * problem, again in file order, so that the error reported is the first one
+ * in the file. */
+static void pass2(parser *P, const plan *G, outbuf *O, int T)
+{
+    size_t i;
+    O->pos = 0;
+    O->dpos = 0;
+    O->doff[0] = 0;
+    if (T < 2)
+        pass2_range(P, G, O, 0, P->nseg);
+    else
+        pass2_parallel(P, G, O, T);
     if (P->err == E_NONE || P->err == E_INTERNAL || P->err == E_NOMEM)
         return;
     P->err = E_NONE;
@@ -1367,12 +1506,12 @@ static PyObject *line_tag(const uint8_t *p)
 
 static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    char *kwlist[] = {"buf", "kind", "comments", NULL};
+    char *kwlist[] = {"buf", "kind", "comments", "threads", NULL};
     PyObject *bufobj, *result = NULL, *qids = NULL, *tag = NULL;
     PyArrayObject *q_offsets = NULL, *doc_data = NULL, *doc_offsets = NULL, *values = NULL,
                   *lines = NULL;
     uint8_t *db = NULL; /* doc_data's bytes until they are wrapped in the array */
-    int kind, comments, bad_alloc = 0;
+    int kind, comments, bad_alloc = 0, threads = 0;
     Py_buffer view;
     parser P;
     plan G;
@@ -1380,8 +1519,8 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
     size_t i;
     (void)self;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oip:parse_trec", kwlist, &bufobj, &kind,
-                                     &comments))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oip|i:parse_trec", kwlist, &bufobj, &kind,
+                                     &comments, &threads))
         return NULL;
     if (kind != 0 && kind != 1) {
         PyErr_SetString(PyExc_ValueError, "kind must be 0 (run) or 1 (qrels)");
@@ -1408,7 +1547,8 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
         goto done;
     }
 
-    O.dcap = (int64_t)(P.n ? P.ub + 16 : 0);
+    threads = worker_threads(P.n, threads);
+    O.dcap = (int64_t)(P.n ? P.ub + 16 * threads : 0);
     q_offsets = new_array((npy_intp)P.nq + 1, NPY_INT64);
     db = (uint8_t *)alloc_buffer((npy_intp)O.dcap, NPY_UINT8);
     doc_offsets = new_array((npy_intp)P.n + 1, NPY_INT64);
@@ -1424,7 +1564,7 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
 
     Py_BEGIN_ALLOW_THREADS
     memcpy(PyArray_DATA(q_offsets), G.qoffs, (P.nq + 1) * sizeof(int64_t));
-    pass2(&P, &G, &O);
+    pass2(&P, &G, &O, threads);
     Py_END_ALLOW_THREADS
 
     if (P.err == E_NONE && O.pos != P.n)
@@ -1877,20 +2017,74 @@ static void rank_segments(const rctx *base, const int64_t *qo, int64_t nq, int64
     }
 }
 
+/* One thread's share of rank: queries [q0, q1) with buffers of its own. */
+typedef struct {
+    const rctx *ctx;
+    const int64_t *qo;
+    int64_t q0, q1;
+    int64_t *perm;
+    uint64_t *kva, *kvb;
+    int64_t *tmp;
+} rank_job;
+
+static void *rank_run_job(void *arg)
+{
+    rank_job *J = (rank_job *)arg;
+    rank_segments(J->ctx, J->qo + J->q0, J->q1 - J->q0, J->perm, J->kva, J->kvb, J->tmp);
+    return NULL;
+}
+
+/* Ranks queries [0, nq) on T threads (or serially), each with its own
+ * buffers for maxlen entries.  Returns -1 when out of memory. */
+static int rank_parallel(const rctx *ctx, const int64_t *qo, int64_t nq, int64_t *perm,
+                         int64_t maxlen, int T)
+{
+    rank_job jobs[MAX_THREADS];
+    int64_t n = qo[nq], q = 0;
+    int t, made = 0, rc = 0;
+    if (T > MAX_THREADS)
+        T = MAX_THREADS;
+    for (t = 0; t < T; t++) {
+        rank_job *J = &jobs[t];
+        int64_t target = (n * (t + 1)) / T;
+        J->ctx = ctx;
+        J->qo = qo;
+        J->perm = perm;
+        J->q0 = q;
+        while (q < nq && (qo[q + 1] <= target || t == T - 1))
+            q++;
+        J->q1 = q;
+        J->kva = (uint64_t *)malloc(((size_t)maxlen + 1) * sizeof(uint64_t));
+        J->kvb = (uint64_t *)malloc(((size_t)maxlen + 1) * sizeof(uint64_t));
+        J->tmp = (int64_t *)malloc(((size_t)maxlen / 2 + 1) * sizeof(int64_t));
+        made = t + 1;
+        if (!J->kva || !J->kvb || !J->tmp) {
+            rc = -1;
+            break;
+        }
+    }
+    if (rc == 0)
+        run_jobs(rank_run_job, jobs, sizeof(rank_job), T);
+    for (t = 0; t < made; t++) {
+        free(jobs[t].kva);
+        free(jobs[t].kvb);
+        free(jobs[t].tmp);
+    }
+    return rc;
+}
+
 static PyObject *py_rank(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    char *kwlist[] = {"q_offsets", "doc_data", "doc_offsets", "scores", "policy", NULL};
+    char *kwlist[] = {"q_offsets", "doc_data", "doc_offsets", "scores", "policy", "threads", NULL};
     PyObject *qo_o, *dd_o, *do_o, *sc_o;
     PyArrayObject *qo = NULL, *dd = NULL, *dof = NULL, *sc = NULL, *perm = NULL;
-    int policy;
+    int policy, threads = 0, rc;
     int64_t n, nq, j, maxlen = 0;
-    uint64_t *kva = NULL, *kvb = NULL;
-    int64_t *tmp = NULL;
     rctx ctx;
     (void)self;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOi:rank", kwlist, &qo_o, &dd_o, &do_o,
-                                     &sc_o, &policy))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOi|i:rank", kwlist, &qo_o, &dd_o, &do_o,
+                                     &sc_o, &policy, &threads))
         return NULL;
     if (policy < 0 || policy > 2) {
         PyErr_SetString(PyExc_ValueError,
@@ -1922,33 +2116,25 @@ static PyObject *py_rank(PyObject *self, PyObject *args, PyObject *kwargs)
     perm = new_array((npy_intp)n, NPY_INT64);
     if (perm == NULL)
         goto fail;
-    kva = (uint64_t *)malloc(((size_t)maxlen + 1) * sizeof(uint64_t));
-    kvb = (uint64_t *)malloc(((size_t)maxlen + 1) * sizeof(uint64_t));
-    tmp = (int64_t *)malloc(((size_t)maxlen / 2 + 1) * sizeof(int64_t));
-    if (!kva || !kvb || !tmp) {
-        PyErr_NoMemory();
-        goto fail;
-    }
     ctx.scores = (const double *)PyArray_DATA(sc);
     ctx.data = (const uint8_t *)PyArray_DATA(dd);
     ctx.off = I64(dof);
     ctx.policy = policy;
     ctx.full = 1;
+    threads = worker_threads(n, threads);
     Py_BEGIN_ALLOW_THREADS
-    rank_segments(&ctx, I64(qo), nq, I64(perm), kva, kvb, tmp);
+    rc = rank_parallel(&ctx, I64(qo), nq, I64(perm), maxlen, threads);
     Py_END_ALLOW_THREADS
-    free(kva);
-    free(kvb);
-    free(tmp);
+    if (rc < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     Py_DECREF(qo);
     Py_DECREF(dd);
     Py_DECREF(dof);
     Py_DECREF(sc);
     return (PyObject *)perm;
 fail:
-    free(kva);
-    free(kvb);
-    free(tmp);
     Py_XDECREF(qo);
     Py_XDECREF(dd);
     Py_XDECREF(dof);
@@ -1961,23 +2147,69 @@ fail:
 /* find_duplicates                                                            */
 /* ------------------------------------------------------------------------ */
 
+/* One thread's share of find_duplicates: queries [q0, q1), with its own
+ * table and its own lists of (duplicate, first occurrence). */
+typedef struct {
+    const int64_t *qo, *off, *order;
+    const uint8_t *data;
+    int64_t limit, q0, q1;
+    gtable tab;
+    int64_t *dup, *first;
+    size_t m, cap;
+    int nomem;
+} dup_job;
+
+static void *dup_run_job(void *arg)
+{
+    dup_job *J = (dup_job *)arg;
+    const int64_t *q = J->qo, *off = J->off, *o = J->order;
+    int64_t j;
+    for (j = J->q0; j < J->q1 && !J->nomem; j++) {
+        int64_t a = q[j], len = q[j + 1] - a, t;
+        if (J->limit >= 0 && len > J->limit)
+            len = J->limit;
+        if (len < 2)
+            continue;
+        gtable_clear(&J->tab);
+        for (t = 0; t < len; t++) {
+            int64_t e = o ? o[a + t] : a + t, f;
+            f = gtable_find_or_insert(&J->tab, J->data, off, J->data + off[e],
+                                      (size_t)(off[e + 1] - off[e]), e);
+            if (f >= 0) {
+                if (J->m >= J->cap) {
+                    size_t c1 = J->cap, c2 = J->cap;
+                    if (grow((void **)&J->dup, &c1, J->m + 1, sizeof(int64_t)) ||
+                        grow((void **)&J->first, &c2, J->m + 1, sizeof(int64_t))) {
+                        J->nomem = 1;
+                        break;
+                    }
+                    J->cap = c1 < c2 ? c1 : c2;
+                }
+                J->dup[J->m] = e;
+                J->first[J->m] = f;
+                J->m++;
+            }
+        }
+    }
+    return NULL;
+}
+
 static PyObject *py_find_duplicates(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    char *kwlist[] = {"q_offsets", "doc_data", "doc_offsets", "order", "limit", NULL};
+    char *kwlist[] = {"q_offsets", "doc_data", "doc_offsets", "order", "limit", "threads", NULL};
     PyObject *qo_o, *dd_o, *do_o, *or_o, *result = NULL;
     PyArrayObject *qo = NULL, *dd = NULL, *dof = NULL, *ord = NULL, *dup_a = NULL,
                   *first_a = NULL;
     long long limit;
     int64_t n, nq, j, maxw = 0, bad = -1;
-    int64_t *dup = NULL, *first = NULL;
-    size_t m = 0, mcap = 0;
-    int nomem = 0;
-    gtable tab;
+    size_t m = 0;
+    int nomem = 0, threads = 0, t;
+    dup_job jobs[MAX_THREADS];
     (void)self;
 
-    tab.slots = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOL:find_duplicates", kwlist, &qo_o, &dd_o,
-                                     &do_o, &or_o, &limit))
+    memset(jobs, 0, sizeof(jobs));
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOL|i:find_duplicates", kwlist, &qo_o,
+                                     &dd_o, &do_o, &or_o, &limit, &threads))
         return NULL;
     if (limit < -1) {
         PyErr_SetString(PyExc_ValueError, "limit must be -1 (no limit) or >= 0");
@@ -2011,74 +2243,75 @@ static PyObject *py_find_duplicates(PyObject *self, PyObject *args, PyObject *kw
         if (l > maxw)
             maxw = l;
     }
-    if (gtable_init(&tab, (size_t)maxw) < 0) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    {
-        const int64_t *q = I64(qo), *off = I64(dof);
-        const int64_t *o = ord ? I64(ord) : NULL;
-        const uint8_t *data = (const uint8_t *)PyArray_DATA(dd);
-        if (o != NULL) {
-            for (j = 0; j < n; j++) {
-                if (o[j] < 0 || o[j] >= n) {
-                    bad = j;
-                    break;
-                }
+    if (ord != NULL) {
+        for (j = 0; j < n; j++) {
+            if (I64(ord)[j] < 0 || I64(ord)[j] >= n) {
+                bad = j;
+                break;
             }
         }
-        for (j = 0; j < nq && bad < 0 && !nomem; j++) {
-            int64_t a = q[j], len = q[j + 1] - a, t;
-            if (limit >= 0 && len > limit)
-                len = limit;
-            if (len < 2)
-                continue;
-            gtable_clear(&tab);
-            for (t = 0; t < len; t++) {
-                int64_t e = o ? o[a + t] : a + t, f;
-                f = gtable_find_or_insert(&tab, data, off, data + off[e],
-                                          (size_t)(off[e + 1] - off[e]), e);
-                if (f >= 0) {
-                    if (m >= mcap) {
-                        size_t c1 = mcap, c2 = mcap;
-                        if (grow((void **)&dup, &c1, m + 1, sizeof(int64_t)) ||
-                            grow((void **)&first, &c2, m + 1, sizeof(int64_t))) {
-                            nomem = 1;
-                            break;
-                        }
-                        mcap = c1 < c2 ? c1 : c2;
-                    }
-                    dup[m] = e;
-                    first[m] = f;
-                    m++;
-                }
-            }
-        }
-    }
-    Py_END_ALLOW_THREADS
-    if (nomem) {
-        PyErr_NoMemory();
-        goto done;
     }
     if (bad >= 0) {
         PyErr_Format(PyExc_IndexError, "order[%lld] = %lld is out of bounds for %lld documents",
                      (long long)bad, (long long)I64(ord)[bad], (long long)n);
         goto done;
     }
+    memset(jobs, 0, sizeof(jobs));
+    threads = worker_threads(n, threads);
+    if (threads > MAX_THREADS)
+        threads = MAX_THREADS;
+    {
+        int64_t q = 0;
+        for (t = 0; t < threads; t++) {
+            dup_job *J = &jobs[t];
+            int64_t target = (n * (t + 1)) / threads;
+            J->qo = I64(qo);
+            J->off = I64(dof);
+            J->order = ord ? I64(ord) : NULL;
+            J->data = (const uint8_t *)PyArray_DATA(dd);
+            J->limit = (int64_t)limit;
+            J->q0 = q;
+            while (q < nq && (I64(qo)[q + 1] <= target || t == threads - 1))
+                q++;
+            J->q1 = q;
+            if (gtable_init(&J->tab, (size_t)maxw) < 0)
+                nomem = 1;
+        }
+    }
+    if (!nomem) {
+        Py_BEGIN_ALLOW_THREADS
+        run_jobs(dup_run_job, jobs, sizeof(dup_job), threads);
+        Py_END_ALLOW_THREADS
+    }
+    for (t = 0; t < threads; t++) {
+        nomem |= jobs[t].nomem;
+        m += jobs[t].m;
+    }
+    if (nomem) {
+        PyErr_NoMemory();
+        goto done;
+    }
     dup_a = new_array((npy_intp)m, NPY_INT64);
     first_a = new_array((npy_intp)m, NPY_INT64);
     if (dup_a == NULL || first_a == NULL)
         goto done;
-    if (m) {
-        memcpy(PyArray_DATA(dup_a), dup, m * sizeof(int64_t));
-        memcpy(PyArray_DATA(first_a), first, m * sizeof(int64_t));
+    {
+        size_t at = 0;
+        for (t = 0; t < threads; t++) {
+            if (jobs[t].m) {
+                memcpy(I64(dup_a) + at, jobs[t].dup, jobs[t].m * sizeof(int64_t));
+                memcpy(I64(first_a) + at, jobs[t].first, jobs[t].m * sizeof(int64_t));
+            }
+            at += jobs[t].m;
+        }
     }
     result = Py_BuildValue("(OO)", dup_a, first_a);
 done:
-    free(tab.slots);
-    free(dup);
-    free(first);
+    for (t = 0; t < MAX_THREADS; t++) {
+        free(jobs[t].tab.slots);
+        free(jobs[t].dup);
+        free(jobs[t].first);
+    }
     Py_XDECREF(qo);
     Py_XDECREF(dd);
     Py_XDECREF(dof);
@@ -2092,25 +2325,94 @@ done:
 /* align                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* One thread's share of align: run queries [q0, q1), with its own table. */
+typedef struct {
+    const int64_t *rq, *roff, *perm, *r2q, *qq, *qoff, *qrel;
+    const uint8_t *rdata, *qdata;
+    int64_t *out;
+    int64_t n_run, q0, q1, bad;
+    gtable tab;
+} align_job;
+
+static void *align_run_job(void *arg)
+{
+    align_job *J = (align_job *)arg;
+    const int64_t *rq = J->rq, *roff = J->roff, *perm = J->perm, *r2q = J->r2q;
+    const int64_t *qq = J->qq, *qoff = J->qoff, *qrel = J->qrel;
+    const uint8_t *rdata = J->rdata, *qdata = J->qdata;
+    const int64_t n_run = J->n_run;
+    int64_t *out = J->out, j, bad = -1;
+    gtable *tab = &J->tab;
+    for (j = J->q0; j < J->q1 && bad < 0; j++) {
+        int64_t ra = rq[j], rb = rq[j + 1], kq = r2q[j], i, t;
+        if (kq < 0 || qq[kq + 1] == qq[kq]) {
+            for (i = ra; i < rb; i++) {
+                if (perm[i] < 0 || perm[i] >= n_run) {
+                    bad = i;
+                    break;
+                }
+                out[i] = -1;
+            }
+            continue;
+        }
+        if (qq[kq + 1] - qq[kq] <= 4) { /* few judgments (MS MARCO style): no hashing */
+            const int64_t qa = qq[kq], qb = qq[kq + 1];
+            for (i = ra; i < rb; i++) {
+                int64_t e = perm[i], f = -1;
+                size_t le;
+                if (e < 0 || e >= n_run) {
+                    bad = i;
+                    break;
+                }
+                le = (size_t)(roff[e + 1] - roff[e]);
+                for (t = qa; t < qb; t++) {
+                    if ((size_t)(qoff[t + 1] - qoff[t]) == le &&
+                        memcmp(qdata + qoff[t], rdata + roff[e], le) == 0) {
+                        f = t;
+                        break;
+                    }
+                }
+                out[i] = f < 0 ? -1 : (qrel[f] >= 0 ? qrel[f] : -2);
+            }
+            continue;
+        }
+        gtable_clear(tab);
+        for (t = qq[kq]; t < qq[kq + 1]; t++)
+            (void)gtable_find_or_insert(tab, qdata, qoff, qdata + qoff[t],
+                                        (size_t)(qoff[t + 1] - qoff[t]), t);
+        for (i = ra; i < rb; i++) {
+            int64_t e = perm[i], f;
+            if (e < 0 || e >= n_run) {
+                bad = i;
+                break;
+            }
+            f = gtable_find(tab, qdata, qoff, rdata + roff[e], (size_t)(roff[e + 1] - roff[e]));
+            out[i] = f < 0 ? -1 : (qrel[f] >= 0 ? qrel[f] : -2);
+        }
+    }
+    J->bad = bad;
+    return NULL;
+}
+
 static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     char *kwlist[] = {"run_q_offsets",   "run_doc_data",   "run_doc_offsets",
                       "perm",            "run_to_qrels",   "qrels_q_offsets",
                       "qrels_doc_data",  "qrels_doc_offsets", "qrels_rel",
-                      NULL};
+                      "threads",         NULL};
     PyObject *o[9];
     PyArrayObject *a[9] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     static const int types[9] = {NPY_INT64, NPY_UINT8, NPY_INT64, NPY_INT64, NPY_INT64,
                                  NPY_INT64, NPY_UINT8, NPY_INT64, NPY_INT64};
     PyArrayObject *rel = NULL;
     int64_t n_run, n_qrels, nq_run, nq_qrels, j, maxq = 0, bad = -1;
-    gtable tab;
-    int k;
+    align_job jobs[MAX_THREADS];
+    int k, threads = 0;
     (void)self;
 
-    tab.slots = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOO:align", kwlist, &o[0], &o[1], &o[2],
-                                     &o[3], &o[4], &o[5], &o[6], &o[7], &o[8]))
+    memset(jobs, 0, sizeof(jobs));
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOO|i:align", kwlist, &o[0], &o[1],
+                                     &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &threads))
         return NULL;
     for (k = 0; k < 9; k++) {
         a[k] = as_array(o[k], types[k], kwlist[k]);
@@ -2160,77 +2462,55 @@ static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
     rel = new_array((npy_intp)n_run, NPY_INT64);
     if (rel == NULL)
         goto fail;
-    if (gtable_init(&tab, (size_t)maxq) < 0) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    Py_BEGIN_ALLOW_THREADS
+    threads = worker_threads(n_run, threads);
+    if (threads > MAX_THREADS)
+        threads = MAX_THREADS;
+    memset(jobs, 0, sizeof(jobs));
     {
-        const int64_t *rq = I64(a[0]), *roff = I64(a[2]), *perm = I64(a[3]), *r2q = I64(a[4]);
-        const int64_t *qq = I64(a[5]), *qoff = I64(a[7]), *qrel = I64(a[8]);
-        const uint8_t *rdata = (const uint8_t *)PyArray_DATA(a[1]);
-        const uint8_t *qdata = (const uint8_t *)PyArray_DATA(a[6]);
-        int64_t *out = I64(rel);
-        for (j = 0; j < nq_run && bad < 0; j++) {
-            int64_t ra = rq[j], rb = rq[j + 1], kq = r2q[j], i, t;
-            if (kq < 0 || qq[kq + 1] == qq[kq]) {
-                for (i = ra; i < rb; i++) {
-                    if (perm[i] < 0 || perm[i] >= n_run) {
-                        bad = i;
-                        break;
-                    }
-                    out[i] = -1;
-                }
-                continue;
-            }
-            if (qq[kq + 1] - qq[kq] <= 4) { /* few judgments (MS MARCO style): no hashing */
-                const int64_t qa = qq[kq], qb = qq[kq + 1];
-                for (i = ra; i < rb; i++) {
-                    int64_t e = perm[i], f = -1;
-                    size_t le;
-                    if (e < 0 || e >= n_run) {
-                        bad = i;
-                        break;
-                    }
-                    le = (size_t)(roff[e + 1] - roff[e]);
-                    for (t = qa; t < qb; t++) {
-                        if ((size_t)(qoff[t + 1] - qoff[t]) == le &&
-                            memcmp(qdata + qoff[t], rdata + roff[e], le) == 0) {
-                            f = t;
-                            break;
-                        }
-                    }
-                    out[i] = f < 0 ? -1 : (qrel[f] >= 0 ? qrel[f] : -2);
-                }
-                continue;
-            }
-            gtable_clear(&tab);
-            for (t = qq[kq]; t < qq[kq + 1]; t++)
-                (void)gtable_find_or_insert(&tab, qdata, qoff, qdata + qoff[t],
-                                            (size_t)(qoff[t + 1] - qoff[t]), t);
-            for (i = ra; i < rb; i++) {
-                int64_t e = perm[i], f;
-                if (e < 0 || e >= n_run) {
-                    bad = i;
-                    break;
-                }
-                f = gtable_find(&tab, qdata, qoff, rdata + roff[e], (size_t)(roff[e + 1] - roff[e]));
-                out[i] = f < 0 ? -1 : (qrel[f] >= 0 ? qrel[f] : -2);
+        int64_t q = 0;
+        for (k = 0; k < threads; k++) {
+            align_job *J = &jobs[k];
+            int64_t target = (n_run * (k + 1)) / threads;
+            J->rq = I64(a[0]);
+            J->roff = I64(a[2]);
+            J->perm = I64(a[3]);
+            J->r2q = I64(a[4]);
+            J->qq = I64(a[5]);
+            J->qoff = I64(a[7]);
+            J->qrel = I64(a[8]);
+            J->rdata = (const uint8_t *)PyArray_DATA(a[1]);
+            J->qdata = (const uint8_t *)PyArray_DATA(a[6]);
+            J->out = I64(rel);
+            J->n_run = n_run;
+            J->bad = -1;
+            J->q0 = q;
+            while (q < nq_run && (J->rq[q + 1] <= target || k == threads - 1))
+                q++;
+            J->q1 = q;
+            if (gtable_init(&J->tab, (size_t)maxq) < 0) {
+                PyErr_NoMemory();
+                goto fail;
             }
         }
     }
+    Py_BEGIN_ALLOW_THREADS
+    run_jobs(align_run_job, jobs, sizeof(align_job), threads);
     Py_END_ALLOW_THREADS
+    for (k = 0; k < threads && bad < 0; k++)
+        bad = jobs[k].bad;
     if (bad >= 0) {
         PyErr_Format(PyExc_IndexError, "perm[%lld] = %lld is out of bounds for %lld run documents",
                      (long long)bad, (long long)I64(a[3])[bad], (long long)n_run);
         goto fail;
     }
-    free(tab.slots);
+    for (k = 0; k < MAX_THREADS; k++)
+        free(jobs[k].tab.slots);
     for (k = 0; k < 9; k++)
         Py_DECREF(a[k]);
     return (PyObject *)rel;
 fail:
-    free(tab.slots);
+    for (k = 0; k < MAX_THREADS; k++)
+        free(jobs[k].tab.slots);
     for (k = 0; k < 9; k++)
         Py_XDECREF(a[k]);
     Py_XDECREF(rel);
@@ -2242,10 +2522,11 @@ fail:
 /* ------------------------------------------------------------------------ */
 
 PyDoc_STRVAR(parse_trec_doc,
-"parse_trec(buf, kind, comments) -> (qids, q_offsets, doc_data, doc_offsets, values, lines, tag)\n\n"
+"parse_trec(buf, kind, comments, threads=0) -> (qids, q_offsets, doc_data, doc_offsets, values, lines, tag)\n\n"
 "Parse TREC text (kind 0 = run 'qid Q0 docid rank score tag', 1 = qrels 'qid iter docid rel').\n"
 "Entries are grouped by query (query ids in byte order, file order within a query).\n"
-"Raises ValueError(line, message) on the first problem.");
+"Raises ValueError(line, message) on the first problem.  threads: 0 = automatic\n"
+"(large inputs use the cores), n = exactly n threads (at most 8); the result is the same.");
 
 PyDoc_STRVAR(encode_strings_doc,
 "encode_strings(seq) -> (data, offsets)\n\nUTF-8 string column of a sequence of str.");
@@ -2258,17 +2539,17 @@ PyDoc_STRVAR(take_strings_doc,
 "take_strings(data, offsets, idx) -> (data2, offsets2)\n\nGather a string column by index.");
 
 PyDoc_STRVAR(rank_doc,
-"rank(q_offsets, doc_data, doc_offsets, scores, policy) -> perm\n\n"
+"rank(q_offsets, doc_data, doc_offsets, scores, policy, threads=0) -> perm\n\n"
 "Rank each query by score, descending; ties: 0 = docid descending (trec_eval),\n"
-"1 = input order, 2 = docid ascending.");
+"1 = input order, 2 = docid ascending.  threads as for parse_trec.");
 
 PyDoc_STRVAR(find_duplicates_doc,
-"find_duplicates(q_offsets, doc_data, doc_offsets, order, limit) -> (dup, first)\n\n"
+"find_duplicates(q_offsets, doc_data, doc_offsets, order, limit, threads=0) -> (dup, first)\n\n"
 "Repeated docids within each query (among the first `limit` entries of `order`).");
 
 PyDoc_STRVAR(align_doc,
 "align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,\n"
-"      qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel) -> rel\n\n"
+"      qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0) -> rel\n\n"
 "Judgments of the ranked run entries: the relevance, -2 if negative, -1 if unjudged.");
 
 #define METH(name) \

@@ -10,14 +10,21 @@ _U8 = npt.NDArray[np.uint8]
 _F64 = npt.NDArray[np.float64]
 
 def parse_trec(
-    buf: object, kind: int, comments: int
+    buf: object, kind: int, comments: int, threads: int = 0
 ) -> tuple[list[str], _I64, _U8, _I64, _F64 | _I64, _I64, str | None]: ...
 def encode_strings(seq: Sequence[str]) -> tuple[_U8, _I64]: ...
 def group_by_query(q_codes: _I64, n_queries: int) -> tuple[_I64, _I64]: ...
 def take_strings(data: _U8, offsets: _I64, idx: _I64) -> tuple[_U8, _I64]: ...
-def rank(q_offsets: _I64, doc_data: _U8, doc_offsets: _I64, scores: _F64, policy: int) -> _I64: ...
+def rank(
+    q_offsets: _I64, doc_data: _U8, doc_offsets: _I64, scores: _F64, policy: int, threads: int = 0
+) -> _I64: ...
 def find_duplicates(
-    q_offsets: _I64, doc_data: _U8, doc_offsets: _I64, order: _I64 | None, limit: int
+    q_offsets: _I64,
+    doc_data: _U8,
+    doc_offsets: _I64,
+    order: _I64 | None,
+    limit: int,
+    threads: int = 0,
 ) -> tuple[_I64, _I64]: ...
 def align(
     run_q_offsets: _I64,
@@ -29,4 +36,5 @@ def align(
     qrels_doc_data: _U8,
     qrels_doc_offsets: _I64,
     qrels_rel: _I64,
+    threads: int = 0,
 ) -> _I64: ...
