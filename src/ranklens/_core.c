@@ -1162,11 +1162,138 @@ static int pass2_segment(parser *P, const segment *sg, outbuf *O)
     return 0;
 }
 
+#define MAX_THREADS 8
+#define LINES_PER_THREAD 250000 /* below this a thread costs more than it saves */
+
+/* How many threads to use for n lines or entries: `requested` (at most
+ * MAX_THREADS) when it is positive; otherwise min(online cores, MAX_THREADS,
+ * n / LINES_PER_THREAD), at least 1, capped by RANKLENS_NUM_THREADS. */
+static int worker_threads(int64_t n, int requested)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *env = getenv("RANKLENS_NUM_THREADS");
+    int64_t t = cores > 0 ? (int64_t)cores : 1;
+    if (requested > 0)
+        return requested < MAX_THREADS ? requested : MAX_THREADS;
+    if (env != NULL && *env != '\0') {
+        long cap = strtol(env, NULL, 10);
+        if (cap >= 1 && cap < t)
+            t = (int64_t)cap;
+    }
+    if (t > MAX_THREADS)
+        t = MAX_THREADS;
+    if (t > n / LINES_PER_THREAD)
+        t = n / LINES_PER_THREAD;
+    return t < 1 ? 1 : (int)t;
+}
+
+/* Runs fn(jobs[t]) for every t < T: jobs[0] on the calling thread and the
+ * others on new threads (jobs is an array of T elements of the given size);
+ * a job whose thread cannot be started runs on the calling thread too.
+ * Returns when all are done. */
+static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int T)
+{
+    pthread_t tids[MAX_THREADS];
+    int started[MAX_THREADS];
+    int t;
+    for (t = 1; t < T; t++)
+        started[t] = pthread_create(&tids[t], NULL, fn, (char *)jobs + (size_t)t * size) == 0;
+    fn(jobs);
+    for (t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        else
+            fn((char *)jobs + (size_t)t * size);
+    }
+}
+
+/* One thread's share of pass 1: the lines in [p, end), with a parser (and
+ * so query ids and line numbers) of its own. */
+typedef struct {
+    parser P;
+    const uint8_t *p, *end;
+    int rc;
+} p1job;
+
+static void *pass1_job(void *arg)
+{
+    p1job *J = (p1job *)arg;
+    J->rc = pass1_region(&J->P, J->p, J->end);
+    return NULL;
+}
+
+/* Pass 1 over buf[0:k) (whole lines) on T threads: each thread scans about
+ * k / T bytes (cut after a newline) into its own parser; their query ids,
+ * segments and line counts are then merged into P in file order, so P ends
+ * as if it had scanned the bytes itself (a query whose lines straddle a cut
+ * has one more segment, which pass 2's stable ordering makes harmless).
+ * Returns -1 when out of memory. */
+static int pass1_parallel(parser *P, const uint8_t *buf, size_t k, int T)
+{
+    p1job jobs[MAX_THREADS];
+    int32_t *map = NULL;
+    size_t a = 0, map_cap = 0, i;
+    int t, made = 0, rc = 0;
+    if (T > MAX_THREADS)
+        T = MAX_THREADS;
+    for (t = 0; t < T; t++) {
+        size_t b = t == T - 1 ? k : (k / (size_t)T) * (size_t)(t + 1);
+        while (b < k && buf[b - 1] != '\n')
+            b++;
+        if (b < a)
+            b = a;
+        made = t + 1;
+        if (parser_init(&jobs[t].P, P->kind, P->comments) < 0) {
+            rc = -1;
+            break;
+        }
+        jobs[t].p = buf + a;
+        jobs[t].end = buf + b;
+        jobs[t].rc = 0;
+        a = b;
+    }
+    if (rc == 0)
+        run_jobs(pass1_job, jobs, sizeof(p1job), T);
+    for (t = 0; t < made && rc == 0; t++) {
+        const parser *Q = &jobs[t].P;
+        int64_t lines = P->lineno;
+        if (jobs[t].rc < 0 || grow((void **)&map, &map_cap, Q->nq + 1, sizeof(int32_t)) ||
+            grow((void **)&P->segs, &P->seg_cap, P->nseg + Q->nseg, sizeof(segment))) {
+            rc = -1;
+            break;
+        }
+        for (i = 0; i < Q->nq && rc == 0; i++) {
+            int is_new = 0;
+            map[i] = intern_qid(P, Q->qb + Q->qoff[i], (size_t)(Q->qoff[i + 1] - Q->qoff[i]),
+                                &is_new);
+            if (map[i] < 0)
+                rc = -1;
+            else if (Q->qbad[i])
+                P->qbad[map[i]] = 1;
+        }
+        for (i = 0; i < Q->nseg && rc == 0; i++) {
+            segment sg = Q->segs[i];
+            sg.code = map[sg.code];
+            sg.first_line += lines;
+            P->segs[P->nseg++] = sg;
+        }
+        P->n += Q->n;
+        P->lineno += Q->lineno;
+        if (Q->n > 0)
+            P->last_line = Q->last_line;
+    }
+    for (t = 0; t < made; t++)
+        parser_free(&jobs[t].P);
+    free(map);
+    return rc;
+}
+
 /* Pass 1 over the whole buffer. */
-static int pass1(parser *P, const uint8_t *buf, size_t len)
+static int pass1(parser *P, const uint8_t *buf, size_t len, int threads)
 {
     const uint8_t *nul;
     size_t k;
+    int T;
     if (len == 0)
         return 0;
     nul = (const uint8_t *)memchr(buf, 0, len);
@@ -1182,7 +1309,8 @@ static int pass1(parser *P, const uint8_t *buf, size_t len)
     k = len > PAD ? len - PAD : 0;
     while (k > 0 && buf[k - 1] != '\n')
         k--;
-    if (k > 0 && pass1_region(P, buf, buf + k) < 0)
+    T = worker_threads((int64_t)(k / 40), threads); /* lines are about 40 bytes */
+    if (k > 0 && (T > 1 ? pass1_parallel(P, buf, k, T) : pass1_region(P, buf, buf + k)) < 0)
         goto nomem;
     if (k < len) {
         size_t tl = len - k, tl2 = tl + (buf[len - 1] != '\n');
@@ -1285,51 +1413,6 @@ static void pass2_range(parser *P, const plan *G, outbuf *O, size_t s0, size_t s
 #endif
         if (pass2_segment(P, &P->segs[G->seg_order[i]], O) < 0)
             break;
-    }
-}
-
-#define MAX_THREADS 8
-#define LINES_PER_THREAD 250000 /* below this a thread costs more than it saves */
-
-/* How many threads to use for n lines or entries: `requested` (at most
- * MAX_THREADS) when it is positive; otherwise min(online cores, MAX_THREADS,
- * n / LINES_PER_THREAD), at least 1, capped by RANKLENS_NUM_THREADS. */
-static int worker_threads(int64_t n, int requested)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *env = getenv("RANKLENS_NUM_THREADS");
-    int64_t t = cores > 0 ? (int64_t)cores : 1;
-    if (requested > 0)
-        return requested < MAX_THREADS ? requested : MAX_THREADS;
-    if (env != NULL && *env != '\0') {
-        long cap = strtol(env, NULL, 10);
-        if (cap >= 1 && cap < t)
-            t = (int64_t)cap;
-    }
-    if (t > MAX_THREADS)
-        t = MAX_THREADS;
-    if (t > n / LINES_PER_THREAD)
-        t = n / LINES_PER_THREAD;
-    return t < 1 ? 1 : (int)t;
-}
-
-/* Runs fn(jobs[t]) for every t < T: jobs[0] on the calling thread and the
- * others on new threads (jobs is an array of T elements of the given size);
- * a job whose thread cannot be started runs on the calling thread too.
- * Returns when all are done. */
-static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int T)
-{
-    pthread_t tids[MAX_THREADS];
-    int started[MAX_THREADS];
-    int t;
-    for (t = 1; t < T; t++)
-        started[t] = pthread_create(&tids[t], NULL, fn, (char *)jobs + (size_t)t * size) == 0;
-    fn(jobs);
-    for (t = 1; t < T; t++) {
-        if (started[t])
-            pthread_join(tids[t], NULL);
-        else
-            fn((char *)jobs + (size_t)t * size);
     }
 }
 
@@ -1534,7 +1617,8 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
     Py_BEGIN_ALLOW_THREADS
     if (parser_init(&P, kind, comments) < 0)
         bad_alloc = 1;
-    else if (pass1(&P, (const uint8_t *)view.buf, (size_t)view.len) == 0 && make_plan(&P, &G) < 0)
+    else if (pass1(&P, (const uint8_t *)view.buf, (size_t)view.len, threads) == 0 &&
+             make_plan(&P, &G) < 0)
         bad_alloc = 1;
     Py_END_ALLOW_THREADS
 
