@@ -7,7 +7,7 @@ from types import ModuleType
 
 from ranklens.errors import MissingDependencyError
 
-_EXTRA_OF = {"pandas": "frames", "polars": "frames", "pyarrow": "frames"}
+_EXTRA_OF = {"pandas": "frames", "polars": "frames", "pyarrow": "frames", "matplotlib": "plot"}
 
 
 def require(module: str, feature: str) -> ModuleType:

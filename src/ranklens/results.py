@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,6 +15,10 @@ from ranklens._segments import ordered_total
 from ranklens._types import Float64Array
 from ranklens.measures.base import GMEAN_FLOOR, Measure
 from ranklens.measures.language import parse_measure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 def aggregate(measure: Measure, values: Float64Array) -> float:
@@ -128,6 +132,37 @@ class Results:
         for j, name in enumerate(self.names):
             data[name] = np.array(self.values[:, j])
         return pl.DataFrame(data)
+
+    def plot_dist(
+        self, measure: str | Measure, style: str = "box", *, ax: Axes | None = None
+    ) -> Figure:
+        """The distribution of ``measure`` over the queries as a box or violin plot
+        (``style="box"`` or ``"violin"``); see :func:`ranklens.plots.plot_dist`."""
+        from ranklens.plots import plot_dist
+
+        return plot_dist([self], measure, style, ax=ax)
+
+    def plot_delta(
+        self, other: Results, measure: str | Measure, *, ax: Axes | None = None
+    ) -> Figure:
+        """The per-query differences ``other - self`` of ``measure``, sorted, as bars; see
+        :func:`ranklens.plots.plot_delta`."""
+        from ranklens.plots import plot_delta
+
+        return plot_delta(self, other, measure, ax=ax)
+
+    def _repr_html_(self) -> str:
+        """An HTML table for Jupyter: the aggregate of each measure, then the number of
+        queries (ids and names are escaped)."""
+        from html import escape
+
+        head = "".join(f"<th>{escape(n)}</th>" for n in self.names)
+        cells = "".join(f"<td>{v:.4f}</td>" for v in self.aggregate.values())
+        return (
+            f"<table><thead><tr><th>run</th>{head}</tr></thead><tbody><tr>"
+            f"<td>{escape(self.run)}</td>{cells}</tr></tbody></table>"
+            f"<p>{len(self.queries)} queries</p>"
+        )
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v:.4f}" for k, v in self.aggregate.items())

@@ -24,6 +24,9 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``ranklens`` command and its subcommands."""
     from ranklens.cli import curve_command, eval_command, measures_command, trec_eval_command
+    from ranklens.cli.compare_command import register as register_compare
+    from ranklens.cli.explain_command import register as register_explain
+    from ranklens.cli.plot_command import register as register_plot
 
     parser = _Parser(
         prog="ranklens",
@@ -36,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     measures_command.register(commands)
     trec_eval_command.register(commands)
     curve_command.register(commands)
+    register_compare(commands)
+    register_explain(commands)
+    register_plot(commands)
     return parser
 
 

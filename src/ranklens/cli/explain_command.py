@@ -1,0 +1,169 @@
+"""``ranklens explain QRELS RUN --query Q -m MEASURE``: the worked computation of a measure
+on one query (see :mod:`ranklens.explanation`).
+
+``--query`` may be left out when the run has a single query:
+
+>>> _only_query(("q1",), "run.txt")
+'q1'
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import IO, Any
+
+FORMATS = ("text", "markdown", "json")
+LISTED_QUERIES = 5
+"""How many query ids an error about ``--query`` names."""
+
+
+def register(commands: Any) -> None:
+    """Add the ``explain`` subcommand."""
+    p = commands.add_parser(
+        "explain",
+        help="show how a measure gets its value on one query, rank by rank",
+        description=(
+            "Print the worked computation of a measure on one query: for each rank the "
+            "document, its judgment, the gain and discount (or precision, stop probability, "
+            "...), the running sum and the ideal ranking beside it, then the value with its "
+            "formula and the conventions in effect. Families: P/R/F1/F/Success/Rprec, "
+            "AP/GMAP, RR, CG, DCG/nDCG/IDCG, RBP/RBPResid, ERR, Bpref/GMBpref. The value "
+            "equals 'ranklens eval'."
+        ),
+    )
+    p.add_argument("qrels", nargs="?", help="qrels file (TREC format; .gz/.bz2/.xz; - for stdin)")
+    p.add_argument("run", nargs="?", help="run file (TREC format)")
+    p.add_argument(
+        "--query",
+        metavar="Q",
+        help="the query to explain (needed unless the run has a single query)",
+    )
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        required=True,
+        help="a measure, e.g. nDCG@10, AP(norm='ret')@5, ERR(p=0.9) (repeatable: one "
+        "explanation after another)",
+    )
+    p.add_argument(
+        "-f",
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text (a table; coloured on a terminal), markdown or json",
+    )
+    p.add_argument("--digits", type=int, default=4, metavar="N", help="decimals shown (default 4)")
+    p.add_argument(
+        "--all-ranks",
+        action="store_true",
+        help="show every rank (default: the first --max-rows ranks, then only the ranks that "
+        "add to the measure, and the last)",
+    )
+    p.add_argument(
+        "--max-rows",
+        type=int,
+        default=20,
+        metavar="N",
+        help="ranks always shown before only the contributing ones are (default 20)",
+    )
+    p.add_argument(
+        "--ties",
+        choices=("trec_eval", "input", "docid_asc"),
+        default="trec_eval",
+        help="order of equal scores (default: docid descending, as trec_eval)",
+    )
+    p.add_argument(
+        "--queries",
+        choices=("qrels", "both", "run"),
+        default="qrels",
+        help="which queries are evaluated, as for 'ranklens eval' (default: the qrels')",
+    )
+    p.add_argument("--depth", type=int, metavar="N", help="only the top N documents per query")
+    p.add_argument(
+        "--example",
+        action="store_true",
+        help="explain on the bundled example (TREC DL 2019 passage qrels, the bm25 run)",
+    )
+    p.set_defaults(handler=run_explain)
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    """Handle ``ranklens explain``."""
+    from ranklens.cli.eval_command import _split_measures
+    from ranklens.errors import OptionError
+    from ranklens.explanation import explain_measures
+    from ranklens.io.coerce import as_qrels, as_run
+
+    if args.example:
+        from ranklens.examples import example_paths
+
+        if args.qrels is not None:
+            raise OptionError("--example takes no files: it uses the bundled example data")
+        qrels_path, run_paths = example_paths()
+        args.qrels, args.run = str(qrels_path), str(run_paths[0])
+    if args.qrels is None or args.run is None:
+        raise OptionError("give a qrels file and a run file (or --example)")
+    if args.qrels == "-" and args.run == "-":
+        raise OptionError("only one of the files can be '-' (stdin)")
+    if args.digits < 0 or args.digits > 17:
+        raise OptionError(f"--digits must be between 0 and 17, not {args.digits}")
+    if args.max_rows < 0:
+        raise OptionError(f"--max-rows must be >= 0, not {args.max_rows}")
+    if args.depth is not None and args.depth < 1:
+        raise OptionError(f"--depth must be a positive number, not {args.depth}")
+    qrels = as_qrels(args.qrels)
+    run = as_run(args.run)
+    query = args.query if args.query is not None else _only_query(run.qids, args.run)
+    names = [name for value in args.measures for name in _split_measures(value)]
+    explanations = explain_measures(
+        qrels,
+        run,
+        query,
+        names,
+        ties=args.ties,
+        queries=args.queries,
+        depth=args.depth,
+        max_rows=None if args.all_ranks else args.max_rows,
+    )
+    write(explanations, args.format, args.digits, sys.stdout)
+    return 0
+
+
+def _only_query(qids: tuple[str, ...], path: str) -> str:
+    """The run's one query, or an error that lists some of its queries."""
+    from ranklens.errors import OptionError
+
+    if len(qids) == 1:
+        return qids[0]
+    if not qids:
+        raise OptionError(f"{path} has no queries to explain")
+    some = ", ".join(qids[:LISTED_QUERIES])
+    more = ", ..." if len(qids) > LISTED_QUERIES else ""
+    raise OptionError(f"--query is needed: {path} has {len(qids)} queries ({some}{more}); pick one")
+
+
+def write(explanations: Any, fmt: str, digits: int, out: IO[str]) -> None:
+    """Write ``explanations`` in format ``fmt``: JSON as one object, Markdown and text one
+    after another; text as a rich table on a terminal, plain text otherwise."""
+    if fmt == "json":
+        payload = {"explanations": [e.to_dict(digits) for e in explanations]}
+        out.write(json.dumps(payload, allow_nan=False) + "\n")
+        return
+    if fmt == "markdown":
+        out.write("\n".join(e.to_markdown(digits) for e in explanations))
+        return
+    if not out.isatty():
+        out.write("\n".join(e.to_text(digits) for e in explanations))
+        return
+    from rich.console import Console
+
+    console = Console(file=out, highlight=False, soft_wrap=False)
+    for i, e in enumerate(explanations):
+        if i:
+            console.print()
+        console.print(e.to_rich(digits))

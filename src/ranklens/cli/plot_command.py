@@ -1,0 +1,205 @@
+"""``ranklens plot KIND QRELS RUN [RUN ...] -o FILE``: draw a plot of :mod:`ranklens.plots`
+into a PNG, SVG or PDF file (matplotlib, without a display)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+KINDS = ("pr", "roc", "cutoff", "delta", "dist")
+FORMATS = ("png", "svg", "pdf")
+DEFAULT_CUTOFF_MEASURES = ("P", "R", "nDCG")
+DEFAULT_MEASURE = "nDCG@10"
+"""The measure of ``delta`` and ``dist`` when none is given."""
+
+
+def register(commands: Any) -> None:
+    """Add the ``plot`` subcommand."""
+    p = commands.add_parser(
+        "plot",
+        help="draw precision-recall, ROC, cut-off, per-query difference or distribution plots",
+        description=(
+            "Draw a plot into a PNG, SVG or PDF file (needs matplotlib: pip install "
+            "'ranklens[plot]'). Kinds: pr (precision-recall: one query's raw and interpolated "
+            "curves, or the interpolated curve averaged over the queries), roc (ROC curves "
+            "with the AUC and the optimal cut-off; without --query the vertical average), "
+            "cutoff (measures against their cut-off k = 1..--max-k), delta (per-query "
+            "differences of one measure between two runs, sorted) and dist (the distribution "
+            "of one measure's per-query values, per run). Several runs are overlaid."
+        ),
+    )
+    p.add_argument("kind", choices=KINDS, help="which plot")
+    p.add_argument("qrels", nargs="?", help="qrels file (TREC format; .gz/.bz2/.xz; - for stdin)")
+    p.add_argument("runs", nargs="*", metavar="run", help="run file(s) (TREC format)")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="the file to write; its extension (.png, .svg or .pdf) chooses the format",
+    )
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help=f"cutoff: measures without their cut-off (repeatable; default: "
+        f"{' '.join(DEFAULT_CUTOFF_MEASURES)}); delta, dist: one measure (default: "
+        f"{DEFAULT_MEASURE})",
+    )
+    p.add_argument("--query", metavar="Q", help="pr, roc: only this query (default: the mean)")
+    p.add_argument(
+        "--max-k", type=int, default=20, metavar="K", help="cutoff: the largest k (default: 20)"
+    )
+    p.add_argument(
+        "--levels",
+        type=int,
+        default=11,
+        metavar="N",
+        help="pr: N evenly spaced recall levels for the interpolated curve (default: 11)",
+    )
+    p.add_argument(
+        "--cutoff",
+        choices=("youden", "distance", "product"),
+        default="youden",
+        help="roc: the optimal cut-off's criterion: max TPR - FPR (Youden's J, default), min "
+        "distance to (0, 1), or max TPR * (1 - FPR)",
+    )
+    p.add_argument(
+        "--style", choices=("box", "violin"), default="box", help="dist: box or violin plots"
+    )
+    p.add_argument("--rel", type=int, default=1, metavar="N", help="pr, roc: minimum grade")
+    p.add_argument("--title", help="the plot's title (default: one saying what is shown)")
+    p.add_argument("--width", type=float, default=8.0, metavar="IN", help="inches (default: 8)")
+    p.add_argument("--height", type=float, default=5.0, metavar="IN", help="inches (default: 5)")
+    p.add_argument("--dpi", type=float, default=100.0, help="dots per inch of a PNG (default: 100)")
+    p.add_argument(
+        "--ties",
+        choices=("trec_eval", "input", "docid_asc"),
+        default="trec_eval",
+        help="order of equal scores (default: docid descending, as trec_eval)",
+    )
+    p.add_argument(
+        "--queries",
+        choices=("qrels", "both", "run"),
+        default="qrels",
+        help="which queries count: the qrels' (default; missing from a run = 0), those in both, "
+        "or the run's",
+    )
+    p.add_argument("--depth", type=int, metavar="N", help="only the top N documents per query")
+    p.add_argument(
+        "--example",
+        action="store_true",
+        help="plot the bundled example (TREC DL 2019 passage qrels and two example runs)",
+    )
+    p.set_defaults(handler=run_plot)
+
+
+def _output_format(path: str) -> str:
+    from ranklens.errors import OptionError
+
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in FORMATS:
+        raise OptionError(f"--output must end in .png, .svg or .pdf, not {path!r}")
+    return suffix
+
+
+def _check(args: argparse.Namespace) -> None:
+    """One-line errors for options that are invalid or do not apply to the kind."""
+    from ranklens.errors import OptionError
+
+    if args.example:
+        from ranklens.examples import example_paths
+
+        if args.qrels is not None:
+            raise OptionError("--example takes no files: it uses the bundled example data")
+        qrels_path, run_paths = example_paths()
+        args.qrels, args.runs = str(qrels_path), [str(p) for p in run_paths]
+    if args.qrels is None or not args.runs:
+        raise OptionError("give a qrels file and at least one run (or --example)")
+    if sum(1 for p in [args.qrels, *args.runs] if p == "-") > 1:
+        raise OptionError("only one of the files can be '-' (stdin)")
+    for option, value in (("--depth", args.depth), ("--max-k", args.max_k)):
+        if value is not None and value < 1:
+            raise OptionError(f"{option} must be a positive number, not {value}")
+    if args.levels < 2:
+        raise OptionError(f"--levels must be at least 2, not {args.levels}")
+    for option, value in (("--width", args.width), ("--height", args.height), ("--dpi", args.dpi)):
+        if not value > 0:
+            raise OptionError(f"{option} must be positive, not {value}")
+    if args.query is not None and args.kind not in ("pr", "roc"):
+        raise OptionError(f"--query applies to pr and roc plots, not to {args.kind}")
+    if args.measures and args.kind in ("pr", "roc"):
+        raise OptionError(f"--measure does not apply to {args.kind} plots")
+    if args.kind == "delta" and len(args.runs) != 2:
+        raise OptionError(f"delta compares exactly two runs, got {len(args.runs)}")
+
+
+def _measures(args: argparse.Namespace) -> list[str]:
+    from ranklens.cli.eval_command import _split_measures
+    from ranklens.errors import OptionError
+
+    names = [name for value in args.measures or [] for name in _split_measures(value)]
+    if args.kind == "cutoff":
+        return names or list(DEFAULT_CUTOFF_MEASURES)
+    if len(names) > 1:
+        raise OptionError(f"{args.kind} plots one measure, got {len(names)}: {' '.join(names)}")
+    return names or [DEFAULT_MEASURE]
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    """Handle ``ranklens plot``."""
+    fmt = _output_format(args.output)
+    _check(args)
+    from ranklens._optional import require
+
+    require("matplotlib", "ranklens plot")  # fail before reading any file
+    from ranklens import plots
+
+    options: dict[str, Any] = {"ties": args.ties, "queries": args.queries, "depth": args.depth}
+    common: dict[str, Any] = {
+        "title": args.title,
+        "figsize": (args.width, args.height),
+        "dpi": args.dpi,
+    }
+    if args.kind == "pr":
+        levels = [i / (args.levels - 1) for i in range(args.levels)]  # 11: exactly 0.0, 0.1...
+        fig = plots.plot_pr(
+            args.qrels,
+            args.runs,
+            query=args.query,
+            levels=levels,
+            rel=args.rel,
+            **common,
+            **options,
+        )
+    elif args.kind == "roc":
+        fig = plots.plot_roc(
+            args.qrels,
+            args.runs,
+            query=args.query,
+            cutoff=args.cutoff,
+            rel=args.rel,
+            **common,
+            **options,
+        )
+    elif args.kind == "cutoff":
+        fig = plots.plot_cutoff(
+            args.qrels, args.runs, _measures(args), args.max_k, **common, **options
+        )
+    else:
+        from ranklens.evaluator import Evaluator
+
+        [measure] = _measures(args)
+        evaluator = Evaluator(args.qrels, [measure], **options)
+        results = [evaluator.evaluate(run) for run in args.runs]
+        if args.kind == "delta":
+            fig = plots.plot_delta(results[0], results[1], measure, **common)
+        else:
+            fig = plots.plot_dist(results, measure, args.style, **common)
+    fig.savefig(args.output, format=fmt)
+    sys.stderr.write(f"ranklens: wrote {args.output}\n")
+    return 0
