@@ -1,4 +1,5 @@
-"""``ranklens measures``: every measure, generated from the registry."""
+"""``ranklens measures``: every measure, generated from the registry; ``ranklens measures
+NAME``: one measure's full documentation (:mod:`ranklens.measures.reference`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,16 @@ def register(commands: Any) -> None:
     """Add the ``measures`` subcommand."""
     p = commands.add_parser(
         "measures",
-        help="list every measure with its parameters and trec_eval name",
-        description="List every measure ranklens computes (generated from its registry).",
+        help="list every measure, or document one (ranklens measures AP)",
+        description="List every measure ranklens computes (generated from its registry), or "
+        "print one measure's documentation: formula, parameters, conventions, equivalents in "
+        "other tools and a worked example. --format reference prints the page "
+        "docs/measures-reference.md.",
     )
-    p.add_argument("-f", "--format", choices=("table", "markdown", "json"), default="table")
+    p.add_argument("name", nargs="?", help="a measure name or alias, e.g. AP or nDCG")
+    p.add_argument(
+        "-f", "--format", choices=("table", "markdown", "json", "reference"), default="table"
+    )
     p.set_defaults(handler=run_measures)
 
 
@@ -57,8 +64,58 @@ def _signature(entry: dict[str, Any]) -> str:
     return text
 
 
+def describe_one(name: str) -> dict[str, Any]:
+    """The record of the measure called ``name`` (or with that alias), with its reference
+    documentation: equivalents, conventions and example."""
+    from ranklens.measures.reference import conventions, measure_doc, render_doctest
+    from ranklens.measures.registry import get_spec
+
+    spec = get_spec(name)
+    mdoc = measure_doc(spec.name)
+    entry = next(e for e in describe_all() if e["name"] == spec.name)
+    example = mdoc.example
+    entry.update(
+        {
+            "at_default": None if spec.at is None else spec.at.default,
+            "bounds": list(spec.bounds),
+            "no_rel_value": spec.no_rel_value,
+            "parameter_help": {p.name: p.help for p in spec.all_params()},
+            "conventions": conventions(spec, mdoc.notes),
+            "equivalents": dict(mdoc.equivalents),
+            "example": {
+                "measure": example.measure,
+                "expected": example.expected,
+                "narration": example.narration,
+                "doctest": render_doctest(example),
+            },
+        }
+    )
+    return entry
+
+
+def _run_one(name: str, fmt: str) -> int:
+    from ranklens.measures.reference import measure_doc, render_markdown, render_text
+    from ranklens.measures.registry import get_spec
+
+    spec = get_spec(name)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(describe_one(name), indent=2) + "\n")
+    elif fmt in ("markdown", "reference"):
+        sys.stdout.write(render_markdown(spec, measure_doc(spec.name)))
+    else:
+        sys.stdout.write(render_text(spec, measure_doc(spec.name)))
+    return 0
+
+
 def run_measures(args: argparse.Namespace) -> int:
-    """Handle ``ranklens measures``."""
+    """Handle ``ranklens measures [NAME]``."""
+    if args.name:
+        return _run_one(args.name, args.format)
+    if args.format == "reference":
+        from ranklens.measures.reference import reference_page
+
+        sys.stdout.write(reference_page())
+        return 0
     entries = describe_all()
     if args.format == "json":
         sys.stdout.write(json.dumps(entries, indent=2) + "\n")
