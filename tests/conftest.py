@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["browser"]  # the headless Chromium fixture of the report tests
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 TREC_EVAL_DATA = SHARED / "data" / "trec_eval"

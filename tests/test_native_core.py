@@ -904,7 +904,8 @@ def test_automatic_threads_on_a_large_input() -> None:
     docs = rng.integers(0, 400, size=n)
     scores = np.round(rng.normal(size=n), 1)
     text = "".join(
-        f"{q} Q0 d{d} 1 {s} t\n" for q, d, s in zip(qids.tolist(), docs.tolist(), scores.tolist())
+        f"{q} Q0 d{d} 1 {s} t\n"
+        for q, d, s in zip(qids.tolist(), docs.tolist(), scores.tolist(), strict=True)
     ).encode()
     auto = _core.parse_trec(text, 0, 1)
     one = _core.parse_trec(text, 0, 1, threads=1)
@@ -924,6 +925,4 @@ def test_automatic_threads_on_a_large_input() -> None:
     args = (q_offsets, data, offsets, perm, np.arange(len(auto[0]), dtype=np.int64))
     qrels = (q_offsets, data, offsets, qrels_rel)
     # judgments with repeated docids are fine for align (the first match wins either way)
-    np.testing.assert_array_equal(
-        _core.align(*args, *qrels), _core.align(*args, *qrels, threads=1)
-    )
+    np.testing.assert_array_equal(_core.align(*args, *qrels), _core.align(*args, *qrels, threads=1))

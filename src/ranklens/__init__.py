@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = [
+    "Comparison",
     "DuplicateError",
     "EmptyInputError",
     "Evaluator",
@@ -27,12 +28,15 @@ __all__ = [
     "Results",
     "Run",
     "__version__",
+    "compare",
     "evaluate",
+    "explain",
     "parse_measure",
     "parse_measures",
 ]
 
 if TYPE_CHECKING:
+    from ranklens.comparison import Comparison, compare
     from ranklens.errors import (
         DuplicateError,
         EmptyInputError,
@@ -44,14 +48,18 @@ if TYPE_CHECKING:
         RanklensError,
     )
     from ranklens.evaluator import Evaluator, evaluate
+    from ranklens.explanation import explain
     from ranklens.measures import Measure, parse_measure, parse_measures
     from ranklens.qrels import Qrels
     from ranklens.results import Results
     from ranklens.run import Run
 
 _HOME = {
+    "compare": "ranklens.comparison",
+    "Comparison": "ranklens.comparison",
     "Evaluator": "ranklens.evaluator",
     "evaluate": "ranklens.evaluator",
+    "explain": "ranklens.explanation",
     "Measure": "ranklens.measures",
     "parse_measure": "ranklens.measures",
     "parse_measures": "ranklens.measures",

@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ranklens.cli.compare_command import register as register_compare
     from ranklens.cli.explain_command import register as register_explain
     from ranklens.cli.plot_command import register as register_plot
+    from ranklens.cli.report_command import register as register_report
 
     parser = _Parser(
         prog="ranklens",
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_compare(commands)
     register_explain(commands)
     register_plot(commands)
+    register_report(commands)
     return parser
 
 

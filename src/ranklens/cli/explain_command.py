@@ -14,6 +14,8 @@ import json
 import sys
 from typing import IO, Any
 
+from ranklens.cli import _options
+
 FORMATS = ("text", "markdown", "json")
 LISTED_QUERIES = 5
 """How many query ids an error about ``--query`` names."""
@@ -71,30 +73,13 @@ def register(commands: Any) -> None:
         metavar="N",
         help="ranks always shown before only the contributing ones are (default 20)",
     )
-    p.add_argument(
-        "--ties",
-        choices=("trec_eval", "input", "docid_asc"),
-        default="trec_eval",
-        help="order of equal scores (default: docid descending, as trec_eval)",
-    )
-    p.add_argument(
-        "--queries",
-        choices=("qrels", "both", "run"),
-        default="qrels",
-        help="which queries are evaluated, as for 'ranklens eval' (default: the qrels')",
-    )
-    p.add_argument("--depth", type=int, metavar="N", help="only the top N documents per query")
-    p.add_argument(
-        "--example",
-        action="store_true",
-        help="explain on the bundled example (TREC DL 2019 passage qrels, the bm25 run)",
-    )
+    _options.add_conventions(p, duplicates=False)
+    _options.add_example(p, "explain on (with the bm25 run)")
     p.set_defaults(handler=run_explain)
 
 
 def run_explain(args: argparse.Namespace) -> int:
     """Handle ``ranklens explain``."""
-    from ranklens.cli.eval_command import _split_measures
     from ranklens.errors import OptionError
     from ranklens.explanation import explain_measures
     from ranklens.io.coerce import as_qrels, as_run
@@ -119,7 +104,7 @@ def run_explain(args: argparse.Namespace) -> int:
     qrels = as_qrels(args.qrels)
     run = as_run(args.run)
     query = args.query if args.query is not None else _only_query(run.qids, args.run)
-    names = [name for value in args.measures for name in _split_measures(value)]
+    names = _options.measure_names(args.measures, ())
     explanations = explain_measures(
         qrels,
         run,

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ranklens.cli import _options
+
 KINDS = ("pr", "roc", "cutoff", "delta", "dist")
 FORMATS = ("png", "svg", "pdf")
 DEFAULT_CUTOFF_MEASURES = ("P", "R", "nDCG")
@@ -31,8 +33,7 @@ def register(commands: Any) -> None:
         ),
     )
     p.add_argument("kind", choices=KINDS, help="which plot")
-    p.add_argument("qrels", nargs="?", help="qrels file (TREC format; .gz/.bz2/.xz; - for stdin)")
-    p.add_argument("runs", nargs="*", metavar="run", help="run file(s) (TREC format)")
+    _options.add_files(p, "run file(s) (TREC format)")
     p.add_argument(
         "-o",
         "--output",
@@ -76,25 +77,8 @@ def register(commands: Any) -> None:
     p.add_argument("--width", type=float, default=8.0, metavar="IN", help="inches (default: 8)")
     p.add_argument("--height", type=float, default=5.0, metavar="IN", help="inches (default: 5)")
     p.add_argument("--dpi", type=float, default=100.0, help="dots per inch of a PNG (default: 100)")
-    p.add_argument(
-        "--ties",
-        choices=("trec_eval", "input", "docid_asc"),
-        default="trec_eval",
-        help="order of equal scores (default: docid descending, as trec_eval)",
-    )
-    p.add_argument(
-        "--queries",
-        choices=("qrels", "both", "run"),
-        default="qrels",
-        help="which queries count: the qrels' (default; missing from a run = 0), those in both, "
-        "or the run's",
-    )
-    p.add_argument("--depth", type=int, metavar="N", help="only the top N documents per query")
-    p.add_argument(
-        "--example",
-        action="store_true",
-        help="plot the bundled example (TREC DL 2019 passage qrels and two example runs)",
-    )
+    _options.add_conventions(p, duplicates=False)
+    _options.add_example(p, "plot")
     p.set_defaults(handler=run_plot)
 
 
@@ -111,20 +95,9 @@ def _check(args: argparse.Namespace) -> None:
     """One-line errors for options that are invalid or do not apply to the kind."""
     from ranklens.errors import OptionError
 
-    if args.example:
-        from ranklens.examples import example_paths
-
-        if args.qrels is not None:
-            raise OptionError("--example takes no files: it uses the bundled example data")
-        qrels_path, run_paths = example_paths()
-        args.qrels, args.runs = str(qrels_path), [str(p) for p in run_paths]
-    if args.qrels is None or not args.runs:
-        raise OptionError("give a qrels file and at least one run (or --example)")
-    if sum(1 for p in [args.qrels, *args.runs] if p == "-") > 1:
-        raise OptionError("only one of the files can be '-' (stdin)")
-    for option, value in (("--depth", args.depth), ("--max-k", args.max_k)):
-        if value is not None and value < 1:
-            raise OptionError(f"{option} must be a positive number, not {value}")
+    _options.resolve_inputs(args, 1)
+    if args.max_k < 1:
+        raise OptionError(f"--max-k must be a positive number, not {args.max_k}")
     if args.levels < 2:
         raise OptionError(f"--levels must be at least 2, not {args.levels}")
     for option, value in (("--width", args.width), ("--height", args.height), ("--dpi", args.dpi)):
@@ -139,10 +112,9 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _measures(args: argparse.Namespace) -> list[str]:
-    from ranklens.cli.eval_command import _split_measures
     from ranklens.errors import OptionError
 
-    names = [name for value in args.measures or [] for name in _split_measures(value)]
+    names = _options.measure_names(args.measures, ())
     if args.kind == "cutoff":
         return names or list(DEFAULT_CUTOFF_MEASURES)
     if len(names) > 1:

@@ -1,0 +1,158 @@
+"""Options shared by several subcommands, declared once: the input files and
+``--example``, the measures, the evaluation conventions and the statistics."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+TIES = ("trec_eval", "input", "docid_asc")
+QUERY_POLICIES = ("qrels", "both", "run")
+DUPLICATES = ("error", "first", "max")
+TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+
+
+def add_files(p: argparse.ArgumentParser, runs_help: str) -> None:
+    """``QRELS RUN ...`` (both optional so that ``--example`` can stand for them)."""
+    p.add_argument("qrels", nargs="?", help="qrels file (TREC format; .gz/.bz2/.xz; - for stdin)")
+    p.add_argument("runs", nargs="*", metavar="run", help=runs_help)
+
+
+def add_measures(p: argparse.ArgumentParser, default: tuple[str, ...]) -> None:
+    """Repeatable ``-m/--measure``."""
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help=f"a measure (repeatable; several per value separated by spaces); default: "
+        f"{' '.join(default)}",
+    )
+
+
+def add_example(p: argparse.ArgumentParser, what: str) -> None:
+    """``--example``: the bundled TREC DL 2019 qrels and two runs."""
+    p.add_argument(
+        "--example",
+        action="store_true",
+        help=f"{what} the bundled example (TREC DL 2019 passage qrels, runs bm25 and rerank)",
+    )
+
+
+def add_conventions(p: argparse.ArgumentParser, duplicates: bool = True) -> None:
+    """``--ties``, ``--queries``, ``--depth`` (and ``--duplicates``)."""
+    p.add_argument(
+        "--ties",
+        choices=TIES,
+        default="trec_eval",
+        help="order of equal scores: docid descending as trec_eval (default), input order, "
+        "or docid ascending",
+    )
+    p.add_argument(
+        "--queries",
+        choices=QUERY_POLICIES,
+        default="qrels",
+        help="which queries count: the qrels' (default; missing from a run = 0), those in both, "
+        "or the run's",
+    )
+    p.add_argument("--depth", type=int, metavar="N", help="only the top N documents per query")
+    if duplicates:
+        p.add_argument(
+            "--duplicates",
+            choices=DUPLICATES,
+            default="error",
+            help="a repeated (query, document) pair: an error (default), or keep the first/max",
+        )
+
+
+def add_statistics(p: argparse.ArgumentParser) -> None:
+    """The significance comparison: baseline, test, correction, level, draws, pairs."""
+    p.add_argument("--baseline", metavar="NAME", help="the baseline run's name (default: first)")
+    p.add_argument(
+        "--test",
+        choices=TESTS,
+        default="t",
+        help="paired test: t (default), wilcoxon (signed-rank), sign, randomization "
+        "(sign flips), bootstrap (studentized shift method)",
+    )
+    p.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="correction over the comparisons of each measure: holm (default), bonferroni, "
+        "bh (Benjamini-Hochberg), none",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="level of the confidence intervals (0.95): t-interval for --test t, percentile "
+        "bootstrap otherwise",
+    )
+    p.add_argument(
+        "--permutations",
+        type=int,
+        default=10_000,
+        metavar="B",
+        help="random permutations of the randomization test, and bootstrap resamples (10000)",
+    )
+    p.add_argument("--seed", type=int, default=42, help="seed of the random draws (42)")
+    p.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="compare every pair of runs (the correction covers all pairs), and add Tukey's HSD",
+    )
+
+
+def resolve_inputs(args: argparse.Namespace, min_runs: int, *extra_files: Any) -> None:
+    """Fill in the files for ``--example`` and check the inputs: at least ``min_runs`` runs,
+    at most one ``-`` (stdin) among the files, a positive ``--depth``."""
+    from ranklens.errors import OptionError
+
+    if args.example:
+        from ranklens.examples import example_paths
+
+        if args.qrels is not None:
+            raise OptionError("--example takes no files: it uses the bundled example data")
+        qrels_path, run_paths = example_paths()
+        args.qrels, args.runs = str(qrels_path), [str(p) for p in run_paths]
+    if args.qrels is None or len(args.runs) < min_runs:
+        runs = "at least one run" if min_runs == 1 else f"at least {min_runs} runs"
+        raise OptionError(f"give a qrels file and {runs} (or --example)")
+    if sum(1 for p in [args.qrels, *args.runs, *extra_files] if p == "-") > 1:
+        raise OptionError("only one of the files can be '-' (stdin)")
+    depth = getattr(args, "depth", None)
+    if depth is not None and depth < 1:
+        raise OptionError(f"--depth must be a positive number, not {depth}")
+
+
+def measure_names(values: list[str] | None, default: tuple[str, ...]) -> list[str]:
+    """The measures of repeated ``-m`` options, each split on whitespace outside
+    parentheses and braces; ``default`` when none was given."""
+    if not values:
+        return list(default)
+    names: list[str] = []
+    for value in values:
+        names.extend(_split_measures(value))
+    return names
+
+
+def _split_measures(value: str) -> list[str]:
+    out: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for ch in value:
+        depth += ch in "({"
+        depth -= ch in ")}"
+        if ch.isspace() and depth == 0:
+            if current:
+                out.append("".join(current))
+                current = []
+        else:
+            current.append(ch)
+    if current:
+        out.append("".join(current))
+    return out

@@ -1,0 +1,160 @@
+"""``ranklens compare QRELS RUN_A RUN_B [RUN ...] -m MEASURE ...``: runs against a baseline,
+with paired significance tests (see :func:`ranklens.compare`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import IO, Any
+
+from ranklens.cli import _options
+
+DEFAULT_MEASURES = ("nDCG@10", "AP")
+FORMATS = ("table", "markdown", "latex", "csv", "json")
+_WIDE = 240
+
+
+def register(commands: Any) -> None:
+    """Add the ``compare`` subcommand."""
+    p = commands.add_parser(
+        "compare",
+        help="compare runs with a baseline: paired tests, corrections, intervals",
+        description=(
+            "Compare runs with a baseline (the first run unless --baseline names another) on "
+            "each measure: means, the mean difference, a paired two-sided test, its p-value "
+            "corrected over the comparisons of the measure, a confidence interval of the "
+            "difference, paired Cohen's d and the queries won/tied/lost. In the table a "
+            "value carries the letters of the runs it is significantly better than."
+        ),
+    )
+    _options.add_files(p, "two or more run files (TREC format)")
+    _options.add_measures(p, DEFAULT_MEASURES)
+    p.add_argument(
+        "--name",
+        action="append",
+        dest="names",
+        metavar="NAME",
+        help="a name for each run, in order (repeat once per run; default: the run tag)",
+    )
+    _options.add_statistics(p)
+    p.add_argument(
+        "--tukey",
+        choices=("blocked", "oneway"),
+        default="blocked",
+        help="Tukey's HSD with queries as blocks (default; two-way ANOVA) or one-way",
+    )
+    p.add_argument(
+        "--correlate",
+        action="store_true",
+        help="Kendall's tau and Spearman's rho between the orderings of the runs under each "
+        "pair of measures (at least 3 runs)",
+    )
+    p.add_argument(
+        "--correlate-qrels",
+        metavar="QRELS",
+        help="other qrels: tau and rho between the orderings of the runs under both, per measure",
+    )
+    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_conventions(p)
+    _options.add_example(p, "compare the runs of")
+    p.set_defaults(handler=run_compare)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """Handle ``ranklens compare``."""
+    from ranklens.errors import OptionError
+
+    _options.resolve_inputs(args, 2, args.correlate_qrels)
+    if args.names is not None and len(args.names) != len(args.runs):
+        raise OptionError(
+            f"--name given {len(args.names)} times for {len(args.runs)} runs (once per run)"
+        )
+
+    from ranklens.comparison import compare
+
+    cmp = compare(
+        args.qrels,
+        args.runs,
+        _options.measure_names(args.measures, DEFAULT_MEASURES),
+        baseline=args.baseline,
+        test=args.test,
+        correction=args.correction,
+        alpha=args.alpha,
+        permutations=args.permutations,
+        seed=args.seed,
+        confidence=args.confidence,
+        all_pairs=args.all_pairs,
+        tukey=args.tukey,
+        names=args.names,
+        correlate=args.correlate,
+        correlate_qrels=args.correlate_qrels,
+        ties=args.ties,
+        queries=args.queries,
+        depth=args.depth,
+        duplicates=args.duplicates,
+    )
+    if cmp.queries_dropped:
+        sys.stderr.write(
+            f"ranklens: {cmp.queries_dropped} queries not in every run left out; "
+            f"{len(cmp.queries)} compared\n"
+        )
+    write(cmp, args.format, sys.stdout)
+    return 0
+
+
+def write(cmp: Any, fmt: str, out: IO[str]) -> None:
+    """Write the comparison ``cmp`` in format ``fmt``."""
+    if fmt == "json":
+        out.write(json.dumps(cmp.to_dict(), allow_nan=False) + "\n")
+    elif fmt == "markdown":
+        out.write(cmp.to_markdown())
+    elif fmt == "latex":
+        out.write(cmp.to_latex())
+    elif fmt == "csv":
+        out.write(cmp.to_csv())
+    else:
+        _write_table(cmp, out)
+
+
+def _write_table(cmp: Any, out: IO[str]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ranklens import _comparison_format as fmt
+
+    console = Console(file=out, highlight=False, soft_wrap=False)
+    if not console.is_terminal:  # a file or a pipe: never crop
+        console = Console(file=out, highlight=False, soft_wrap=False, width=_WIDE)
+
+    def cell(value: str, mark: str, best: bool) -> str:
+        text = f"[bold]{value}[/bold]" if best else value
+        letters = mark.replace(fmt.WORSE, "")
+        text += fmt.superscript(letters)
+        return text + (f" [red]{fmt.WORSE}[/red]" if fmt.WORSE in mark else "")
+
+    def table(
+        header: list[str], rows: list[list[str]], right_from: int, title: str, plain: int = 99
+    ) -> Table:
+        """A rich table; cells from column ``plain`` on are markup, the others text."""
+        t = Table(title=title, title_justify="left")
+        for i, h in enumerate(header):
+            t.add_column(escape(h), justify="right" if i >= right_from else "left", no_wrap=True)
+        for row in rows:
+            t.add_row(*(c if i >= plain else escape(c) for i, c in enumerate(row)))
+        return t
+
+    header, rows = fmt.summary_cells(cmp, cell)
+    console.print(table(header, rows, 1, "means", plain=1))
+    console.print(fmt.legend(cmp) + " Best value per measure in bold.", markup=False)
+    console.print(fmt.description(cmp), markup=False)
+    header, rows = fmt.detail_rows(cmp)
+    console.print(table(header, rows, 3, "differences (run - vs)"))
+    if cmp.tukey is not None:
+        kind = "queries as blocks" if cmp.tukey_kind == "blocked" else "one-way"
+        header, rows = fmt.tukey_rows(cmp)
+        console.print(table(header, rows, 3, f"Tukey's HSD ({kind})"))
+    if cmp.correlation:
+        header, rows = fmt.correlation_rows(cmp)
+        console.print(table(header, rows, 2, "rank correlation of the orderings of the runs"))

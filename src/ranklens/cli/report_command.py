@@ -1,0 +1,79 @@
+"""``ranklens report QRELS RUN [RUN ...] -m ... -o report.html``: one self-contained HTML
+page (see :func:`ranklens.reporting.build_report`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ranklens.cli import _options
+
+DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR")
+
+
+def register(commands: Any) -> None:
+    """Add the ``report`` subcommand."""
+    p = commands.add_parser(
+        "report",
+        help="write a self-contained HTML report (tables, significance, plots, explanations)",
+        description=(
+            "Write one HTML file that works offline: the means with significance against the "
+            "baseline, plots (precision-recall, measures against the cut-off, per-query "
+            "distributions and differences), a sortable and filterable per-query table, and "
+            "the worked computation of each measure for the queries you click."
+        ),
+    )
+    _options.add_files(p, "run file(s) (TREC format)")
+    _options.add_measures(p, DEFAULT_MEASURES)
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
+    p.add_argument("--title", default="ranklens report", help="the page's title")
+    p.add_argument(
+        "--explain-limit",
+        type=int,
+        default=100,
+        metavar="N",
+        help="store worked computations for at most N queries (those where the runs differ "
+        "most on the first measure; default 100)",
+    )
+    p.add_argument("--no-plots", action="store_true", help="leave the plots out (no matplotlib)")
+    _options.add_statistics(p)
+    _options.add_conventions(p)
+    _options.add_example(p, "report on")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(handler=run_report)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Handle ``ranklens report``."""
+    from ranklens.errors import OptionError
+    from ranklens.reporting import write_report
+
+    _options.resolve_inputs(args, 1)
+    if args.output == "-":
+        raise OptionError("--output must be a file name (the report is one HTML file)")
+    write_report(
+        args.output,
+        args.qrels,
+        args.runs,
+        _options.measure_names(args.measures, DEFAULT_MEASURES),
+        baseline=args.baseline,
+        test=args.test,
+        correction=args.correction,
+        alpha=args.alpha,
+        permutations=args.permutations,
+        seed=args.seed,
+        confidence=args.confidence,
+        all_pairs=args.all_pairs,
+        title=args.title,
+        explain_limit=args.explain_limit,
+        plots=not args.no_plots,
+        progress=not args.quiet,
+        ties=args.ties,
+        queries=args.queries,
+        depth=args.depth,
+        duplicates=args.duplicates,
+    )
+    if not args.quiet:
+        sys.stderr.write(f"ranklens: wrote {args.output}\n")
+    return 0
