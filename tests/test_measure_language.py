@@ -141,3 +141,36 @@ def test_canonical_names_round_trip(text: str) -> None:
     assert again == measure
     assert again.name == measure.name
     assert again.params == measure.params
+
+
+def test_every_trec_eval_name_evaluates_like_trec_eval(trec_eval_data) -> None:
+    """``evaluate(..., ["set_F"])`` (any trec_eval measure name, default parameters) gives
+    the 'all' value of trec_eval 10.0's own expected output (``-m all_trec -q -c``)."""
+    import ranklens
+    from ranklens.trec.table import MEASURES, Options, request
+
+    expected: dict[str, str] = {}
+    for line in (trec_eval_data / "out.test.aqc").read_text().splitlines():
+        name, qid, value = line.split("\t")
+        if qid == "all":
+            expected[name.strip()] = value
+    checked = 0
+    for trec in MEASURES:
+        if trec.source != "qrels" or trec.name in ("runid", "relstring"):
+            continue
+        # 'P' is also ranklens' own name (set precision, as ir_measures): spell trec_eval's
+        # default cut-offs out for it
+        text = f"P.{trec.default}" if trec.name == "P" else trec.name
+        measures = parse_measures([text])
+        slots = request([text], Options())
+        assert len(measures) == len(slots), trec.name
+        res = ranklens.evaluate(
+            trec_eval_data / "qrels.test", trec_eval_data / "results.trunc", measures
+        )
+        for measure, slot in zip(measures, slots, strict=True):
+            if slot.name not in expected:  # 10.0 prints it only when asked (unj, rbp)
+                continue
+            want = float(expected[slot.name])
+            assert res[measure] == pytest.approx(want, abs=5.1e-5), (trec.name, slot.name)
+            checked += 1
+    assert checked > 80

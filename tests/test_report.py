@@ -6,8 +6,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import io
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -293,3 +295,23 @@ def test_comparison_plot_methods_draw_its_results() -> None:
     assert len(cmp.plot_dist("AP").axes) == 1
     with pytest.raises(OptionError):
         cmp.plot_delta("nope", "AP")
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    build_report(QRELS, [RUN_A], ["AP"], plots=False, progress=True)
+    assert quiet.getvalue() == ""
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    build_report(QRELS, [RUN_A], ["AP"], plots=False, progress=False)
+    assert terminal.getvalue() == ""
+    build_report(QRELS, [RUN_A], ["AP"], plots=False, progress=True)
+    assert "explained" in terminal.getvalue() or "\x1b" in terminal.getvalue()

@@ -27,6 +27,7 @@ _CUTOFF_MEASURES: dict[str, tuple[str, tuple[int, ...]]] = {
 _PLAIN: dict[str, str] = {
     "map": "AP",
     "gm_map": "GMAP",
+    "gm_bpref": "GMBpref",
     "recip_rank": "RR",
     "ndcg": "nDCG",
     "Rprec": "Rprec",
@@ -109,6 +110,47 @@ def parse_trec_name(text: str) -> list[Measure] | None:
     match = re.fullmatch(r"iprec_at_recall_(\d*\.?\d+)", text)
     if match:
         return [REGISTRY["IPrec"].make(recall=float(match.group(1)))]
+    return _from_trec_table(text)
+
+
+def _from_trec_table(text: str) -> list[Measure] | None:
+    """Any other trec_eval measure (``set_F``, ``Rprec_mult.0.5,2``, ``utility.2,-1,0,0``,
+    ``rbp.p=0.8``, ``yaap``, ...) through the trec-eval front end's table, with its default
+    options (``-l 1``, ``-N 0``); ``None`` if ``text`` is not one, or names a measure that
+    needs a judgement file (use the ranklens name with ``judgments=``)."""
+    from ranklens.trec.table import BY_NAME, Options, TrecUsageError, request
+
+    if text.partition(".")[0] not in BY_NAME:
+        return None
+    try:
+        slots = request([text], Options())
+    except TrecUsageError:
+        return None
+    aggregate = {"mean": "mean", "sum": "sum", "gm": "gmean"}
+    out: list[Measure] = []
+    for slot in slots:
+        m = slot.measure if slot.kind == "measure" else _judged(slot.kind, slot.arg)
+        if m is None or aggregate.get(slot.summary) != m.spec.aggregate:
+            return None  # front-end values, or a summary the measure does not declare
+        out.append(m)
+    return out or None
+
+
+def _judged(kind: str, arg: object) -> Measure | None:
+    """The ranklens measure of a preference or judgement-group value (``prefs_simp``,
+    ``P_avgjg`` at 10): the registered measure whose trec_eval name it is."""
+    if kind not in ("prefs", "jg") or not isinstance(arg, tuple):
+        return None
+    name, at = arg
+    for spec in REGISTRY.values():
+        if spec.trec_name is None or spec.judgments == "qrels":
+            continue
+        with_at, _, without_at = spec.trec_name.partition("|")
+        if at is None and without_at == name:
+            return spec.make()
+        if at is not None and spec.at is not None and with_at.startswith(f"{name}_{{"):
+            value = int(at) if spec.at.type is int else float(at)
+            return spec.make(**{spec.at.name: value})
     return None
 
 
