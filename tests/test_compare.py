@@ -145,7 +145,7 @@ def test_all_pairs_and_tukey(four: tuple[dict, dict]) -> None:
         assert s.delta == pytest.approx(twin.delta)
         assert s.p_value_corrected == twin.p_value_corrected
         assert (s.ci_low, s.ci_high) == pytest.approx((twin.ci_low, twin.ci_high))
-    assert cmp.tukey is not None and cmp.tukey["nDCG@10"].blocked
+    assert cmp.tukey is not None and not cmp.tukey["nDCG@10"].blocked  # scipy's, by default
     payload = cmp.to_dict()
     assert len(payload["pairs"]) == 6
     assert set(payload["pairs"][0]) == {"baseline", "run", "measures"}
@@ -306,3 +306,17 @@ def test_lazy_top_level_names() -> None:
     assert ranklens.compare is compare
     assert ranklens.Comparison is Comparison
     assert PairStats(0.1, 0.5, 0.5, 0, 0.2, 0.3, 1, 0, 1, False).flipped().delta == -0.1
+
+
+def test_default_tukey_is_scipys(four: tuple[dict, dict]) -> None:
+    from scipy.stats import tukey_hsd as scipy_tukey
+
+    qrels, runs = four
+    cmp = compare(qrels, runs, ["nDCG@10", "P@5"], all_pairs=True)
+    for m in cmp.measures:
+        columns = [r.values[:, r.names.index(m)] for r in cmp.results]
+        ref = scipy_tukey(*columns)
+        got = cmp.tukey[m] if cmp.tukey is not None else None
+        assert got is not None and not got.blocked
+        np.testing.assert_allclose(got.p_value, ref.pvalue, rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(got.statistic, ref.statistic, rtol=1e-12, atol=1e-12)

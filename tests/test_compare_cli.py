@@ -71,7 +71,7 @@ def test_table_with_all_pairs_and_correlation(files: list[str], capsys) -> None:
         ["compare", *files, "-m", "nDCG@10", "-m", "P@5", "--all-pairs", "--correlate"], capsys
     )
     assert code == 0
-    assert "Tukey's HSD (queries as blocks)" in out
+    assert "Tukey's HSD (one-way)" in out
     assert "Kendall tau" in out
     assert "(d) my_run" in out
 

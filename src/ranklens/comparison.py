@@ -436,7 +436,7 @@ def compare_results(
     seed: int = 42,
     confidence: float = 0.95,
     all_pairs: bool = False,
-    tukey: TukeyKind | str = "blocked",
+    tukey: TukeyKind | str = "oneway",
     names: Sequence[str] | None = None,
     correlate: bool = False,
     correlate_with: Sequence[Results] | None = None,
@@ -648,7 +648,7 @@ def compare(
     seed: int = 42,
     confidence: float = 0.95,
     all_pairs: bool = False,
-    tukey: TukeyKind | str = "blocked",
+    tukey: TukeyKind | str = "oneway",
     names: Sequence[str] | None = None,
     correlate: bool = False,
     correlate_qrels: Any = None,
@@ -694,8 +694,10 @@ def compare(
         Compare every pair of runs (the correction then covers all pairs of a measure),
         and add Tukey's HSD.
     tukey
-        ``"blocked"`` (default; queries as blocks, two-way ANOVA, Carterette 2012) or
-        ``"oneway"`` (as :func:`scipy.stats.tukey_hsd`).
+        ``"oneway"`` (default; runs as independent groups, exactly
+        :func:`scipy.stats.tukey_hsd`) or ``"blocked"`` (queries as blocks, two-way ANOVA,
+        Carterette 2012: query difficulty leaves the error term, so it finds more
+        differences; recommended for IR when the runs share their queries).
     names
         The runs' names (default: each run's name, from its file's run tag).
     correlate

@@ -40,9 +40,10 @@ def register(commands: Any) -> None:
     _options.add_statistics(p)
     p.add_argument(
         "--tukey",
-        choices=("blocked", "oneway"),
-        default="blocked",
-        help="Tukey's HSD with queries as blocks (default; two-way ANOVA) or one-way",
+        choices=("oneway", "blocked"),
+        default="oneway",
+        help="Tukey's HSD one-way, as scipy.stats.tukey_hsd (default), or with queries as "
+        "blocks (two-way ANOVA, Carterette 2012; more powerful on shared queries)",
     )
     p.add_argument(
         "--correlate",
