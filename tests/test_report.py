@@ -315,3 +315,19 @@ def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Non
     assert terminal.getvalue() == ""
     build_report(QRELS, [RUN_A], ["AP"], plots=False, progress=True)
     assert "explained" in terminal.getvalue() or "\x1b" in terminal.getvalue()
+
+
+def test_missing_matplotlib_says_how_to_do_without(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ranklens._optional as optional
+
+    real = optional.importlib.import_module
+
+    def no_matplotlib(name: str, *args: Any) -> Any:
+        if name.startswith("matplotlib"):
+            raise ImportError(name)
+        return real(name, *args)
+
+    monkeypatch.setattr(optional.importlib, "import_module", no_matplotlib)
+    with pytest.raises(ranklens.MissingDependencyError, match=r"ranklens\[plot\].*--no-plots"):
+        build_report(QRELS, [RUN_A], ["AP"])
+    assert build_report(QRELS, [RUN_A], ["AP"], plots=False).startswith("<!DOCTYPE html>")

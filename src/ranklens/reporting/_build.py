@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from ranklens.errors import OptionError
+from ranklens.errors import MissingDependencyError, OptionError
 from ranklens.evaluator import Evaluator
 from ranklens.io.coerce import QrelsLike, RunLike, as_run
 from ranklens.reporting._page import Figure, Section, page, table
@@ -122,7 +122,12 @@ def build_report(
             html = significance_html(comparison)
             sections = [Section("Summary and significance", html, "summary")]
         step("compared")
-        figures = _figures(evaluator.qrels, loaded, results, comparison) if plots else []
+        try:
+            figures = _figures(evaluator.qrels, loaded, results, comparison) if plots else []
+        except MissingDependencyError as exc:
+            raise MissingDependencyError(
+                f"{exc}; or leave the plots out (plots=False, ranklens report --no-plots)"
+            ) from exc
         step("plotted")
         from ranklens.reporting._explained import chosen_queries, explanations
 
