@@ -1207,6 +1207,21 @@ static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int T)
     }
 }
 
+/* Splits queries [0, nq) (entries qo[0] .. qo[nq]) into T consecutive ranges
+ * of about equal entry counts: range t is [first[t], first[t + 1]). */
+static void split_queries(const int64_t *qo, int64_t nq, int T, int64_t *first)
+{
+    int64_t n = qo[nq] - qo[0], q = 0;
+    int t;
+    first[0] = 0;
+    for (t = 0; t < T; t++) {
+        int64_t target = qo[0] + (n * (t + 1)) / T;
+        while (q < nq && (qo[q + 1] <= target || t == T - 1))
+            q++;
+        first[t + 1] = q;
+    }
+}
+
 /* One thread's share of pass 1: the lines in [p, end), with a parser (and
  * so query ids and line numbers) of its own. */
 typedef struct {
@@ -2124,20 +2139,18 @@ static int rank_parallel(const rctx *ctx, const int64_t *qo, int64_t nq, int64_t
                          int64_t maxlen, int T)
 {
     rank_job jobs[MAX_THREADS];
-    int64_t n = qo[nq], q = 0;
+    int64_t first[MAX_THREADS + 1];
     int t, made = 0, rc = 0;
     if (T > MAX_THREADS)
         T = MAX_THREADS;
+    split_queries(qo, nq, T, first);
     for (t = 0; t < T; t++) {
         rank_job *J = &jobs[t];
-        int64_t target = (n * (t + 1)) / T;
         J->ctx = ctx;
         J->qo = qo;
         J->perm = perm;
-        J->q0 = q;
-        while (q < nq && (qo[q + 1] <= target || t == T - 1))
-            q++;
-        J->q1 = q;
+        J->q0 = first[t];
+        J->q1 = first[t + 1];
         J->kva = (uint64_t *)malloc(((size_t)maxlen + 1) * sizeof(uint64_t));
         J->kvb = (uint64_t *)malloc(((size_t)maxlen + 1) * sizeof(uint64_t));
         J->tmp = (int64_t *)malloc(((size_t)maxlen / 2 + 1) * sizeof(int64_t));
@@ -2289,6 +2302,7 @@ static PyObject *py_find_duplicates(PyObject *self, PyObject *args, PyObject *kw
     size_t m = 0;
     int nomem = 0, threads = 0, t;
     dup_job jobs[MAX_THREADS];
+    int64_t first[MAX_THREADS + 1];
     (void)self;
 
     memset(jobs, 0, sizeof(jobs));
@@ -2344,23 +2358,18 @@ static PyObject *py_find_duplicates(PyObject *self, PyObject *args, PyObject *kw
     threads = worker_threads(n, threads);
     if (threads > MAX_THREADS)
         threads = MAX_THREADS;
-    {
-        int64_t q = 0;
-        for (t = 0; t < threads; t++) {
-            dup_job *J = &jobs[t];
-            int64_t target = (n * (t + 1)) / threads;
-            J->qo = I64(qo);
-            J->off = I64(dof);
-            J->order = ord ? I64(ord) : NULL;
-            J->data = (const uint8_t *)PyArray_DATA(dd);
-            J->limit = (int64_t)limit;
-            J->q0 = q;
-            while (q < nq && (I64(qo)[q + 1] <= target || t == threads - 1))
-                q++;
-            J->q1 = q;
-            if (gtable_init(&J->tab, (size_t)maxw) < 0)
-                nomem = 1;
-        }
+    split_queries(I64(qo), nq, threads, first);
+    for (t = 0; t < threads; t++) {
+        dup_job *J = &jobs[t];
+        J->qo = I64(qo);
+        J->off = I64(dof);
+        J->order = ord ? I64(ord) : NULL;
+        J->data = (const uint8_t *)PyArray_DATA(dd);
+        J->limit = (int64_t)limit;
+        J->q0 = first[t];
+        J->q1 = first[t + 1];
+        if (gtable_init(&J->tab, (size_t)maxw) < 0)
+            nomem = 1;
     }
     if (!nomem) {
         Py_BEGIN_ALLOW_THREADS
@@ -2491,6 +2500,7 @@ static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
     PyArrayObject *rel = NULL;
     int64_t n_run, n_qrels, nq_run, nq_qrels, j, maxq = 0, bad = -1;
     align_job jobs[MAX_THREADS];
+    int64_t first[MAX_THREADS + 1];
     int k, threads = 0;
     (void)self;
 
@@ -2550,11 +2560,10 @@ static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
     if (threads > MAX_THREADS)
         threads = MAX_THREADS;
     memset(jobs, 0, sizeof(jobs));
+    split_queries(I64(a[0]), nq_run, threads, first);
     {
-        int64_t q = 0;
         for (k = 0; k < threads; k++) {
             align_job *J = &jobs[k];
-            int64_t target = (n_run * (k + 1)) / threads;
             J->rq = I64(a[0]);
             J->roff = I64(a[2]);
             J->perm = I64(a[3]);
@@ -2567,10 +2576,8 @@ static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
             J->out = I64(rel);
             J->n_run = n_run;
             J->bad = -1;
-            J->q0 = q;
-            while (q < nq_run && (J->rq[q + 1] <= target || k == threads - 1))
-                q++;
-            J->q1 = q;
+            J->q0 = first[k];
+            J->q1 = first[k + 1];
             if (gtable_init(&J->tab, (size_t)maxq) < 0) {
                 PyErr_NoMemory();
                 goto fail;
