@@ -107,6 +107,25 @@ def add_statistics(p: argparse.ArgumentParser) -> None:
     )
 
 
+STATISTICS = (
+    "baseline",
+    "test",
+    "correction",
+    "alpha",
+    "confidence",
+    "permutations",
+    "seed",
+    "all_pairs",
+)
+CONVENTIONS = ("ties", "queries", "depth", "duplicates")
+
+
+def chosen(args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, Any]:
+    """The values of the options ``names`` (e.g. :data:`STATISTICS`, :data:`CONVENTIONS`)
+    as keyword arguments of the Python API."""
+    return {name: getattr(args, name) for name in names}
+
+
 def resolve_inputs(args: argparse.Namespace, min_runs: int, *extra_files: Any) -> None:
     """Fill in the files for ``--example`` and check the inputs: at least ``min_runs`` runs,
     at most one ``-`` (stdin) among the files, a positive ``--depth``."""

@@ -78,22 +78,11 @@ def run_compare(args: argparse.Namespace) -> int:
         args.qrels,
         args.runs,
         _options.measure_names(args.measures, DEFAULT_MEASURES),
-        baseline=args.baseline,
-        test=args.test,
-        correction=args.correction,
-        alpha=args.alpha,
-        permutations=args.permutations,
-        seed=args.seed,
-        confidence=args.confidence,
-        all_pairs=args.all_pairs,
         tukey=args.tukey,
         names=args.names,
         correlate=args.correlate,
         correlate_qrels=args.correlate_qrels,
-        ties=args.ties,
-        queries=args.queries,
-        depth=args.depth,
-        duplicates=args.duplicates,
+        **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
     )
     if cmp.queries_dropped:
         sys.stderr.write(

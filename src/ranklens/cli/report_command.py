@@ -57,22 +57,11 @@ def run_report(args: argparse.Namespace) -> int:
         args.qrels,
         args.runs,
         _options.measure_names(args.measures, DEFAULT_MEASURES),
-        baseline=args.baseline,
-        test=args.test,
-        correction=args.correction,
-        alpha=args.alpha,
-        permutations=args.permutations,
-        seed=args.seed,
-        confidence=args.confidence,
-        all_pairs=args.all_pairs,
         title=args.title,
         explain_limit=args.explain_limit,
         plots=not args.no_plots,
         progress=not args.quiet,
-        ties=args.ties,
-        queries=args.queries,
-        depth=args.depth,
-        duplicates=args.duplicates,
+        **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
     )
     if not args.quiet:
         sys.stderr.write(f"ranklens: wrote {args.output}\n")
