@@ -1,4 +1,4 @@
-"""Build script for the native core (``ranklens._core``); metadata lives in pyproject.toml."""
+"""Build script for the native core (``ranklens.data._core``); metadata lives in pyproject.toml."""
 
 import numpy as np
 from setuptools import Extension, setup
@@ -6,7 +6,7 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "ranklens._core",
+            "ranklens.data._core",
             sources=["src/ranklens/_core.c"],
             include_dirs=[np.get_include()],
             extra_compile_args=["-O3", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter", "-pthread"],

@@ -14,10 +14,10 @@ import time
 
 import numpy as np
 
-from ranklens.comparison import compare_results
+from ranklens.analysis.comparison import compare_results
+from ranklens.analysis.stats import bootstrap_test, randomization_test
+from ranklens.evaluation.results import Results
 from ranklens.measures import parse_measures
-from ranklens.results import Results
-from ranklens.stats import bootstrap_test, randomization_test
 
 
 def synthetic(queries: int, runs: int, seed: int = 0) -> list[Results]:

@@ -12,12 +12,12 @@ import scipy.stats as st
 from statsmodels.stats.multitest import multipletests
 
 import ranklens
-from ranklens.comparison import Comparison, PairStats, compare, compare_results
-from ranklens.errors import InputError, OptionError
-from ranklens.examples import example_paths
+from ranklens.analysis.comparison import Comparison, PairStats, compare, compare_results
+from ranklens.analysis.stats import system_correlation
+from ranklens.base.errors import InputError, OptionError
+from ranklens.data.examples import example_paths
+from ranklens.evaluation.results import Results
 from ranklens.measures import parse_measures
-from ranklens.results import Results
-from ranklens.stats import system_correlation
 
 PAIR_KEYS = {
     "delta",

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from ranklens.analysis.comparison import compare
 from ranklens.cli import main
-from ranklens.comparison import compare
-from ranklens.examples import example_paths
+from ranklens.data.examples import example_paths
 from test_compare import synthetic_runs
 
 

@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 import ranklens
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
 from ranklens.measures import parse_measure
 
 Labels = list[int | None]
@@ -301,15 +301,15 @@ class TestScoreErrors:
                 assert res.aggregate[names[1]] == pytest.approx(float(np.mean(rmse)))
 
     def test_needs_scores(self) -> None:
-        from ranklens.align import Ranked
         from ranklens.kernels.regression import score_error
+        from ranklens.ranking.align import Ranked
 
         qrels, run = ranking([1, 0])
         base = ranklens.evaluate  # the public path always carries scores
         assert base(qrels, run, ["MSE"])["MSE"] == 1.0  # scores 2, 1 against grades 1, 0
-        from ranklens.align import PreparedQrels, align
-        from ranklens.qrels import Qrels
-        from ranklens.run import Run
+        from ranklens.data.qrels import Qrels
+        from ranklens.data.run import Run
+        from ranklens.ranking.align import PreparedQrels, align
 
         aligned = align(PreparedQrels.of(Qrels.from_dict(qrels)), Run.from_dict(run))
         bare = Ranked(

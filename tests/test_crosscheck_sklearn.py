@@ -15,7 +15,7 @@ ranklens and scikit-learn must agree exactly (up to the last bits of float round
   when the tied documents have equal grades.
 * ``AP`` and ``average_precision_score`` with distinct scores (with ties scikit-learn makes
   one threshold of a tie group).
-* :func:`ranklens.curves.pr_curve` and ``precision_recall_curve``: one point per rank
+* :func:`ranklens.analysis.curves.pr_curve` and ``precision_recall_curve``: one point per rank
   against one point per distinct score, so with ties scikit-learn's points are ranklens's
   points at the last rank of each tie group.
 
@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 
 import ranklens
-from ranklens.curves import pr_curve
+from ranklens.analysis.curves import pr_curve
 
 metrics = pytest.importorskip("sklearn.metrics")
 

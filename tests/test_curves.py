@@ -1,4 +1,4 @@
-"""Curves (:mod:`ranklens.curves`), the ``AUC`` measure and ``ranklens curve``.
+"""Curves (:mod:`ranklens.analysis.curves`), the ``AUC`` measure and ``ranklens curve``.
 
 Hand-computed curves (ties, graded labels, unjudged, negatively judged and unretrieved
 judged documents, queries without relevant or without non-relevant documents), the
@@ -19,8 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ranklens
-from ranklens.cli import main
-from ranklens.curves import (
+from ranklens.analysis.curves import (
     STANDARD_LEVELS,
     TAIL,
     interpolated_pr,
@@ -28,7 +27,8 @@ from ranklens.curves import (
     roc_curve,
     roc_optimal_cutoffs,
 )
-from ranklens.errors import OptionError
+from ranklens.base.errors import OptionError
+from ranklens.cli import main
 from strategies import Case, cases, judged_only_st, rel_st, trec_ranking
 
 PROPS = settings(

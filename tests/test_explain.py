@@ -24,10 +24,17 @@ from hypothesis import strategies as st
 
 import ranklens
 from conftest import SEEDS
-from ranklens.errors import MeasureError, OptionError
-from ranklens.explanation import Explanation, Gap, Row, explain, explain_measures, explainable
-from ranklens.explanation.model import format_number
+from ranklens.base.errors import MeasureError, OptionError
 from ranklens.measures import parse_measure
+from ranklens.presentation.explanation import (
+    Explanation,
+    Gap,
+    Row,
+    explain,
+    explain_measures,
+    explainable,
+)
+from ranklens.presentation.explanation.model import format_number
 from strategies import Case, cases, random_cases
 
 MEASURES = [
@@ -534,7 +541,7 @@ def test_inputs_are_not_mutated() -> None:
 
 
 def test_ranklens_explain_stays_the_function_after_the_package_is_imported() -> None:
-    import ranklens.explanation
+    import ranklens.presentation.explanation
 
     assert callable(ranklens.explain)
     assert ranklens.explain is explain

@@ -14,7 +14,7 @@ import pytest
 import ranklens
 from ranklens.cli import main
 from ranklens.cli.explain_command import write
-from ranklens.explanation import explain_measures
+from ranklens.presentation.explanation import explain_measures
 
 QRELS = "q1 0 d1 3\nq1 0 d2 2\nq1 0 d3 3\nq1 0 d4 0\nq1 0 d5 1\nq2 0 d1 1\n"
 RUN = (

@@ -15,7 +15,7 @@ import pytest
 
 import ranklens
 from ranklens import Qrels, Run
-from ranklens.errors import DuplicateError, EmptyInputError, InputError, ParseError
+from ranklens.base.errors import DuplicateError, EmptyInputError, InputError, ParseError
 
 QRELS = {"10": {"a": 1, "b": 0, "c": 2, "x": -1}, "9": {"a": 1}, "100": {"z": 0}}
 RUN = {"10": {"a": 0.5, "b": 0.5, "c": 0.25, "u": 1.0}, "9": {"b": 2.0, "a": 1.0}, "7": {"a": 1.0}}

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import ranklens
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
 from ranklens.kernels.err import segment_cumprod
 from ranklens.measures import parse_measure
 

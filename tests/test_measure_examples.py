@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import ranklens
+from ranklens.base.errors import MeasureError
 from ranklens.cli import main
-from ranklens.errors import MeasureError
 from ranklens.measures import parse_measure
 from ranklens.measures.reference import (
     TOOLS,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
 from ranklens.measures import REGISTRY, parse_measure, parse_measures
 from ranklens.measures.trec_names import DEFAULT_CUTOFFS, trec_value_name
 
@@ -147,7 +147,7 @@ def test_every_trec_eval_name_evaluates_like_trec_eval(trec_eval_data) -> None:
     """``evaluate(..., ["set_F"])`` (any trec_eval measure name, default parameters) gives
     the 'all' value of trec_eval 10.0's own expected output (``-m all_trec -q -c``)."""
     import ranklens
-    from ranklens.trec.table import MEASURES, Options, request
+    from ranklens.frontends.trec_eval.table import MEASURES, Options, request
 
     expected: dict[str, str] = {}
     for line in (trec_eval_data / "out.test.aqc").read_text().splitlines():

@@ -1,4 +1,4 @@
-"""Tests of the native core ``ranklens._core`` against plain-Python references."""
+"""Tests of the native core ``ranklens.data._core`` against plain-Python references."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ranklens import _core
+from ranklens.data import _core
 
 SETTINGS = settings(
     max_examples=80,

@@ -1,5 +1,5 @@
-"""Plots (:mod:`ranklens.plots`): the data handed to matplotlib equals what
-:mod:`ranklens.curves` and :func:`ranklens.evaluate` compute, the files written are valid,
+"""Plots (:mod:`ranklens.presentation.plots`): the data handed to matplotlib equals what
+:mod:`ranklens.analysis.curves` and :func:`ranklens.evaluate` compute, the files written are valid,
 every run is drawn with its own line style and marker (greyscale-safe), errors.
 
 Pixels are never compared: each test reads back the arrays of the drawn artists.
@@ -21,18 +21,18 @@ pytest.importorskip("matplotlib")
 from matplotlib.figure import Figure
 
 import ranklens
-from ranklens.curves import (
+from ranklens.analysis.curves import (
     STANDARD_LEVELS,
     interpolated_pr,
     pr_curve,
     roc_curve,
     roc_optimal_cutoffs,
 )
-from ranklens.errors import MeasureError, MissingDependencyError, OptionError
-from ranklens.examples import example_paths
-from ranklens.plots import plot_cutoff, plot_delta, plot_dist, plot_pr, plot_roc
-from ranklens.plots._style import LINESTYLES, MARKERS, style
-from ranklens.plots.data import (
+from ranklens.base.errors import MeasureError, MissingDependencyError, OptionError
+from ranklens.data.examples import example_paths
+from ranklens.presentation.plots import plot_cutoff, plot_delta, plot_dist, plot_pr, plot_roc
+from ranklens.presentation.plots._style import LINESTYLES, MARKERS, style
+from ranklens.presentation.plots.data import (
     average_roc,
     cutoff_data,
     delta_data,
@@ -401,7 +401,7 @@ def test_missing_matplotlib_names_the_install(monkeypatch) -> None:
 
 def test_importing_ranklens_plots_does_not_import_matplotlib() -> None:
     code = (
-        "import sys, ranklens.plots, ranklens.cli; ranklens.cli.build_parser(); "
+        "import sys, ranklens.presentation.plots, ranklens.cli; ranklens.cli.build_parser(); "
         "print('matplotlib' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -17,12 +17,17 @@ import pytest
 
 import ranklens
 from ranklens import Evaluator, Run
+from ranklens.base.errors import InputError, MeasureError
 from ranklens.cli import main
-from ranklens.errors import InputError, MeasureError
+from ranklens.kernels.judgement_groups import (
+    DEFAULT_P_CUTOFFS,
+    DEFAULT_RPREC_MULTS,
+    evaluate_jg,
+    read_qrels_jg,
+)
+from ranklens.kernels.preferences import PREFS_SUMMED, evaluate_prefs, read_prefs, read_qrels_prefs
 from ranklens.measures import REGISTRY, parse_measure
 from ranklens.measures.trec_names import trec_value_name
-from ranklens.trec_jg import DEFAULT_P_CUTOFFS, DEFAULT_RPREC_MULTS, evaluate_jg, read_qrels_jg
-from ranklens.trec_prefs import PREFS_SUMMED, evaluate_prefs, read_prefs, read_qrels_prefs
 
 PREFS = {
     "NumPrefsPoss": "prefs_num_prefs_poss",

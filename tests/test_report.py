@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 import ranklens
-from ranklens.errors import OptionError
-from ranklens.examples import example_paths
-from ranklens.reporting import build_report, write_report
-from ranklens.reporting._page import script_json
+from ranklens.base.errors import OptionError
+from ranklens.data.examples import example_paths
+from ranklens.presentation.reporting import build_report, write_report
+from ranklens.presentation.reporting._page import script_json
 
 EVIL_Q = "<script>window.__pwned=1</script>"
 EVIL_D = '"><img src=x onerror="window.__pwned=2">'
@@ -318,7 +318,7 @@ def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_missing_matplotlib_says_how_to_do_without(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ranklens._optional as optional
+    import ranklens.base.optional as optional
 
     real = optional.importlib.import_module
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 from statsmodels.stats.multitest import multipletests
 
-from ranklens.errors import InputError, OptionError
-from ranklens.stats import adjust_p_values
+from ranklens.analysis.stats import adjust_p_values
+from ranklens.base.errors import InputError, OptionError
 
 STATSMODELS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 

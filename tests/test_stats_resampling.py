@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 import scipy.stats as st
 
-from ranklens.errors import OptionError
-from ranklens.stats import bootstrap_interval, bootstrap_test, randomization_test
-from ranklens.stats._draws import fixed_point, resample_counts, rows_per_chunk, sign_flips
+from ranklens.analysis.stats import bootstrap_interval, bootstrap_test, randomization_test
+from ranklens.analysis.stats._draws import fixed_point, resample_counts, rows_per_chunk, sign_flips
+from ranklens.base.errors import OptionError
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -200,7 +200,7 @@ def test_fixed_point_products_are_exact() -> None:
 
 _THREADS_SCRIPT = """
 import json, numpy as np
-from ranklens.stats import randomization_test, bootstrap_test
+from ranklens.analysis.stats import randomization_test, bootstrap_test
 rng = np.random.default_rng(5)
 d = rng.normal(0.01, 0.2, size=(3000, 8))
 d[:, ::2] = np.round(d[:, ::2] * 10) / 10

@@ -10,8 +10,7 @@ import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from ranklens.errors import InputError, OptionError
-from ranklens.stats import (
+from ranklens.analysis.stats import (
     paired_cohens_d,
     sign_test,
     t_interval,
@@ -19,6 +18,7 @@ from ranklens.stats import (
     wilcoxon_test,
     wins_ties_losses,
 )
+from ranklens.base.errors import InputError, OptionError
 
 
 def _pairs(seed: int, n: int, discrete: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -12,8 +12,8 @@ import pytest
 import scipy.stats as st
 import statsmodels.formula.api as smf
 
-from ranklens.errors import InputError, OptionError
-from ranklens.stats import system_correlation, t_test, tukey_hsd
+from ranklens.analysis.stats import system_correlation, t_test, tukey_hsd
+from ranklens.base.errors import InputError, OptionError
 
 
 def _values(seed: int, n: int, k: int) -> np.ndarray:

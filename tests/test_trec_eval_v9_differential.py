@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ranklens.trec.runner import TrecOptions, compute_table
+from ranklens.frontends.trec_eval.runner import TrecOptions, compute_table
 from strategies import random_cases, trec_ranking
 
 pytrec_eval = pytest.importorskip("pytrec_eval")

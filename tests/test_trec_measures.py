@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ranklens
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
 from ranklens.measures import REGISTRY, parse_measure
 from ranklens.measures.base import Measure
 from ranklens.measures.trec_names import trec_value_name, with_relevance_level

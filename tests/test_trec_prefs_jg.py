@@ -17,9 +17,15 @@ import numpy as np
 import pytest
 
 from ranklens import Run
-from ranklens._grouped import encode_ids
-from ranklens.errors import DuplicateError, EmptyInputError, InputError, OptionError, ParseError
-from ranklens.trec_jg import (
+from ranklens.base.errors import (
+    DuplicateError,
+    EmptyInputError,
+    InputError,
+    OptionError,
+    ParseError,
+)
+from ranklens.data.grouped import encode_ids
+from ranklens.kernels.judgement_groups import (
     DEFAULT_P_CUTOFFS,
     DEFAULT_RPREC_MULTS,
     QrelsJG,
@@ -28,7 +34,7 @@ from ranklens.trec_jg import (
     read_qrels_jg,
     summarize_jg,
 )
-from ranklens.trec_prefs import (
+from ranklens.kernels.preferences import (
     PREFS_MEASURES,
     PREFS_SUMMED,
     Prefs,

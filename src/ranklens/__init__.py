@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from ranklens.base.version import __version__
 
 __all__ = [
     "Comparison",
@@ -36,8 +36,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ranklens.comparison import Comparison, compare
-    from ranklens.errors import (
+    from ranklens.analysis.comparison import Comparison, compare
+    from ranklens.base.errors import (
         DuplicateError,
         EmptyInputError,
         InputError,
@@ -47,25 +47,25 @@ if TYPE_CHECKING:
         ParseError,
         RanklensError,
     )
-    from ranklens.evaluator import Evaluator, evaluate
-    from ranklens.explanation import explain
+    from ranklens.data.qrels import Qrels
+    from ranklens.data.run import Run
+    from ranklens.evaluation.evaluator import Evaluator, evaluate
+    from ranklens.evaluation.results import Results
     from ranklens.measures import Measure, parse_measure, parse_measures
-    from ranklens.qrels import Qrels
-    from ranklens.results import Results
-    from ranklens.run import Run
+    from ranklens.presentation.explanation import explain
 
 _HOME = {
-    "compare": "ranklens.comparison",
-    "Comparison": "ranklens.comparison",
-    "Evaluator": "ranklens.evaluator",
-    "evaluate": "ranklens.evaluator",
-    "explain": "ranklens.explanation",
+    "compare": "ranklens.analysis.comparison",
+    "Comparison": "ranklens.analysis.comparison",
+    "Evaluator": "ranklens.evaluation.evaluator",
+    "evaluate": "ranklens.evaluation.evaluator",
+    "explain": "ranklens.presentation.explanation",
     "Measure": "ranklens.measures",
     "parse_measure": "ranklens.measures",
     "parse_measures": "ranklens.measures",
-    "Qrels": "ranklens.qrels",
-    "Run": "ranklens.run",
-    "Results": "ranklens.results",
+    "Qrels": "ranklens.data.qrels",
+    "Run": "ranklens.data.run",
+    "Results": "ranklens.evaluation.results",
 }
 
 
@@ -76,5 +76,5 @@ def __getattr__(name: str) -> Any:
     if name in _HOME:
         return getattr(importlib.import_module(_HOME[name]), name)
     if name in __all__:
-        return getattr(importlib.import_module("ranklens.errors"), name)
+        return getattr(importlib.import_module("ranklens.base.errors"), name)
     raise AttributeError(f"module 'ranklens' has no attribute {name!r}")

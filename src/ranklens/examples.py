@@ -1,21 +1,12 @@
-"""The example data bundled with ranklens.
-
-The TREC 2019 Deep Learning passage qrels (43 queries, graded 0-3) and two generated runs,
-``bm25`` and ``rerank`` (100 documents per query, tied scores, unjudged documents).
+"""The example data bundled with ranklens (public path of
+:func:`ranklens.data.examples.example_paths`).
 
 >>> from ranklens.examples import example_paths
 >>> qrels, runs = example_paths()
->>> qrels.name, [p.name for p in runs]
-('dl19-passage.qrels.gz', ['dl19-bm25.run.gz', 'dl19-rerank.run.gz'])
+>>> qrels.name
+'dl19-passage.qrels.gz'
 """
 
-from __future__ import annotations
+from ranklens.data.examples import example_paths
 
-from importlib import resources
-from pathlib import Path
-
-
-def example_paths() -> tuple[Path, list[Path]]:
-    """The paths of the bundled qrels and runs."""
-    root = Path(str(resources.files("ranklens") / "data"))
-    return root / "dl19-passage.qrels.gz", [root / "dl19-bm25.run.gz", root / "dl19-rerank.run.gz"]
+__all__ = ["example_paths"]

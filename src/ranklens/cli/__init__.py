@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from ranklens import __version__
+    from ranklens.base.version import __version__
 
     return f"ranklens {__version__}"
 
@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        from ranklens.errors import RanklensError
+        from ranklens.base.errors import RanklensError
 
         if isinstance(exc, RanklensError):
             message = str(exc)

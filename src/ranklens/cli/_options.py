@@ -129,10 +129,10 @@ def chosen(args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, Any]:
 def resolve_inputs(args: argparse.Namespace, min_runs: int, *extra_files: Any) -> None:
     """Fill in the files for ``--example`` and check the inputs: at least ``min_runs`` runs,
     at most one ``-`` (stdin) among the files, a positive ``--depth``."""
-    from ranklens.errors import OptionError
+    from ranklens.base.errors import OptionError
 
     if args.example:
-        from ranklens.examples import example_paths
+        from ranklens.data.examples import example_paths
 
         if args.qrels is not None:
             raise OptionError("--example takes no files: it uses the bundled example data")

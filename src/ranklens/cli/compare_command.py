@@ -64,7 +64,7 @@ def register(commands: Any) -> None:
 
 def run_compare(args: argparse.Namespace) -> int:
     """Handle ``ranklens compare``."""
-    from ranklens.errors import OptionError
+    from ranklens.base.errors import OptionError
 
     _options.resolve_inputs(args, 2, args.correlate_qrels)
     if args.names is not None and len(args.names) != len(args.runs):
@@ -72,7 +72,7 @@ def run_compare(args: argparse.Namespace) -> int:
             f"--name given {len(args.names)} times for {len(args.runs)} runs (once per run)"
         )
 
-    from ranklens.comparison import compare
+    from ranklens.analysis.comparison import compare
 
     cmp = compare(
         args.qrels,
@@ -112,7 +112,7 @@ def _write_table(cmp: Any, out: IO[str]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from ranklens import _comparison_format as fmt
+    from ranklens.presentation import comparison_format as fmt
 
     console = Console(file=out, highlight=False, soft_wrap=False)
     if not console.is_terminal:  # a file or a pipe: never crop

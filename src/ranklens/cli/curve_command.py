@@ -1,5 +1,5 @@
 """``ranklens curve QRELS RUN --kind pr|ipr|roc``: the points of a curve (see
-:mod:`ranklens.curves`)."""
+:mod:`ranklens.analysis.curves`)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ Rows = list[list[Any]]
 
 def run_curve(args: argparse.Namespace) -> int:
     """Handle ``ranklens curve``."""
-    from ranklens.errors import OptionError
+    from ranklens.base.errors import OptionError
 
     if args.qrels == "-" and args.run == "-":
         raise OptionError("only one of the files can be '-' (stdin)")
@@ -62,7 +62,7 @@ def run_curve(args: argparse.Namespace) -> int:
 
 
 def _pr(args: argparse.Namespace, options: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
-    from ranklens.curves import pr_curve
+    from ranklens.analysis.curves import pr_curve
 
     curves = _selected(pr_curve(args.qrels, args.run, rel=args.rel, **options), args.query)
     queries = {
@@ -79,7 +79,7 @@ def _pr(args: argparse.Namespace, options: dict[str, Any]) -> tuple[dict[str, An
 
 
 def _ipr(args: argparse.Namespace, options: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
-    from ranklens.curves import interpolated_pr
+    from ranklens.analysis.curves import interpolated_pr
 
     ip = interpolated_pr(args.qrels, args.run, rel=args.rel, **options)
     levels = ip.levels.tolist()
@@ -98,7 +98,7 @@ def _ipr(args: argparse.Namespace, options: dict[str, Any]) -> tuple[dict[str, A
 
 
 def _roc(args: argparse.Namespace, options: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
-    from ranklens.curves import roc_curve, roc_optimal_cutoffs
+    from ranklens.analysis.curves import roc_curve, roc_optimal_cutoffs
 
     curves = _selected(roc_curve(args.qrels, args.run, rel=args.rel, **options), args.query)
     best = roc_optimal_cutoffs(args.qrels, args.run, rel=args.rel, **options)
@@ -135,7 +135,7 @@ def _roc(args: argparse.Namespace, options: dict[str, Any]) -> tuple[dict[str, A
 
 
 def _selected(curves: dict[str, Any], query: str | None) -> dict[str, Any]:
-    from ranklens.errors import OptionError
+    from ranklens.base.errors import OptionError
 
     if query is None:
         return curves

@@ -65,12 +65,12 @@ def with_num_docs(names: list[str], num_docs: int | None) -> list[Any]:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Handle ``ranklens eval``."""
-    from ranklens.errors import OptionError
+    from ranklens.base.errors import OptionError
 
     _options.resolve_inputs(args, 1, args.judgments)
 
     from ranklens.cli.output import write_results
-    from ranklens.evaluator import Evaluator
+    from ranklens.evaluation.evaluator import Evaluator
 
     if args.num_docs is not None and args.num_docs < 1:
         raise OptionError(f"--num-docs must be a positive number, not {args.num_docs}")

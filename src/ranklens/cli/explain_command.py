@@ -1,5 +1,5 @@
 """``ranklens explain QRELS RUN --query Q -m MEASURE``: the worked computation of a measure
-on one query (see :mod:`ranklens.explanation`).
+on one query (see :mod:`ranklens.presentation.explanation`).
 
 ``--query`` may be left out when the run has a single query:
 
@@ -80,12 +80,12 @@ def register(commands: Any) -> None:
 
 def run_explain(args: argparse.Namespace) -> int:
     """Handle ``ranklens explain``."""
-    from ranklens.errors import OptionError
-    from ranklens.explanation import explain_measures
-    from ranklens.io.coerce import as_qrels, as_run
+    from ranklens.base.errors import OptionError
+    from ranklens.data.coerce import as_qrels, as_run
+    from ranklens.presentation.explanation import explain_measures
 
     if args.example:
-        from ranklens.examples import example_paths
+        from ranklens.data.examples import example_paths
 
         if args.qrels is not None:
             raise OptionError("--example takes no files: it uses the bundled example data")
@@ -121,7 +121,7 @@ def run_explain(args: argparse.Namespace) -> int:
 
 def _only_query(qids: tuple[str, ...], path: str) -> str:
     """The run's one query, or an error that lists some of its queries."""
-    from ranklens.errors import OptionError
+    from ranklens.base.errors import OptionError
 
     if len(qids) == 1:
         return qids[0]

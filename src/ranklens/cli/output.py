@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import IO
 
-from ranklens.results import Results
+from ranklens.evaluation.results import Results
 
 TREC_LINE = "{:<22}\t{}\t{}\n"
 

@@ -1,4 +1,4 @@
-"""``ranklens plot KIND QRELS RUN [RUN ...] -o FILE``: draw a plot of :mod:`ranklens.plots`
+"""``ranklens plot KIND QRELS RUN [RUN ...] -o FILE``: draw a plot of :mod:`ranklens.presentation.plots`
 into a PNG, SVG or PDF file (matplotlib, without a display)."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def register(commands: Any) -> None:
 
 
 def _output_format(path: str) -> str:
-    from ranklens.errors import OptionError
+    from ranklens.base.errors import OptionError
 
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in FORMATS:
@@ -93,7 +93,7 @@ def _output_format(path: str) -> str:
 
 def _check(args: argparse.Namespace) -> None:
     """One-line errors for options that are invalid or do not apply to the kind."""
-    from ranklens.errors import OptionError
+    from ranklens.base.errors import OptionError
 
     _options.resolve_inputs(args, 1)
     if args.max_k < 1:
@@ -112,7 +112,7 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _measures(args: argparse.Namespace) -> list[str]:
-    from ranklens.errors import OptionError
+    from ranklens.base.errors import OptionError
 
     names = _options.measure_names(args.measures, ())
     if args.kind == "cutoff":
@@ -126,10 +126,10 @@ def run_plot(args: argparse.Namespace) -> int:
     """Handle ``ranklens plot``."""
     fmt = _output_format(args.output)
     _check(args)
-    from ranklens._optional import require
+    from ranklens.base.optional import require
 
     require("matplotlib", "ranklens plot")  # fail before reading any file
-    from ranklens import plots
+    from ranklens.presentation import plots
 
     options: dict[str, Any] = {"ties": args.ties, "queries": args.queries, "depth": args.depth}
     common: dict[str, Any] = {
@@ -163,7 +163,7 @@ def run_plot(args: argparse.Namespace) -> int:
             args.qrels, args.runs, _measures(args), args.max_k, **common, **options
         )
     else:
-        from ranklens.evaluator import Evaluator
+        from ranklens.evaluation.evaluator import Evaluator
 
         [measure] = _measures(args)
         evaluator = Evaluator(args.qrels, [measure], **options)

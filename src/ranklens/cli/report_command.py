@@ -1,5 +1,5 @@
 """``ranklens report QRELS RUN [RUN ...] -m ... -o report.html``: one self-contained HTML
-page (see :func:`ranklens.reporting.build_report`)."""
+page (see :func:`ranklens.presentation.reporting.build_report`)."""
 
 from __future__ import annotations
 
@@ -46,8 +46,8 @@ def register(commands: Any) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     """Handle ``ranklens report``."""
-    from ranklens.errors import OptionError
-    from ranklens.reporting import write_report
+    from ranklens.base.errors import OptionError
+    from ranklens.presentation.reporting import write_report
 
     _options.resolve_inputs(args, 1)
     if args.output == "-":

@@ -111,9 +111,9 @@ def run_trec_eval(args: argparse.Namespace) -> int:
     if args.show_version:
         sys.stderr.write(f"trec_eval version {TREC_EVAL_VERSION} (ranklens)\n")
         return 0
-    from ranklens.errors import DuplicateError, InputError, MeasureError
-    from ranklens.trec.runner import TrecOptions, trec_eval
-    from ranklens.trec.table import TrecUsageError
+    from ranklens.base.errors import DuplicateError, InputError, MeasureError
+    from ranklens.frontends.trec_eval.runner import TrecOptions, trec_eval
+    from ranklens.frontends.trec_eval.table import TrecUsageError
 
     def fail(message: str, code: int) -> int:
         sys.stderr.write(f"ranklens trec-eval: error: {_one_line(message)}\n")

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ranklens._types import Float64Array, Int64Array
+from ranklens.base.types import Float64Array, Int64Array
 
 _PADDED_CELLS = 1 << 23
 """How many cells (queries x longest ranking) one padded block of

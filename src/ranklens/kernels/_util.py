@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._types import Float64Array, Int64Array
+from ranklens.base.types import Float64Array, Int64Array
 
 
 def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> Float64Array:

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ranklens._segments import segment_sum
-from ranklens._types import Float64Array
-from ranklens.align import NEGATIVE, Ranked
+from ranklens.base.segments import segment_sum
+from ranklens.base.types import Float64Array
 from ranklens.kernels._running import c_log, exclusive_counts
 from ranklens.kernels._util import safe_divide
 from ranklens.kernels.interpolated import interpolated_precision
+from ranklens.ranking.align import NEGATIVE, Ranked
 
 INFAP_EPSILON = 0.00001
 """trec_eval's ``INFAP_EPSILON``."""

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import segment_count, segment_sum
-from ranklens._types import Float64Array
-from ranklens.align import Ranked
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
+from ranklens.base.segments import segment_count, segment_sum
+from ranklens.base.types import Float64Array
 from ranklens.kernels._util import safe_divide
+from ranklens.ranking.align import Ranked
 
 AP_NORMS = ("R", "min", "ret")
 """AP@k denominators: all relevant documents (trec_eval), min(R, k) (the recommender

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import segment_sum
-from ranklens._types import Float64Array
-from ranklens.align import Ranked
+from ranklens.base.segments import segment_sum
+from ranklens.base.types import Float64Array
 from ranklens.kernels._util import safe_divide
+from ranklens.ranking.align import Ranked
 
 
 def bpref(r: Ranked, rel: int) -> Float64Array:

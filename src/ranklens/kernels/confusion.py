@@ -17,11 +17,11 @@ from typing import Literal
 
 import numpy as np
 
-from ranklens._types import Float64Array
-from ranklens.align import Ranked
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
+from ranklens.base.types import Float64Array
 from ranklens.kernels._util import depth_limit, safe_divide
 from ranklens.kernels.precision import relevant_retrieved
+from ranklens.ranking.align import Ranked
 
 Rate = Literal["accuracy", "error", "specificity", "fallout", "miss", "tpr"]
 RATES: tuple[Rate, ...] = ("accuracy", "error", "specificity", "fallout", "miss", "tpr")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import segment_sum
-from ranklens._types import Float64Array
-from ranklens.align import Ranked
+from ranklens.base.segments import segment_sum
+from ranklens.base.types import Float64Array
+from ranklens.ranking.align import Ranked
 
 
 def cumulative_gain(r: Ranked, cutoff: int | None) -> Float64Array:

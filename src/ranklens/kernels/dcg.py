@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import segment_ids, segment_sum
-from ranklens._types import Float64Array, Int64Array
-from ranklens.align import Ranked
+from ranklens.base.segments import segment_ids, segment_sum
+from ranklens.base.types import Float64Array, Int64Array
 from ranklens.kernels._util import safe_divide
 from ranklens.kernels.gains import (
     GainPairs,
@@ -23,6 +22,7 @@ from ranklens.kernels.gains import (
     rank_gains,
     shaped,
 )
+from ranklens.ranking.align import Ranked
 
 
 def linear_gain(rel: Int64Array) -> Float64Array:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import segment_ids, segment_sum
-from ranklens._types import Float64Array, Int64Array
-from ranklens.align import Ranked
+from ranklens.base.segments import segment_ids, segment_sum
+from ranklens.base.types import Float64Array, Int64Array
 from ranklens.kernels._running import segment_cumprod
+from ranklens.ranking.align import Ranked
 
 
 def stop_probability(rel: Int64Array, max_rel: int) -> Float64Array:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ranklens._types import Float64Array
-from ranklens.align import Ranked
+from ranklens.base.types import Float64Array
 from ranklens.kernels._util import safe_divide
 from ranklens.kernels.precision import precision, recall
+from ranklens.ranking.align import Ranked
 
 
 def f_measure(r: Ranked, rel: int, cutoff: int | None, beta: float = 1.0) -> Float64Array:

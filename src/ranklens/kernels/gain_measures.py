@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import segment_count, segment_sum
-from ranklens._types import BoolArray, Float64Array, Int64Array
-from ranklens.align import Ranked
+from ranklens.base.segments import segment_count, segment_sum
+from ranklens.base.types import BoolArray, Float64Array, Int64Array
 from ranklens.kernels._running import c_log2, segment_cumsum
 from ranklens.kernels._util import safe_divide
 from ranklens.kernels.gains import IdealGains, gain_pairs, ideal_gains, rank_gains
+from ranklens.ranking.align import Ranked
 
 
 def binary_g(r: Ranked, rel: int) -> Float64Array:

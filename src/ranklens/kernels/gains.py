@@ -30,10 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranklens._segments import segment_ids
-from ranklens._types import Float64Array, Int64Array
-from ranklens.align import Ranked
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
+from ranklens.base.segments import segment_ids
+from ranklens.base.types import Float64Array, Int64Array
+from ranklens.ranking.align import Ranked
 
 GainPairs = tuple[tuple[int, float], ...]
 """A custom gain map: ``(grade, gain)`` pairs by increasing grade."""

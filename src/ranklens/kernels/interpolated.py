@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import range_max
-from ranklens._types import Float64Array, Int64Array
-from ranklens.align import Ranked
+from ranklens.base.segments import range_max
+from ranklens.base.types import Float64Array, Int64Array
+from ranklens.ranking.align import Ranked
 
 
 def recall_cutoff(recall: float, num_rel: Int64Array, rounding: str) -> Int64Array:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import segment_count
-from ranklens._types import Float64Array, Int64Array
-from ranklens.align import Ranked
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
+from ranklens.base.segments import segment_count
+from ranklens.base.types import Float64Array, Int64Array
 from ranklens.kernels._util import depth_limit, safe_divide
+from ranklens.ranking.align import Ranked
 
 
 def count_above(r: Ranked, index: Int64Array, limit: int | Int64Array | None) -> Int64Array:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._types import Float64Array, Int64Array
-from ranklens.align import Ranked
+from ranklens.base.types import Float64Array, Int64Array
+from ranklens.ranking.align import Ranked
 
 
 def judged_in_top(r: Ranked, cutoff: int | None) -> Int64Array:

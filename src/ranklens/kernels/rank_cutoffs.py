@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._types import Float64Array, Int64Array
-from ranklens.align import Ranked
+from ranklens.base.types import Float64Array, Int64Array
 from ranklens.kernels.precision import count_above
+from ranklens.ranking.align import Ranked
 
 
 def relative_precision(r: Ranked, rel: int, cutoff: int) -> Float64Array:

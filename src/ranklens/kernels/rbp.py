@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import segment_count, segment_sum
-from ranklens._types import Float64Array
-from ranklens.align import Ranked
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
+from ranklens.base.segments import segment_count, segment_sum
+from ranklens.base.types import Float64Array
 from ranklens.kernels._running import powers
+from ranklens.ranking.align import Ranked
 
 RBP_GAINS = ("binary", "graded")
 RESIDUAL_TAILS = ("always", "trec")

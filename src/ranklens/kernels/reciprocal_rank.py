@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import first_per_segment
-from ranklens._types import Float64Array
-from ranklens.align import Ranked
+from ranklens.base.segments import first_per_segment
+from ranklens.base.types import Float64Array
+from ranklens.ranking.align import Ranked
 
 
 def reciprocal_rank(r: Ranked, rel: int, cutoff: int | None) -> Float64Array:

@@ -12,10 +12,10 @@ from typing import Literal
 
 import numpy as np
 
-from ranklens._types import Float64Array
-from ranklens.align import Ranked
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
+from ranklens.base.types import Float64Array
 from ranklens.kernels.rank_correlation import judged_in_top
+from ranklens.ranking.align import Ranked
 
 Error = Literal["mse", "rmse", "mae"]
 
@@ -28,7 +28,7 @@ def score_error(r: Ranked, cutoff: int | None, which: Error) -> Float64Array:
     Raises
     ------
     MeasureError
-        If the arrays carry no scores (they were not built by :func:`ranklens.align.align`).
+        If the arrays carry no scores (they were not built by :func:`ranklens.ranking.align.align`).
     """
     if r.scores is None:
         raise MeasureError(f"{which.upper()} needs the run's scores, which these arrays lack")

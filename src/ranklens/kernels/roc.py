@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranklens._segments import segment_count, segment_sum
-from ranklens._types import Float64Array
-from ranklens.align import Ranked
+from ranklens.base.segments import segment_count, segment_sum
+from ranklens.base.types import Float64Array
 from ranklens.kernels._util import safe_divide
+from ranklens.ranking.align import Ranked
 
 
 def roc_auc(r: Ranked, rel: int) -> Float64Array:
-    """Area under the ROC curve of each query's judged documents (see :mod:`ranklens.curves`).
+    """Area under the ROC curve of each query's judged documents (see :mod:`ranklens.analysis.curves`).
 
     ``AUC = C / (R * N)``, ``C`` the (relevant, judged non-relevant) pairs ranked in the
     right order, counting 1/2 for a pair where both documents are unretrieved (the
@@ -20,7 +20,7 @@ def roc_auc(r: Ranked, rel: int) -> Float64Array:
     documents above it; every other non-relevant document, retrieved below or not retrieved,
     is below it), and ``(R - R_ret) * (N - N_ret) / 2`` half-pairs among the unretrieved.
     Unjudged and negatively judged documents are skipped. That is the trapezoidal area under
-    the curve of :func:`ranklens.curves.roc_curve`. 0 when ``R = 0`` or ``N = 0``.
+    the curve of :func:`ranklens.analysis.curves.roc_curve`. 0 when ``R = 0`` or ``N = 0``.
     """
     hits = r.hits(rel)
     q, _ = r.hit_places(rel)

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from ranklens._types import Float64Array
-from ranklens.align import Ranked
+from ranklens.base.types import Float64Array
+from ranklens.ranking.align import Ranked
 
 
 def _counts(r: Ranked, rel: int) -> tuple[Float64Array, Float64Array, Float64Array]:

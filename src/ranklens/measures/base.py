@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 
-from ranklens._types import Float64Array
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
+from ranklens.base.types import Float64Array
 
 if TYPE_CHECKING:
-    from ranklens.align import Aligned, Ranked
+    from ranklens.ranking.align import Aligned, Ranked
 
 Aggregate = Literal["mean", "sum", "gmean"]
 Judgments = Literal["qrels", "qrels_jg", "prefs"]
@@ -88,8 +88,8 @@ class MeasureSpec:
     judgments: Judgments = "qrels"
     """What kind of judgments the measure needs: ``"qrels"`` (ordinary qrels, the aligned
     arrays that ``kernel`` reads), ``"qrels_jg"`` (qrels whose second column is a judgement
-    group, :mod:`ranklens.trec_jg`) or ``"prefs"`` (preference judgments,
-    :mod:`ranklens.trec_prefs`). The evaluator computes the last two itself, from the
+    group, :mod:`ranklens.kernels.judgement_groups`) or ``"prefs"`` (preference judgments,
+    :mod:`ranklens.kernels.preferences`). The evaluator computes the last two itself, from the
     judgement file (``judgments=``, by default the qrels file), not through ``kernel``."""
 
     def all_params(self) -> tuple[Param, ...]:

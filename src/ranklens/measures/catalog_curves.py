@@ -1,4 +1,4 @@
-"""Measures read off the curves of :mod:`ranklens.curves`: ``AUC``, the area under the ROC
+"""Measures read off the curves of :mod:`ranklens.analysis.curves`: ``AUC``, the area under the ROC
 curve of a query's judged documents.
 
 >>> from ranklens import evaluate

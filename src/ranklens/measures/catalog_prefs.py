@@ -2,13 +2,13 @@
 
 The 14 ``prefs_*`` measures (``PrefsSimp``, ``PrefsPair``, ``PrefsAvgJG``, ...,
 ``NumPrefsPoss``) need preference judgments (trec_eval ``-R prefs`` or ``-R qrels_prefs``,
-:mod:`ranklens.trec_prefs`); ``APAvgJG``, ``PAvgJG@k`` and ``RprecMultAvgJG@x`` need
-judgement-group qrels (``-R qrels_jg``, :mod:`ranklens.trec_jg`). Their declarations say so
+:mod:`ranklens.kernels.preferences`); ``APAvgJG``, ``PAvgJG@k`` and ``RprecMultAvgJG@x`` need
+judgement-group qrels (``-R qrels_jg``, :mod:`ranklens.kernels.judgement_groups`). Their declarations say so
 in :attr:`~ranklens.measures.base.MeasureSpec.judgments`. They cannot be computed from the
 aligned qrels arrays that the other kernels read: :class:`ranklens.Evaluator` computes them
 from the judgement file (``judgments=PATH``; by default the qrels file itself, read as
 trec_eval reads it with ``-R qrels_prefs`` / ``-R qrels_jg``), and their kernel only raises
-:class:`~ranklens.errors.MeasureError`.
+:class:`~ranklens.base.errors.MeasureError`.
 
 >>> from ranklens.measures import parse_measure
 >>> m = parse_measure("RprecMultAvgJG@0.4")
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ranklens._types import Float64Array
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
+from ranklens.base.types import Float64Array
 from ranklens.measures.base import Judgments, Measure, MeasureSpec, Param
 from ranklens.measures.catalog import INF, JUDGED_ONLY, REL
 
@@ -222,8 +222,8 @@ SPECS: tuple[MeasureSpec, ...] = (
 
 
 def value_name(measure: Measure) -> str:
-    """The key of ``measure``'s value in :func:`ranklens.trec_prefs.evaluate_prefs`' or
-    :func:`ranklens.trec_jg.evaluate_jg`'s result (trec_eval's value name)."""
+    """The key of ``measure``'s value in :func:`ranklens.kernels.preferences.evaluate_prefs`' or
+    :func:`ranklens.kernels.judgement_groups.evaluate_jg`'s result (trec_eval's value name)."""
     spec = measure.spec
     if spec.name == "PAvgJG":
         return f"P_avgjg_{measure['cutoff']}"

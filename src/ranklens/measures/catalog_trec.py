@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
 from ranklens.kernels import ap_variants as apv
 from ranklens.kernels import bpref as bp
 from ranklens.kernels import dcg, rbp

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
 from ranklens.measures.base import Measure
 from ranklens.measures.registry import get_spec, lookup, suggest
 

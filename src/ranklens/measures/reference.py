@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
 from ranklens.measures.base import MeasureSpec, Param
 
 TOOLS = ("trec_eval", "ir_measures", "ranx", "sklearn", "scipy", "torchmetrics", "other")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from types import MappingProxyType
 
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
 from ranklens.measures import catalog
 from ranklens.measures.base import MeasureSpec
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ranklens.errors import MeasureError
+from ranklens.base.errors import MeasureError
 from ranklens.measures.base import Measure
 from ranklens.measures.registry import REGISTRY
 
@@ -118,7 +118,7 @@ def _from_trec_table(text: str) -> list[Measure] | None:
     ``rbp.p=0.8``, ``yaap``, ...) through the trec-eval front end's table, with its default
     options (``-l 1``, ``-N 0``); ``None`` if ``text`` is not one, or names a measure that
     needs a judgement file (use the ranklens name with ``judgments=``)."""
-    from ranklens.trec.table import BY_NAME, Options, TrecUsageError, request
+    from ranklens.frontends.trec_eval.table import BY_NAME, Options, TrecUsageError, request
 
     if text.partition(".")[0] not in BY_NAME:
         return None

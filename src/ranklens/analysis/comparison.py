@@ -1,0 +1,775 @@
+"""Compare runs with sound statistics: :func:`compare` and :class:`Comparison`.
+
+Every run is compared with a baseline (or, with ``all_pairs=True``, every run with every
+other) on every measure: the difference of the means, a paired significance test, its
+p-value corrected for the comparisons of each measure, a confidence interval of the
+difference, an effect size, and the queries won, tied and lost. The statistics themselves
+live in :mod:`ranklens.analysis.stats`; see ``docs/compare.md`` for a worked example and the
+definitions.
+
+>>> import ranklens
+>>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}, "q4": {"d": 1}}
+>>> good = {q: {d: 1.0, "x": 0.5} for q, j in qrels.items() for d in j}
+>>> bad = {q: {"x": 1.0, d: 0.5} for q, j in qrels.items() for d in j}
+>>> cmp = ranklens.compare(qrels, {"bad": bad, "good": good}, ["RR"], test="sign")
+>>> cmp.means["good"]["RR"], cmp.means["bad"]["RR"]
+(1.0, 0.5)
+>>> st = cmp.vs_baseline["good"]["RR"]
+>>> st.delta, st.wins, st.ties, st.losses, round(st.p_value, 4)
+(0.5, 4, 0, 0, 0.125)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+import numpy as np
+
+from ranklens.analysis.stats._validate import (
+    check_alpha,
+    check_confidence,
+    check_count,
+    check_seed,
+    column_means,
+)
+from ranklens.analysis.stats.bootstrap import bootstrap_test
+from ranklens.analysis.stats.corrections import CORRECTIONS, adjust_p_values
+from ranklens.analysis.stats.correlation import system_correlation
+from ranklens.analysis.stats.effect_size import paired_cohens_d
+from ranklens.analysis.stats.paired_tests import (
+    sign_test,
+    t_interval,
+    t_test,
+    wilcoxon_test,
+    wins_ties_losses,
+)
+from ranklens.analysis.stats.randomization import randomization_test
+from ranklens.analysis.stats.tukey import TukeyHSD, tukey_hsd
+from ranklens.base.errors import InputError, OptionError
+from ranklens.base.types import (
+    DuplicatePolicy,
+    Float64Array,
+    Int64Array,
+    QueryPolicy,
+    TiePolicy,
+)
+from ranklens.evaluation.results import Results, aggregate
+from ranklens.measures.base import Measure
+from ranklens.presentation import comparison_format as _comparison_format
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["TESTS", "Comparison", "Correlation", "PairStats", "compare", "compare_results"]
+
+Test: TypeAlias = Literal["t", "wilcoxon", "sign", "randomization", "bootstrap"]
+TukeyKind: TypeAlias = Literal["blocked", "oneway"]
+TESTS: tuple[Test, ...] = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+TUKEY_KINDS: tuple[TukeyKind, ...] = ("blocked", "oneway")
+
+
+@dataclass(frozen=True)
+class PairStats:
+    """One run against another on one measure (``run - other``).
+
+    Attributes
+    ----------
+    delta : the mean of the per-query differences ``run - other``.
+    p_value : the test's two-sided p-value.
+    p_value_corrected : the p-value corrected over the comparisons of the measure.
+    ci_low, ci_high : the confidence interval of ``delta``.
+    effect_size : paired Cohen's d (``delta / sd``; +-inf when every difference is equal
+        and not 0).
+    wins, ties, losses : queries where the run is better, equal, worse (exact comparison;
+        "better" is "lower" for measures where lower is better).
+    significant : ``p_value_corrected <= alpha``.
+    """
+
+    delta: float
+    p_value: float
+    p_value_corrected: float
+    ci_low: float
+    ci_high: float
+    effect_size: float
+    wins: int
+    ties: int
+    losses: int
+    significant: bool
+
+    def flipped(self) -> PairStats:
+        """The same comparison seen from the other run (``other - run``)."""
+        return PairStats(
+            -self.delta,
+            self.p_value,
+            self.p_value_corrected,
+            -self.ci_high,
+            -self.ci_low,
+            -self.effect_size,
+            self.losses,
+            self.ties,
+            self.wins,
+            self.significant,
+        )
+
+    def to_dict(self) -> dict[str, float | int | None]:
+        """The JSON shape: nine keys, ``None`` for non-finite numbers."""
+        return _comparison_format.pair_dict(self)
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """Kendall's tau-b and Spearman's rho between two orderings of the runs (by mean, best
+    first): under two measures (``measure_x != measure_y``) or one measure under two qrels
+    (``qrels_x != qrels_y``). nan when every run ties under one of them."""
+
+    measure_x: str
+    measure_y: str
+    qrels_x: str
+    qrels_y: str
+    kendall_tau: float
+    kendall_p: float
+    spearman_rho: float
+    spearman_p: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape (``None`` for nan)."""
+        return _comparison_format.correlation_dict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """The result of :func:`compare`: means and statistics of runs against a baseline.
+
+    Attributes
+    ----------
+    measures : the measures' canonical names.
+    runs : the runs' names, in the order given.
+    baseline : the baseline's name.
+    test, correction, alpha, confidence, permutations, seed, tukey_kind : the options.
+    queries : the query ids compared (those common to all runs), in byte order.
+    queries_dropped : how many queries some run had and another had not (left out).
+    results : the :class:`~ranklens.Results` of each run (on all of its queries).
+    means : ``{run: {measure: aggregate over queries}}`` (the mean, or the measure's own
+        aggregate: sum for counts, geometric mean for GMAP).
+    higher_is_better : ``{measure: bool}``.
+    vs_baseline : ``{run: {measure: PairStats}}`` for every run but the baseline
+        (``run - baseline``).
+    pairs : ``{(a, b): {measure: PairStats}}`` (``b - a``, ``a`` before ``b`` in
+        :attr:`runs`), for every pair with ``all_pairs``; empty otherwise.
+    tukey : ``{measure: TukeyHSD}`` (systems in the order of :attr:`runs`) with
+        ``all_pairs``; ``None`` otherwise.
+    correlation : the rank correlations asked for (``correlate``, ``correlate_qrels``).
+    """
+
+    measures: tuple[str, ...]
+    runs: tuple[str, ...]
+    baseline: str
+    test: str
+    correction: str
+    alpha: float
+    confidence: float
+    permutations: int
+    seed: int
+    queries: tuple[str, ...]
+    queries_dropped: int
+    results: tuple[Results, ...]
+    means: Mapping[str, Mapping[str, float]]
+    higher_is_better: Mapping[str, bool]
+    vs_baseline: Mapping[str, Mapping[str, PairStats]]
+    pairs: Mapping[tuple[str, str], Mapping[str, PairStats]]
+    tukey: Mapping[str, TukeyHSD] | None
+    tukey_kind: str
+    correlation: tuple[Correlation, ...] = ()
+
+    @property
+    def all_pairs(self) -> bool:
+        """Whether every pair of runs was compared."""
+        return bool(self.pairs)
+
+    def stats(self, run: str, measure: str, against: str | None = None) -> PairStats:
+        """The statistics of ``run - against`` (default: the baseline) on ``measure``."""
+        other = self.baseline if against is None else against
+        for name in (run, other):
+            if name not in self.runs:
+                raise OptionError(f"no run named {name!r} (runs: {', '.join(self.runs)})")
+        if measure not in self.measures:
+            raise OptionError(
+                f"measure {measure!r} was not compared (measures: {', '.join(self.measures)})"
+            )
+        if run == other:
+            raise OptionError(f"a run is not compared with itself ({run!r})")
+        if other == self.baseline:
+            return self.vs_baseline[run][measure]
+        if run == self.baseline:
+            return self.vs_baseline[other][measure].flipped()
+        if (other, run) in self.pairs:
+            return self.pairs[(other, run)][measure]
+        if (run, other) in self.pairs:
+            return self.pairs[(run, other)][measure].flipped()
+        raise OptionError(
+            f"{run!r} was compared with the baseline only, not with {other!r} (use all_pairs=True)"
+        )
+
+    def significant(self, run: str, measure: str, against: str | None = None) -> bool:
+        """Whether ``run`` differs significantly from ``against`` (default: the baseline)
+        on ``measure``, after the correction."""
+        return self.stats(run, measure, against).significant
+
+    def beats(self, run: str, measure: str) -> tuple[str, ...]:
+        """The runs that ``run`` is significantly better than on ``measure`` (among the
+        comparisons made: with the baseline only, or all pairs)."""
+        return _comparison_format.beaten(self, run, measure)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The shape of ``ranklens compare --format json``::
+
+            {"measures": [...], "baseline": name, "test": name, "correction": name,
+             "alpha": a, "runs": [{"name": n, "mean": {measure: v},
+             "vs_baseline": {measure: {"delta", "p_value", "p_value_corrected", "ci_low",
+             "ci_high", "effect_size", "wins", "ties", "losses"}}}]}
+
+        ``vs_baseline`` is absent for the baseline itself; non-finite numbers are ``None``.
+        With ``all_pairs``, also ``"pairs"`` and ``"tukey_hsd"``; with correlations,
+        ``"correlation"``.
+        """
+        return _comparison_format.to_dict(self)
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as one line of JSON."""
+        return json.dumps(self.to_dict(), allow_nan=False)
+
+    def to_markdown(self) -> str:
+        """A GitHub Markdown table (significance as ``<sup>`` letters, best in bold),
+        its legend and a table of the statistics."""
+        return _comparison_format.to_markdown(self)
+
+    def to_latex(self) -> str:
+        """A booktabs table ready to paste: best value per column in bold, superscript
+        letters naming the runs a value is significantly better than."""
+        return _comparison_format.to_latex(self)
+
+    def to_csv(self) -> str:
+        """One row per (run, measure) with every statistic (and, with ``all_pairs``, one
+        row per other pair)."""
+        return _comparison_format.to_csv(self)
+
+    def plot_delta(
+        self, run: str, measure: str, against: str | None = None, *, ax: Axes | None = None
+    ) -> Figure:
+        """The per-query differences ``run - against`` (default: the baseline) of
+        ``measure``, sorted, as bars; see :func:`ranklens.presentation.plots.plot_delta`."""
+        from ranklens.presentation.plots import plot_delta
+
+        other = self.baseline if against is None else against
+        for name in (run, other):
+            if name not in self.runs:
+                raise OptionError(f"no run named {name!r} (runs: {', '.join(self.runs)})")
+        by_name = dict(zip(self.runs, self.results, strict=True))
+        return plot_delta(by_name[other], by_name[run], measure, ax=ax)
+
+    def plot_dist(self, measure: str, style: str = "box", *, ax: Axes | None = None) -> Figure:
+        """The distribution of ``measure``'s per-query values, one box (or violin) per run;
+        see :func:`ranklens.presentation.plots.plot_dist`."""
+        from ranklens.presentation.plots import plot_dist
+
+        return plot_dist(self.results, measure, style, ax=ax)
+
+    def _repr_html_(self) -> str:
+        """HTML tables for Jupyter: the means with significance letters and the statistics
+        against the baseline (the report's summary section)."""
+        from ranklens.presentation.reporting._build import significance_html
+
+        return significance_html(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"Comparison(runs={list(self.runs)!r}, baseline={self.baseline!r}, "
+            f"measures={list(self.measures)!r}, test={self.test!r}, "
+            f"correction={self.correction!r}, queries={len(self.queries)})"
+        )
+
+
+def _check_options(
+    test: str,
+    correction: str,
+    alpha: float,
+    confidence: float,
+    permutations: int,
+    seed: int,
+    tukey: str,
+) -> None:
+    if test not in TESTS:
+        raise OptionError(f"test must be one of {list(TESTS)}, not {test!r}")
+    if correction not in CORRECTIONS:
+        raise OptionError(f"correction must be one of {list(CORRECTIONS)}, not {correction!r}")
+    if tukey not in TUKEY_KINDS:
+        raise OptionError(f"tukey must be one of {list(TUKEY_KINDS)}, not {tukey!r}")
+    check_alpha(alpha)
+    check_confidence(confidence)
+    check_count("permutations", permutations)
+    check_seed(seed)
+
+
+def _unique_names(names: Sequence[str]) -> tuple[str, ...]:
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name in seen:
+            raise OptionError(
+                f"runs {seen[name] + 1} and {i + 1} are both named {name!r}; give each run "
+                "its own name (names=[...] or a mapping; --name on the command line)"
+            )
+        seen[name] = i
+    return tuple(names)
+
+
+def _common_queries(results: Sequence[Results]) -> tuple[tuple[str, ...], int]:
+    first = results[0].queries
+    if all(r.queries == first for r in results):
+        return first, 0
+    common = set(first).intersection(*(r.queries for r in results[1:]))
+    union = set(first).union(*(r.queries for r in results[1:]))
+    return tuple(q for q in first if q in common), len(union) - len(common)
+
+
+def _rows(result: Results, queries: tuple[str, ...]) -> Int64Array:
+    if result.queries == queries:
+        return np.arange(len(queries), dtype=np.int64)
+    index = {q: i for i, q in enumerate(result.queries)}
+    return np.fromiter((index[q] for q in queries), dtype=np.int64, count=len(queries))
+
+
+def _measure_columns(
+    results: Sequence[Results], measures: Sequence[str] | None
+) -> tuple[list[Measure], list[list[int]]]:
+    """The measures compared and, per run, the column of each in its values."""
+    first = results[0]
+    for r in results[1:]:
+        if sorted(r.names) != sorted(first.names):
+            raise OptionError(
+                f"the runs were not evaluated with the same measures ({r.run!r}: "
+                f"{', '.join(r.names)}; {first.run!r}: {', '.join(first.names)})"
+            )
+    if measures is None:
+        chosen = list(first.measures)
+    else:
+        from ranklens.measures.language import parse_measure
+
+        chosen = []
+        for m in [measures] if isinstance(measures, str) else measures:
+            name = parse_measure(m).name
+            if name not in first.names:
+                raise OptionError(
+                    f"measure {name!r} was not computed (measures: {', '.join(first.names)})"
+                )
+            chosen.append(first.measures[first.names.index(name)])
+    if not chosen:
+        raise OptionError("give at least one measure to compare")
+    names = [m.name for m in chosen]
+    if len(set(names)) != len(names):
+        raise OptionError(f"a measure is named twice: {', '.join(names)}")
+    return chosen, [[r.names.index(name) for name in names] for r in results]
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """The ordered comparisons computed: ``(measure, a, b)`` means ``run b - run a``."""
+
+    keys: list[tuple[int, int, int]]
+    family: dict[tuple[int, int, int], int]  # canonical (measure, a, b) -> column
+    canonical: list[int]  # column of each key whose p-value is the family's
+
+
+def _plan(num_measures: int, runs: int, base: int, all_pairs: bool) -> _Columns:
+    if all_pairs:
+        pairs = [(a, b) for a in range(runs) for b in range(a + 1, runs)]
+    else:
+        pairs = [(base, r) for r in range(runs) if r != base]
+    keys: list[tuple[int, int, int]] = []
+    family: dict[tuple[int, int, int], int] = {}
+    for m in range(num_measures):
+        for a, b in pairs:
+            family[(m, a, b)] = len(keys)
+            keys.append((m, a, b))
+    for m in range(num_measures):
+        for r in range(runs):
+            if r != base and (m, base, r) not in family:
+                keys.append((m, base, r))  # baseline after r: its mirror is in the family
+    canonical = []
+    for m, a, b in keys:
+        canonical.append(family.get((m, a, b), family.get((m, b, a), -1)))
+    return _Columns(keys, family, canonical)
+
+
+def _test(
+    test: str, d: Float64Array, permutations: int, seed: int, confidence: float
+) -> tuple[Float64Array, Float64Array, Float64Array]:
+    """p-values and confidence intervals of every column of ``d``."""
+    if test == "t":
+        low, high = t_interval(d, confidence)
+        return t_test(d).p_value, low, high
+    boot = bootstrap_test(d, permutations, seed, confidence)
+    if test == "bootstrap":
+        return boot.p_value, boot.ci_low, boot.ci_high
+    if test == "randomization":
+        p = randomization_test(d, permutations, seed).p_value
+    elif test == "wilcoxon":
+        p = wilcoxon_test(d).p_value
+    else:
+        p = sign_test(d).p_value
+    return p, boot.ci_low, boot.ci_high
+
+
+def compare_results(
+    results: Sequence[Results],
+    measures: Sequence[str] | str | None = None,
+    *,
+    baseline: str | None = None,
+    test: Test | str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    seed: int = 42,
+    confidence: float = 0.95,
+    all_pairs: bool = False,
+    tukey: TukeyKind | str = "oneway",
+    names: Sequence[str] | None = None,
+    correlate: bool = False,
+    correlate_with: Sequence[Results] | None = None,
+    qrels_labels: tuple[str, str] = ("qrels", "other qrels"),
+) -> Comparison:
+    """Compare already evaluated runs (the statistics part of :func:`compare`).
+
+    Parameters
+    ----------
+    results
+        One :class:`~ranklens.Results` per run, computed with the same measures.
+    measures
+        The measures to compare (default: all of them).
+    names
+        The runs' names (default: each Results' ``run``); they must be unique.
+    correlate_with
+        The same runs' Results under other qrels, in the same order: adds the correlation
+        of the orderings of the runs under the two qrels, per measure, labelled with
+        ``qrels_labels``.
+
+    See :func:`compare` for the other parameters.
+    """
+    _check_options(test, correction, alpha, confidence, permutations, seed, tukey)
+    results = list(results)
+    if len(results) < 2:
+        raise OptionError(f"comparing needs at least 2 runs, not {len(results)}")
+    if names is not None and len(names) != len(results):
+        raise OptionError(f"{len(names)} names for {len(results)} runs")
+    run_names = _unique_names(list(names) if names is not None else [r.run for r in results])
+    base_name = run_names[0] if baseline is None else baseline
+    if base_name not in run_names:
+        raise OptionError(
+            f"no run named {base_name!r} to be the baseline (runs: {', '.join(run_names)})"
+        )
+    base = run_names.index(base_name)
+    chosen, columns = _measure_columns(results, measures)
+    measure_names = tuple(m.name for m in chosen)
+    queries, dropped = _common_queries(results)
+    if len(queries) < 2:
+        raise InputError(
+            f"the runs have {len(queries)} queries in common; paired tests need at least 2"
+        )
+    rows = [_rows(r, queries) for r in results]
+    # values[m]: queries x runs
+    values = [
+        np.column_stack([r.values[rows[i], columns[i][j]] for i, r in enumerate(results)])
+        for j in range(len(chosen))
+    ]
+    for j, x in enumerate(values):
+        bad = ~np.all(np.isfinite(x), axis=0)
+        if np.any(bad):
+            culprit = run_names[int(np.argmax(bad))]
+            raise InputError(f"{culprit}: {measure_names[j]} is not a finite number on some query")
+
+    plan = _plan(len(chosen), len(results), base, all_pairs)
+    d = np.column_stack([values[m][:, b] - values[m][:, a] for m, a, b in plan.keys])
+    delta = column_means(d)
+    effect = paired_cohens_d(d)
+    wins, ties, losses = wins_ties_losses(d)
+    p, low, high = _test(test, d, permutations, seed, confidence)
+    p = p[plan.canonical]  # a mirrored comparison has its canonical twin's p-value
+    corrected = np.empty_like(p)
+    for m in range(len(chosen)):
+        members = [c for (mm, _, _), c in plan.family.items() if mm == m]
+        adjusted = adjust_p_values(p[members], correction)
+        corrected[members] = adjusted
+    corrected = corrected[plan.canonical]
+
+    def stats(c: int) -> PairStats:
+        m = plan.keys[c][0]
+        w, lo = int(wins[c]), int(losses[c])
+        if not chosen[m].spec.higher_is_better:
+            w, lo = lo, w
+        return PairStats(
+            float(delta[c]),
+            float(p[c]),
+            float(corrected[c]),
+            float(low[c]),
+            float(high[c]),
+            float(effect[c]),
+            w,
+            int(ties[c]),
+            lo,
+            bool(corrected[c] <= alpha),
+        )
+
+    vs_baseline: dict[str, dict[str, PairStats]] = {
+        name: {} for i, name in enumerate(run_names) if i != base
+    }
+    pairs: dict[tuple[str, str], dict[str, PairStats]] = {}
+    for c, (m, a, b) in enumerate(plan.keys):
+        st = stats(c)
+        if a == base:
+            vs_baseline[run_names[b]][measure_names[m]] = st
+        if all_pairs and (m, a, b) in plan.family:
+            pairs.setdefault((run_names[a], run_names[b]), {})[measure_names[m]] = st
+
+    means = {
+        name: {m.name: aggregate(m, values[j][:, i]) for j, m in enumerate(chosen)}
+        for i, name in enumerate(run_names)
+    }
+    hib = {m.name: m.spec.higher_is_better for m in chosen}
+    tukey_results = None
+    if all_pairs:
+        tukey_results = {
+            m.name: tukey_hsd(values[j], blocked=tukey == "blocked", confidence=confidence)
+            for j, m in enumerate(chosen)
+        }
+    correlations = _correlations(run_names, chosen, means, correlate, correlate_with, qrels_labels)
+    return Comparison(
+        measures=measure_names,
+        runs=run_names,
+        baseline=base_name,
+        test=test,
+        correction=correction,
+        alpha=float(alpha),
+        confidence=float(confidence),
+        permutations=int(permutations),
+        seed=int(seed),
+        queries=queries,
+        queries_dropped=dropped,
+        results=tuple(results),
+        means=means,
+        higher_is_better=hib,
+        vs_baseline=vs_baseline,
+        pairs=pairs,
+        tukey=tukey_results,
+        tukey_kind=tukey,
+        correlation=correlations,
+    )
+
+
+def _goodness(values: Iterable[float], higher_is_better: bool) -> list[float]:
+    return [v if higher_is_better else -v for v in values]
+
+
+def _correlations(
+    names: tuple[str, ...],
+    chosen: list[Measure],
+    means: Mapping[str, Mapping[str, float]],
+    correlate: bool,
+    others: Sequence[Results] | None,
+    labels: tuple[str, str],
+) -> tuple[Correlation, ...]:
+    if not correlate and others is None:
+        return ()
+    if len(names) < 3:
+        raise OptionError(f"correlating orderings of runs needs at least 3 runs, not {len(names)}")
+    out: list[Correlation] = []
+
+    def scores(m: Measure) -> list[float]:
+        return _goodness((means[n][m.name] for n in names), m.spec.higher_is_better)
+
+    if correlate:
+        if len(chosen) < 2:
+            raise OptionError("correlating measures needs at least 2 measures")
+        for i, mx in enumerate(chosen):
+            for my in chosen[i + 1 :]:
+                rc = system_correlation(scores(mx), scores(my))
+                out.append(
+                    Correlation(
+                        mx.name,
+                        my.name,
+                        labels[0],
+                        labels[0],
+                        rc.kendall_tau,
+                        rc.kendall_p,
+                        rc.spearman_rho,
+                        rc.spearman_p,
+                    )
+                )
+    if others is not None:
+        if len(others) != len(names):
+            raise OptionError(f"{len(others)} results under the other qrels for {len(names)} runs")
+        for m in chosen:
+            other = _goodness((r[m.name] for r in others), m.spec.higher_is_better)
+            rc = system_correlation(scores(m), other)
+            out.append(
+                Correlation(
+                    m.name,
+                    m.name,
+                    labels[0],
+                    labels[1],
+                    rc.kendall_tau,
+                    rc.kendall_p,
+                    rc.spearman_rho,
+                    rc.spearman_p,
+                )
+            )
+    return tuple(out)
+
+
+def _label(qrels: Any, default: str) -> str:
+    if isinstance(qrels, str | os.PathLike) and str(qrels) != "-":
+        return os.path.basename(os.fspath(qrels)) or str(qrels)
+    return default
+
+
+def compare(
+    qrels: Any,
+    runs: Sequence[Any] | Mapping[str, Any],
+    measures: Iterable[str | Measure] | str,
+    *,
+    baseline: str | None = None,
+    test: Test | str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    seed: int = 42,
+    confidence: float = 0.95,
+    all_pairs: bool = False,
+    tukey: TukeyKind | str = "oneway",
+    names: Sequence[str] | None = None,
+    correlate: bool = False,
+    correlate_qrels: Any = None,
+    ties: TiePolicy = "trec_eval",
+    queries: QueryPolicy = "qrels",
+    depth: int | None = None,
+    duplicates: DuplicatePolicy = "error",
+) -> Comparison:
+    """Evaluate runs and compare them with a baseline, with paired tests.
+
+    Parameters
+    ----------
+    qrels
+        Relevance judgments (whatever :class:`~ranklens.Evaluator` accepts).
+    runs
+        Two or more runs (paths, :class:`~ranklens.Run` objects, dicts, ...), or a mapping
+        ``{name: run}``.
+    measures
+        Measure names (``"nDCG@10"``, ``"AP"``, trec_eval names) or Measure objects.
+    baseline
+        The name of the run the others are compared with (default: the first).
+    test
+        ``"t"`` (paired t-test, default), ``"wilcoxon"`` (signed-rank), ``"sign"``,
+        ``"randomization"`` (paired sign-flip, Smucker et al. 2007) or ``"bootstrap"``
+        (paired, studentized shift method, Sakai 2006).
+    correction
+        Correction for multiple comparisons over the comparisons of each measure:
+        ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg) or ``"none"``.
+    alpha
+        Significance level of the corrected p-values.
+    permutations
+        Random sign flips of the randomization test, and resamples of the bootstrap
+        (test and intervals).
+    seed
+        Seed of the random draws (default 42): the same seed gives the same p-values and
+        intervals, whatever the number of threads. The draws depend only on the seed, the
+        number of queries and ``permutations``, so each comparison's numbers do not depend
+        on which other runs or measures are compared.
+    confidence
+        Level of the confidence intervals of the differences: a t-interval for ``"t"``,
+        the percentile bootstrap interval (``permutations`` resamples) for the other tests.
+    all_pairs
+        Compare every pair of runs (the correction then covers all pairs of a measure),
+        and add Tukey's HSD.
+    tukey
+        ``"oneway"`` (default; runs as independent groups, exactly
+        :func:`scipy.stats.tukey_hsd`) or ``"blocked"`` (queries as blocks, two-way ANOVA,
+        Carterette 2012: query difficulty leaves the error term, so it finds more
+        differences; recommended for IR when the runs share their queries).
+    names
+        The runs' names (default: each run's name, from its file's run tag).
+    correlate
+        Add Kendall's tau and Spearman's rho between the orderings of the runs under each
+        pair of measures (at least 3 runs).
+    correlate_qrels
+        Other qrels: add the correlation of the orderings under ``qrels`` and under these,
+        per measure.
+    ties, queries, depth, duplicates
+        As for :class:`~ranklens.Evaluator`. With ``queries="both"`` or ``"run"``, runs may
+        have different queries: only those common to all runs are compared.
+
+    Returns
+    -------
+    Comparison
+    """
+    from ranklens.data.coerce import as_run
+    from ranklens.evaluation.evaluator import Evaluator
+
+    _check_options(test, correction, alpha, confidence, permutations, seed, tukey)
+    if isinstance(runs, Mapping):
+        if names is not None:
+            raise OptionError("give the runs' names either as the mapping's keys or as names")
+        names = [str(k) for k in runs]
+        run_list = list(runs.values())
+    elif isinstance(runs, str | os.PathLike):
+        raise OptionError("runs must be a sequence (or mapping) of at least 2 runs")
+    else:
+        run_list = list(runs)
+    if len(run_list) < 2:
+        raise OptionError(f"comparing needs at least 2 runs, not {len(run_list)}")
+    if names is not None:
+        if len(names) != len(run_list):
+            raise OptionError(f"{len(names)} names for {len(run_list)} runs")
+        _unique_names(list(names))
+    options: dict[str, Any] = {
+        "ties": ties,
+        "queries": queries,
+        "depth": depth,
+        "duplicates": duplicates,
+    }
+    measure_list = [measures] if isinstance(measures, str) else list(measures)
+    evaluator = Evaluator(qrels, measure_list, **options)
+    given = list(names) if names is not None else [None] * len(run_list)
+    # read each run once (it may be a file object), evaluate it once or twice
+    run_objects = [as_run(run, duplicates, name) for run, name in zip(run_list, given, strict=True)]
+    results = [evaluator.evaluate(run) for run in run_objects]
+    others = None
+    labels = ("qrels", "other qrels")
+    if correlate_qrels is not None:
+        if len(run_list) < 3:
+            raise OptionError(
+                f"correlating orderings of runs needs at least 3 runs, not {len(run_list)}"
+            )
+        other_evaluator = Evaluator(correlate_qrels, measure_list, **options)
+        others = [other_evaluator.evaluate(run) for run in run_objects]
+        labels = (_label(qrels, "qrels"), _label(correlate_qrels, "other qrels"))
+        if labels[0] == labels[1]:
+            labels = (str(qrels), str(correlate_qrels))
+    return compare_results(
+        results,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        permutations=permutations,
+        seed=seed,
+        confidence=confidence,
+        all_pairs=all_pairs,
+        tukey=tukey,
+        names=names,
+        correlate=correlate,
+        correlate_with=others,
+        qrels_labels=labels,
+    )

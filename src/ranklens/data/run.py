@@ -1,0 +1,153 @@
+"""System output: ranked documents with scores."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import IO, Any
+
+import ranklens.data._core as _core
+from ranklens.base.errors import OptionError
+from ranklens.base.types import TIE_POLICIES, DuplicatePolicy, Float64Array, Int64Array, TiePolicy
+from ranklens.data.grouped import Grouped, resolve_duplicates, subset_entries
+
+_POLICY_CODE = {"trec_eval": 0, "input": 1, "docid_asc": 2}
+
+
+@dataclass(frozen=True, eq=False)
+class Run(Grouped):
+    """A system's output: for each query, documents with float64 scores.
+
+    The rank column of a TREC file is ignored: documents are ranked by score, ties broken
+    by a named policy (see :meth:`ranking`).
+
+    Examples
+    --------
+    >>> run = Run.from_dict({"q1": {"d1": 0.5, "d2": 0.5, "d3": 0.9}}, name="bm25")
+    >>> run.name, len(run)
+    ('bm25', 3)
+    >>> [run.docid(i) for i in run.ranking()]  # ties: docid descending, as trec_eval
+    ['d3', 'd2', 'd1']
+    """
+
+    scores: Float64Array
+    name: str
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.scores.flags.writeable = False
+
+    @classmethod
+    def from_file(
+        cls,
+        source: str | os.PathLike[str] | IO[bytes] | IO[str],
+        name: str | None = None,
+        duplicates: DuplicatePolicy = "error",
+    ) -> Run:
+        """Read a TREC run; see :func:`ranklens.data.trec_text.read_run`."""
+        from ranklens.data.trec_text import read_run
+
+        return read_run(source, name).deduplicated(duplicates)
+
+    @classmethod
+    def from_dict(cls, mapping: Mapping[str, Mapping[str, float]], name: str = "run") -> Run:
+        """Build from ``{qid: {docid: score}}``."""
+        from ranklens.data.memory import from_dict
+
+        return cls._make(from_dict(mapping, False, "<dict>"), name)
+
+    @classmethod
+    def from_records(
+        cls,
+        records: Iterable[tuple[str, str, float]],
+        name: str = "run",
+        duplicates: DuplicatePolicy = "error",
+    ) -> Run:
+        """Build from ``(qid, docid, score)`` tuples."""
+        from ranklens.data.memory import from_records
+
+        return cls._make(from_records(records, False, "<records>"), name).deduplicated(duplicates)
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: Any,
+        name: str = "run",
+        qid_col: str | None = None,
+        doc_col: str | None = None,
+        score_col: str | None = None,
+        duplicates: DuplicatePolicy = "error",
+    ) -> Run:
+        """Build from a pandas or polars DataFrame (columns ``query_id``, ``doc_id``, ``score``
+        or the other usual names, unless given)."""
+        from ranklens.data.frames import from_frame
+
+        columns = from_frame(frame, False, qid_col, doc_col, score_col)
+        return cls._make(columns, name).deduplicated(duplicates)
+
+    @classmethod
+    def _make(cls, columns: dict[str, Any], name: str) -> Run:
+        values = columns.pop("values")
+        return cls(scores=values, name=name, **columns)
+
+    def renamed(self, name: str) -> Run:
+        """The same run under another name."""
+        return replace(self, name=name)
+
+    def deduplicated(self, policy: DuplicatePolicy = "error") -> Run:
+        """This run with repeated (query, document) pairs resolved by ``policy``."""
+        keep = resolve_duplicates(self, self.scores, policy, "run")
+        if keep is None:
+            return self if self.unique else replace(self, unique=True)
+        return Run(scores=self.scores[keep], name=self.name, **subset_entries(self, keep))  # type: ignore[arg-type]
+
+    def ranking(self, ties: TiePolicy = "trec_eval") -> Int64Array:
+        """The entries of each query in ranked order, as a permutation of entry indices.
+
+        Documents are ordered by score, descending; equal scores are ordered by ``ties``
+        (see :data:`ranklens.base.types.TiePolicy`). ``ranking()[q_offsets[j]:q_offsets[j+1]]``
+        is query ``j``'s ranking.
+        """
+        if ties not in TIE_POLICIES:
+            raise OptionError(f"ties must be one of {list(TIE_POLICIES)}, not {ties!r}")
+        perm: Int64Array = _core.rank(
+            self.q_offsets, self.doc_data, self.doc_offsets, self.scores, _POLICY_CODE[ties]
+        )
+        return perm
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{qid: {docid: score}}``."""
+        out: dict[str, dict[str, float]] = {}
+        docs = self.docids()
+        scores = self.scores.tolist()
+        bounds = self.q_offsets.tolist()
+        for j, qid in enumerate(self.qids):
+            a, b = bounds[j], bounds[j + 1]
+            out[qid] = dict(zip(docs[a:b], scores[a:b], strict=True))
+        return out
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame with columns ``query_id``, ``doc_id``, ``score``."""
+        from ranklens.base.optional import require
+
+        pd = require("pandas", "Run.to_pandas")
+        qidx = self.query_of_entries().tolist()
+        return pd.DataFrame(
+            {
+                "query_id": [self.qids[q] for q in qidx],
+                "doc_id": self.docids(),
+                "score": self.scores,
+            }
+        )
+
+    def write(
+        self,
+        path: str | os.PathLike[str] | IO[str],
+        ties: TiePolicy = "trec_eval",
+        name: str | None = None,
+    ) -> None:
+        """Write TREC run text (``qid Q0 docid rank score tag``), ranked, ranks from 1."""
+        from ranklens.data.trec_text import trec_run_lines, write_lines
+
+        write_lines(path, trec_run_lines(self, self.ranking(ties), name or self.name))

@@ -1,0 +1,125 @@
+"""TREC text: ``qid iter docid rel`` qrels and ``qid Q0 docid rank score tag`` runs."""
+
+from __future__ import annotations
+
+import os
+from typing import IO, TYPE_CHECKING
+
+import numpy as np
+
+import ranklens.data._core as _core
+from ranklens.base.errors import EmptyInputError, ParseError
+from ranklens.base.types import Int64Array, UInt8Array
+from ranklens.data.source import read_source
+
+if TYPE_CHECKING:
+    from ranklens.data.qrels import Qrels
+    from ranklens.data.run import Run
+
+_RUN, _QRELS = 0, 1
+
+
+Parsed = tuple[list[str], Int64Array, UInt8Array, Int64Array, np.ndarray, Int64Array, str | None]
+
+
+def _parse(source: object, kind: int) -> tuple[Parsed, str]:
+    content, name = read_source(source)
+    try:
+        parsed = _core.parse_trec(content, kind, 1)
+    except ValueError as exc:
+        if len(exc.args) == 2 and isinstance(exc.args[0], int):
+            line, message = exc.args
+            raise ParseError(str(message), path=name, line=line or None) from None
+        raise
+    finally:
+        close = getattr(content, "close", None)
+        if close is not None:
+            close()
+    if not parsed[0]:
+        what = "run" if kind == _RUN else "qrels"
+        raise EmptyInputError(
+            f"holds no {what} lines (the file is empty, or has only blank and '#' lines)",
+            path=name,
+        )
+    return parsed, name
+
+
+def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> Qrels:
+    """Read TREC qrels (``qid iter docid relevance``) from a path, ``-`` (stdin) or a file object.
+
+    Columns are separated by any whitespace; lines whose first non-blank character is ``#``
+    and blank lines are skipped; gzip, bzip2 and xz files are decompressed. Relevance must be
+    an integer (``2`` or ``2.0``). Errors name the file and the line.
+    """
+    from ranklens.data.qrels import Qrels
+
+    (qids, q_offsets, doc_data, doc_offsets, rels, lines, _tag), name = _parse(source, _QRELS)
+    return Qrels(
+        qids=tuple(qids),
+        q_offsets=q_offsets,
+        doc_data=doc_data,
+        doc_offsets=doc_offsets,
+        lines=lines,
+        source=name,
+        rels=rels,
+    )
+
+
+def read_run(source: str | os.PathLike[str] | IO[bytes] | IO[str], name: str | None = None) -> Run:
+    """Read a TREC run (``qid Q0 docid rank score tag``) from a path, ``-`` or a file object.
+
+    The rank column is ignored (documents are ranked by score); columns after the tag are
+    ignored. The run's name is ``name``, else the tag of the last line (as trec_eval's
+    ``runid``), else the file name.
+    """
+    from ranklens.data.run import Run
+
+    (qids, q_offsets, doc_data, doc_offsets, scores, lines, tag), where = _parse(source, _RUN)
+    return Run(
+        qids=tuple(qids),
+        q_offsets=q_offsets,
+        doc_data=doc_data,
+        doc_offsets=doc_offsets,
+        lines=lines,
+        source=where,
+        scores=scores,
+        name=name or tag or os.path.basename(where),
+    )
+
+
+def format_score(value: float) -> str:
+    """The shortest text that reads back as exactly ``value``."""
+    return repr(float(value))
+
+
+def write_lines(path: str | os.PathLike[str] | IO[str], lines: list[str]) -> None:
+    """Write ``lines`` (each ending in a newline) to a path or a text stream."""
+    text = "".join(lines)
+    if hasattr(path, "write"):
+        path.write(text)
+    else:
+        with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+
+
+def trec_qrels_lines(qrels: Qrels) -> list[str]:
+    """The qrels as TREC lines, grouped by query in byte order."""
+    qidx = qrels.query_of_entries().tolist()
+    docs = qrels.docids()
+    rels = qrels.rels.tolist()
+    return [f"{qrels.qids[q]} 0 {d} {r}\n" for q, d, r in zip(qidx, docs, rels, strict=True)]
+
+
+def trec_run_lines(run: Run, order: np.ndarray, name: str) -> list[str]:
+    """The run as TREC lines in the order ``order`` (a ranking), ranks counted per query."""
+    qidx_array = run.query_of_entries()
+    starts = run.q_offsets[:-1][qidx_array[order]]
+    ranks = (np.arange(len(run), dtype=np.int64) - starts + 1).tolist()
+    qidx = qidx_array.tolist()
+    docs = run.docids()
+    scores = run.scores.tolist()
+    qids = run.qids
+    return [
+        f"{qids[qidx[i]]} Q0 {docs[i]} {rank} {format_score(scores[i])} {name}\n"
+        for i, rank in zip(order.tolist(), ranks, strict=True)
+    ]

@@ -1,0 +1,2 @@
+"""Layer 5, evaluation: :class:`Evaluator` (judgments prepared once, many runs),
+:func:`evaluate` and :class:`Results`."""

@@ -1,0 +1,183 @@
+"""The entry points: :func:`evaluate` and :class:`Evaluator`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ranklens.base.errors import OptionError
+from ranklens.base.types import (
+    DUPLICATE_POLICIES,
+    QUERY_POLICIES,
+    TIE_POLICIES,
+    DuplicatePolicy,
+    QueryPolicy,
+    TiePolicy,
+)
+from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
+from ranklens.evaluation.results import Results
+from ranklens.measures.base import Measure
+from ranklens.measures.language import parse_measures
+from ranklens.ranking.align import Aligned, PreparedQrels, align
+
+if TYPE_CHECKING:
+    from ranklens.ranking.judgments import JudgedMeasures, JudgmentsLike
+
+
+def check_options(ties: str, queries: str, depth: int | None, duplicates: str) -> None:
+    """Raise :class:`OptionError` for a value outside those an option accepts."""
+    for option, value, allowed in (
+        ("ties", ties, TIE_POLICIES),
+        ("queries", queries, QUERY_POLICIES),
+        ("duplicates", duplicates, DUPLICATE_POLICIES),
+    ):
+        if value not in allowed:
+            raise OptionError(f"{option} must be one of {list(allowed)}, not {value!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise OptionError(f"depth must be a positive number of documents, not {depth!r}")
+
+
+class Evaluator:
+    """Qrels and measures prepared once, to evaluate many runs.
+
+    Parameters
+    ----------
+    qrels
+        Relevance judgments: a :class:`~ranklens.Qrels`, a path, ``{qid: {docid: rel}}``,
+        a DataFrame or ``(qid, docid, rel)`` tuples.
+    measures
+        Measure names in the ir_measures language (``"nDCG@10"``, ``"P(rel=2)@5"``) or
+        trec_eval's (``"ndcg_cut.10"``, ``"official"``), or :class:`Measure` objects.
+    ties
+        How equal scores are ordered: ``"trec_eval"`` (default; document id descending),
+        ``"input"`` or ``"docid_asc"``.
+    queries
+        Which queries count: ``"qrels"`` (default; a query missing from the run scores 0, run
+        queries without judgments are left out), ``"both"`` or ``"run"``.
+    depth
+        Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``).
+    duplicates
+        A repeated (query, document) pair is an ``"error"`` (default), or keep the ``"first"``
+        or the ``"max"``.
+    judgments
+        The judgement file for trec_eval's preference measures (``PrefsSimp``, ...,
+        ``NumPrefsPoss``) and judgement-group measures (``APAvgJG``, ``PAvgJG@k``,
+        ``RprecMultAvgJG@x``): a path or file object. A 5-column file (``qid jg jsg docno
+        rel_level``) is read as trec_eval's ``-R prefs``; a 4-column one (``qid jg docno
+        rel``, the second column naming the judgement group) as ``-R qrels_prefs`` and
+        ``-R qrels_jg``. By default the qrels file, if ``qrels`` is a path (what trec_eval
+        does with ``-R qrels_prefs`` / ``-R qrels_jg``); with qrels given otherwise these
+        measures raise :class:`~ranklens.base.errors.MeasureError`. It is read once, here, and
+        only if such a measure is asked for. These measures are computed on the evaluator's
+        queries (a query the file does not judge scores 0) with ``depth`` and ``queries``;
+        they break score ties as trec_eval does for them (docno ascending for the
+        preference measures, descending for the others), whatever ``ties`` says. When
+        every measure needs the judgement file, the qrels are not read as ordinary qrels:
+        the judgement file stands for them (its queries are the evaluated ones, and
+        :attr:`qrels` holds its documents with their highest grade), so a judgement-group
+        file that judges a document in several groups, or a 5-column prefs file, can be
+        given as ``qrels`` (also as ``-`` or a file object).
+
+    Examples
+    --------
+    >>> ev = Evaluator({"q1": {"a": 1}}, ["P@2", "AP"])
+    >>> ev.evaluate({"q1": {"a": 0.1, "b": 0.9}}).aggregate
+    {'P@2': 0.5, 'AP': 0.5}
+    """
+
+    def __init__(
+        self,
+        qrels: QrelsLike,
+        measures: Iterable[str | Measure],
+        *,
+        ties: TiePolicy = "trec_eval",
+        queries: QueryPolicy = "qrels",
+        depth: int | None = None,
+        duplicates: DuplicatePolicy = "error",
+        judgments: JudgmentsLike | None = None,
+    ) -> None:
+        check_options(ties, queries, depth, duplicates)
+        self.measures: tuple[Measure, ...] = tuple(
+            parse_measures([measures] if isinstance(measures, str) else measures)
+        )
+        self.ties: TiePolicy = ties
+        self.queries: QueryPolicy = queries
+        self.depth = depth
+        self.duplicates: DuplicatePolicy = duplicates
+        self._judged: JudgedMeasures | None = None
+        kinds = {m.spec.judgments for m in self.measures}
+        if kinds - {"qrels"}:
+            from ranklens.ranking.judgments import JudgedMeasures
+
+            if "qrels" in kinds:
+                self.qrels = as_qrels(qrels, duplicates)
+            judged = JudgedMeasures.of(self.measures, judgments, qrels, qrels_read="qrels" in kinds)
+            if judged is not None and "qrels" not in kinds:  # it stands for the qrels
+                self.qrels = judged.as_qrels()
+            self._judged = judged
+        else:
+            self.qrels = as_qrels(qrels, duplicates)
+        self._prepared = PreparedQrels.of(self.qrels)
+
+    def align(self, run: RunLike, name: str | None = None) -> Aligned:
+        """Rank ``run`` and join it with the qrels (what every measure reads)."""
+        the_run = as_run(run, self.duplicates, name)
+        return align(self._prepared, the_run, self.ties, self.queries, self.depth)
+
+    def evaluate(self, run: RunLike, name: str | None = None) -> Results:
+        """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...)."""
+        aligned = self.align(run, name)
+        nq = aligned.base.num_queries
+        values = np.empty((nq, len(self.measures)), dtype=np.float64)
+        for j, measure in enumerate(self.measures):
+            if measure.spec.judgments == "qrels":
+                values[:, j] = measure.compute(aligned)
+        if self._judged is not None:
+            self._judged.fill(
+                values, aligned.base.qids, aligned.run, depth=self.depth, queries=self.queries
+            )
+        return Results(
+            aligned.run_name, self.measures, aligned.base.qids, values, aligned.query_counts
+        )
+
+
+def evaluate(
+    qrels: QrelsLike,
+    run: RunLike,
+    measures: Iterable[str | Measure] | str,
+    *,
+    ties: TiePolicy = "trec_eval",
+    queries: QueryPolicy = "qrels",
+    depth: int | None = None,
+    duplicates: DuplicatePolicy = "error",
+    judgments: JudgmentsLike | None = None,
+) -> Results:
+    """Evaluate one run: ``evaluate(qrels, run, ["nDCG@10", "AP"])``.
+
+    See :class:`Evaluator` for the parameters. By default every number equals trec_eval
+    10.0's (with ``-c``): ties broken by document id descending, the mean over the qrels'
+    queries.
+
+    Examples
+    --------
+    >>> res = evaluate({"q1": {"a": 2, "b": 1}}, {"q1": {"b": 0.9, "a": 0.3}}, "nDCG")
+    >>> round(res["nDCG"], 4)
+    0.8597
+
+    trec_eval's preference and judgement-group measures read a judgement file
+    (``judgments=``, by default the qrels file):
+    ``evaluate("qrels.txt", "run.txt", ["PrefsSimp", "APAvgJG", "PAvgJG@10"])``.
+    """
+    measure_list = [measures] if isinstance(measures, str) else measures
+    evaluator = Evaluator(
+        qrels,
+        measure_list,
+        ties=ties,
+        queries=queries,
+        depth=depth,
+        duplicates=duplicates,
+        judgments=judgments,
+    )
+    return evaluator.evaluate(run)

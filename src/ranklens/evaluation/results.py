@@ -1,0 +1,169 @@
+"""Evaluation results: a (queries x measures) matrix and the aggregate of each measure."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ranklens.base.optional import require
+from ranklens.base.segments import ordered_total
+from ranklens.base.types import Float64Array
+from ranklens.measures.base import GMEAN_FLOOR, Measure
+from ranklens.measures.language import parse_measure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+def aggregate(measure: Measure, values: Float64Array) -> float:
+    """Combine per-query values as ``measure`` declares: the mean (summed in query order,
+    divided once, as trec_eval), the sum, or the geometric mean of ``max(v, 1e-5)``."""
+    kind = measure.spec.aggregate
+    if kind == "sum":
+        return ordered_total(values)
+    if values.shape[0] == 0:
+        return math.nan
+    if kind == "gmean":
+        logs = np.log(np.maximum(values, GMEAN_FLOOR))
+        return math.exp(ordered_total(logs) / float(values.shape[0]))
+    return ordered_total(values) / float(values.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class Results:
+    """The values of some measures for one run.
+
+    Attributes
+    ----------
+    run : the run's name.
+    measures : the measures, in the order asked.
+    queries : the evaluated query ids, in byte order.
+    values : float64 array (queries x measures), read-only.
+    query_counts : how many queries the qrels and the run had, how many were evaluated,
+        missing from the run (scored on an empty ranking) or left out for lack of judgments.
+
+    Examples
+    --------
+    >>> import ranklens
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 1}}
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.8}, "q2": {"d4": 0.5, "d3": 0.4}}
+    >>> res = ranklens.evaluate(qrels, run, ["P@1", "RR"])
+    >>> res.aggregate
+    {'P@1': 0.5, 'RR': 0.75}
+    >>> res.per_query["q2"]
+    {'P@1': 0.0, 'RR': 0.5}
+    """
+
+    run: str
+    measures: tuple[Measure, ...]
+    queries: tuple[str, ...]
+    values: Float64Array
+    query_counts: Mapping[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.values.flags.writeable = False
+
+    @property
+    def names(self) -> list[str]:
+        """The canonical names of the measures."""
+        return [m.name for m in self.measures]
+
+    @cached_property
+    def aggregate(self) -> dict[str, float]:
+        """Each measure's aggregate (mean, sum or geometric mean as it declares)."""
+        return {m.name: aggregate(m, self.values[:, j]) for j, m in enumerate(self.measures)}
+
+    @property
+    def means(self) -> dict[str, float]:
+        """The same as :attr:`aggregate` (kept for ranx and ir_measures users)."""
+        return self.aggregate
+
+    @cached_property
+    def per_query(self) -> dict[str, dict[str, float]]:
+        """``{qid: {measure: value}}``."""
+        names = self.names
+        return {
+            qid: dict(zip(names, row, strict=True))
+            for qid, row in zip(self.queries, self.values.tolist(), strict=True)
+        }
+
+    def _column(self, measure: str | Measure) -> int:
+        name = measure.name if isinstance(measure, Measure) else measure
+        names = self.names
+        if name not in names:
+            name = parse_measure(name).name
+        if name not in names:
+            raise KeyError(f"{name} was not computed (measures: {', '.join(names)})")
+        return names.index(name)
+
+    def __getitem__(self, measure: str | Measure) -> float:
+        """The aggregate of ``measure`` (a name in either language, or a Measure)."""
+        return self.aggregate[self.names[self._column(measure)]]
+
+    def query_values(self, measure: str | Measure) -> dict[str, float]:
+        """``{qid: value}`` for one measure."""
+        column = self.values[:, self._column(measure)].tolist()
+        return dict(zip(self.queries, column, strict=True))
+
+    def to_dict(self, per_query: bool = True) -> dict[str, Any]:
+        """``{"name", "aggregate", "per_query"}`` (the shape of ``ranklens eval --format json``)."""
+        out: dict[str, Any] = {"name": self.run, "aggregate": dict(self.aggregate)}
+        if per_query:
+            out["per_query"] = self.per_query
+        return out
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame: one row per query (index ``query_id``), one column per measure."""
+        pd = require("pandas", "Results.to_pandas")
+        frame = pd.DataFrame(np.array(self.values), columns=self.names)
+        frame.index = pd.Index(list(self.queries), name="query_id")
+        return frame
+
+    def to_polars(self) -> Any:
+        """A polars DataFrame: a ``query_id`` column and one column per measure."""
+        pl = require("polars", "Results.to_polars")
+        data: dict[str, Any] = {"query_id": list(self.queries)}
+        for j, name in enumerate(self.names):
+            data[name] = np.array(self.values[:, j])
+        return pl.DataFrame(data)
+
+    def plot_dist(
+        self, measure: str | Measure, style: str = "box", *, ax: Axes | None = None
+    ) -> Figure:
+        """The distribution of ``measure`` over the queries as a box or violin plot
+        (``style="box"`` or ``"violin"``); see :func:`ranklens.presentation.plots.plot_dist`."""
+        from ranklens.presentation.plots import plot_dist
+
+        return plot_dist([self], measure, style, ax=ax)
+
+    def plot_delta(
+        self, other: Results, measure: str | Measure, *, ax: Axes | None = None
+    ) -> Figure:
+        """The per-query differences ``other - self`` of ``measure``, sorted, as bars; see
+        :func:`ranklens.presentation.plots.plot_delta`."""
+        from ranklens.presentation.plots import plot_delta
+
+        return plot_delta(self, other, measure, ax=ax)
+
+    def _repr_html_(self) -> str:
+        """An HTML table for Jupyter: the aggregate of each measure, then the number of
+        queries (ids and names are escaped)."""
+        from html import escape
+
+        head = "".join(f"<th>{escape(n)}</th>" for n in self.names)
+        cells = "".join(f"<td>{v:.4f}</td>" for v in self.aggregate.values())
+        return (
+            f"<table><thead><tr><th>run</th>{head}</tr></thead><tbody><tr>"
+            f"<td>{escape(self.run)}</td>{cells}</tr></tbody></table>"
+            f"<p>{len(self.queries)} queries</p>"
+        )
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v:.4f}" for k, v in self.aggregate.items())
+        return f"Results(run={self.run!r}, queries={len(self.queries)}, {shown})"

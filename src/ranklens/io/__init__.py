@@ -1,1 +1,0 @@
-"""Reading and writing qrels and runs: TREC text, dicts, records and DataFrames."""

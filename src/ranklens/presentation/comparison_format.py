@@ -1,0 +1,532 @@
+"""How a :class:`~ranklens.Comparison` is written: JSON shape, Markdown, LaTeX, CSV,
+and the cells of the terminal table.
+
+Significance is shown as in papers: runs get letters (a, b, c, ... in the order given) and
+a value carries the letters of the runs it is *significantly better than* (after the
+correction). Without all pairs only comparisons with the baseline exist, so a run
+significantly better than the baseline carries the baseline's letter, and the baseline
+carries the letters of the runs significantly worse than it; those runs also carry a
+``▼`` (``$^{\\downarrow}$`` in LaTeX): "significantly worse than the baseline".
+
+>>> letters(3)
+['a', 'b', 'c']
+>>> superscript("ab")
+'ᵃᵇ'
+>>> latex_escape("run_1 & 50%")
+'run\\\\_1 \\\\& 50\\\\%'
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ranklens.analysis.comparison import Comparison, Correlation, PairStats
+
+WORSE = "▼"
+LATEX_WORSE = r"\downarrow"
+
+TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "randomization": "paired randomization test",
+    "bootstrap": "paired bootstrap test",
+}
+CORRECTION_NAMES = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "bh": "Benjamini-Hochberg",
+    "none": "no",
+}
+_SUPERSCRIPT = dict(
+    zip(
+        "abcdefghijklmnopqrstuvwxyz,",
+        "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᑫʳˢᵗᵘᵛʷˣʸᶻ˒",
+        strict=True,
+    )
+)
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def letters(count: int) -> list[str]:
+    """Labels of ``count`` runs: a..z, then aa, ab, ... (spreadsheet style)."""
+    out = []
+    for i in range(count):
+        label = ""
+        i += 1
+        while i:
+            i, r = divmod(i - 1, 26)
+            label = chr(ord("a") + r) + label
+        out.append(label)
+    return out
+
+
+def superscript(text: str) -> str:
+    """``text`` in Unicode superscript letters (for the terminal)."""
+    return "".join(_SUPERSCRIPT.get(ch, ch) for ch in text)
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def finite(value: float) -> float | None:
+    """``value``, or ``None`` when it is nan or infinite (JSON has no such numbers)."""
+    return value if math.isfinite(value) else None
+
+
+# ----------------------------------------------------------------------------- JSON
+
+
+def pair_dict(st: PairStats) -> dict[str, float | int | None]:
+    """The nine JSON keys of one comparison."""
+    return {
+        "delta": finite(st.delta),
+        "p_value": finite(st.p_value),
+        "p_value_corrected": finite(st.p_value_corrected),
+        "ci_low": finite(st.ci_low),
+        "ci_high": finite(st.ci_high),
+        "effect_size": finite(st.effect_size),
+        "wins": st.wins,
+        "ties": st.ties,
+        "losses": st.losses,
+    }
+
+
+def correlation_dict(c: Correlation) -> dict[str, Any]:
+    """The JSON shape of one correlation."""
+    return {
+        "measure_x": c.measure_x,
+        "measure_y": c.measure_y,
+        "qrels_x": c.qrels_x,
+        "qrels_y": c.qrels_y,
+        "kendall_tau": finite(c.kendall_tau),
+        "kendall_p": finite(c.kendall_p),
+        "spearman_rho": finite(c.spearman_rho),
+        "spearman_p": finite(c.spearman_p),
+    }
+
+
+def to_dict(cmp: Comparison) -> dict[str, Any]:
+    """The JSON object of ``ranklens compare --format json``."""
+    runs: list[dict[str, Any]] = []
+    for name in cmp.runs:
+        run: dict[str, Any] = {
+            "name": name,
+            "mean": {m: finite(v) for m, v in cmp.means[name].items()},
+        }
+        if name != cmp.baseline:
+            run["vs_baseline"] = {m: pair_dict(st) for m, st in cmp.vs_baseline[name].items()}
+        runs.append(run)
+    out: dict[str, Any] = {
+        "measures": list(cmp.measures),
+        "baseline": cmp.baseline,
+        "test": cmp.test,
+        "correction": cmp.correction,
+        "alpha": cmp.alpha,
+        "runs": runs,
+    }
+    if cmp.pairs:
+        out["pairs"] = [
+            {"baseline": a, "run": b, "measures": {m: pair_dict(st) for m, st in per.items()}}
+            for (a, b), per in cmp.pairs.items()
+        ]
+    if cmp.tukey is not None:
+        out["tukey_hsd"] = {
+            "blocked": cmp.tukey_kind == "blocked",
+            "confidence": cmp.confidence,
+            "measures": {
+                m: [
+                    {"baseline": a, "run": b, **values}
+                    for (a, b), values in tukey_pairs(cmp, m).items()
+                ]
+                for m in cmp.measures
+            },
+        }
+    if cmp.correlation:
+        out["correlation"] = [correlation_dict(c) for c in cmp.correlation]
+    return out
+
+
+def tukey_pairs(cmp: Comparison, measure: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """Tukey's HSD of ``measure`` per pair ``(a, b)``: ``b - a`` as in :attr:`pairs`."""
+    if cmp.tukey is None:
+        return {}
+    res = cmp.tukey[measure]
+    out = {}
+    for i, a in enumerate(cmp.runs):
+        for j in range(i + 1, len(cmp.runs)):
+            p = float(res.p_value[j, i])
+            out[(a, cmp.runs[j])] = {
+                "delta": finite(float(res.statistic[j, i])),
+                "p_value": finite(p),
+                "ci_low": finite(float(res.ci_low[j, i])),
+                "ci_high": finite(float(res.ci_high[j, i])),
+                "significant": p <= cmp.alpha,
+            }
+    return out
+
+
+# ------------------------------------------------------------------ significance marks
+
+
+def _better(st: PairStats, higher_is_better: bool) -> bool:
+    return st.delta > 0 if higher_is_better else st.delta < 0
+
+
+def beaten(cmp: Comparison, run: str, measure: str) -> tuple[str, ...]:
+    """The runs that ``run`` is significantly better than on ``measure``."""
+    hib = cmp.higher_is_better[measure]
+    out = []
+    for other in cmp.runs:
+        if other == run:
+            continue
+        if cmp.pairs or cmp.baseline in (run, other):
+            st = cmp.stats(run, measure, other)
+            if st.significant and _better(st, hib):
+                out.append(other)
+    return tuple(out)
+
+
+def worse_than_baseline(cmp: Comparison, run: str, measure: str) -> bool:
+    """Whether ``run`` is significantly worse than the baseline on ``measure``."""
+    if run == cmp.baseline:
+        return False
+    st = cmp.vs_baseline[run][measure]
+    return st.significant and not _better(st, cmp.higher_is_better[measure]) and st.delta != 0
+
+
+def marks(cmp: Comparison, run: str, measure: str) -> tuple[str, bool]:
+    """The letters of the runs ``run`` significantly beats, and whether it is
+    significantly worse than the baseline."""
+    label = dict(zip(cmp.runs, letters(len(cmp.runs)), strict=True))
+    beats = [label[o] for o in beaten(cmp, run, measure)]
+    joined = ("," if any(len(x) > 1 for x in beats) else "").join(beats)
+    return joined, worse_than_baseline(cmp, run, measure)
+
+
+def best_runs(cmp: Comparison, measure: str) -> set[str]:
+    """The runs with the best mean of ``measure`` (all of them on a tie)."""
+    values = [cmp.means[r][measure] for r in cmp.runs]
+    finite_values = [v for v in values if math.isfinite(v)]
+    if not finite_values:
+        return set()
+    best = max(finite_values) if cmp.higher_is_better[measure] else min(finite_values)
+    return {r for r, v in zip(cmp.runs, values, strict=True) if v == best}
+
+
+def _is_count(cmp: Comparison, measure: str) -> bool:
+    for m in cmp.results[0].measures:
+        if m.name == measure:
+            return m.spec.aggregate == "sum"
+    return False
+
+
+def mean_text(cmp: Comparison, run: str, measure: str) -> str:
+    """The mean as the tables show it (4 decimals; counts as whole numbers)."""
+    value = cmp.means[run][measure]
+    if math.isnan(value):
+        return "nan"
+    return f"{value:.0f}" if _is_count(cmp, measure) else f"{value:.4f}"
+
+
+def number(value: float, signed: bool = False) -> str:
+    """4 decimals (``+`` in front when ``signed``), ``inf`` as such."""
+    if math.isinf(value):
+        return ("+" if signed and value > 0 else "") + ("inf" if value > 0 else "-inf")
+    return f"{value:+.4f}" if signed else f"{value:.4f}"
+
+
+def p_text(p: float) -> str:
+    """A p-value: 4 decimals, or 2 significant digits below 0.0001 (0 as ``0``)."""
+    if p == 0:
+        return "0"
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def description(cmp: Comparison) -> str:
+    """One sentence on how the numbers were computed."""
+    test = TEST_NAMES[cmp.test]
+    if cmp.test == "randomization":
+        test += f" ({cmp.permutations:,} permutations)"
+    elif cmp.test == "bootstrap":
+        test += f" ({cmp.permutations:,} resamples)"
+    family = "pair of runs" if cmp.pairs else "run against the baseline"
+    correction = CORRECTION_NAMES[cmp.correction]
+    corrected = (
+        "no correction for multiple comparisons"
+        if cmp.correction == "none"
+        else f"{correction} correction over the comparisons of each measure (one per {family})"
+    )
+    interval = (
+        "t-intervals"
+        if cmp.test == "t"
+        else f"percentile bootstrap intervals ({cmp.permutations:,} resamples)"
+    )
+    seeded = "" if cmp.test == "t" else f"; seed {cmp.seed}"
+    dropped = f" ({cmp.queries_dropped} not in every run left out)" if cmp.queries_dropped else ""
+    return (
+        f"{len(cmp.queries)} queries{dropped}; two-sided {test}, {corrected}, "
+        f"alpha = {cmp.alpha:g}; {cmp.confidence:.0%} {interval}{seeded}."
+    )
+
+
+def legend(cmp: Comparison) -> str:
+    """What the letters and marks mean."""
+    names = ", ".join(
+        f"{x} = {r}" + (" (baseline)" if r == cmp.baseline else "")
+        for x, r in zip(letters(len(cmp.runs)), cmp.runs, strict=True)
+    )
+    return (
+        f"{names}. Letters after a value: the runs it is significantly better than; "
+        f"{WORSE}: significantly worse than the baseline."
+    )
+
+
+def detail_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the statistics: one row per comparison and measure."""
+    level = f"{cmp.confidence:.0%} CI"
+    header = ["run", "vs", "measure", "delta", "p", "p corr.", level, "d", "W/T/L", "sig."]
+    rows = []
+    for (a, b), measure, st in comparisons(cmp):
+        rows.append(
+            [
+                b,
+                a,
+                measure,
+                number(st.delta, signed=True),
+                p_text(st.p_value),
+                p_text(st.p_value_corrected),
+                f"[{number(st.ci_low, True)}, {number(st.ci_high, True)}]",
+                number(st.effect_size, signed=True),
+                f"{st.wins}/{st.ties}/{st.losses}",
+                "*" if st.significant else "",
+            ]
+        )
+    return header, rows
+
+
+def comparisons(cmp: Comparison) -> list[tuple[tuple[str, str], str, PairStats]]:
+    """Every comparison shown: ``((other, run), measure, stats of run - other)``: each run
+    against the baseline, then (with all pairs) the pairs without the baseline."""
+    out = []
+    for run in cmp.runs:
+        if run != cmp.baseline:
+            for m in cmp.measures:
+                out.append(((cmp.baseline, run), m, cmp.vs_baseline[run][m]))
+    for (a, b), per in cmp.pairs.items():
+        if cmp.baseline not in (a, b):
+            for m in cmp.measures:
+                out.append(((a, b), m, per[m]))
+    return out
+
+
+def tukey_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of Tukey's HSD."""
+    header = ["run", "vs", "measure", "delta", "p (HSD)", f"{cmp.confidence:.0%} CI", "sig."]
+    rows = []
+    per_measure = {m: tukey_pairs(cmp, m) for m in cmp.measures}
+    pairs = list(per_measure[cmp.measures[0]]) if cmp.measures else []
+    for a, b in pairs:
+        for m in cmp.measures:
+            v = per_measure[m][(a, b)]
+            low = math.nan if v["ci_low"] is None else v["ci_low"]
+            high = math.nan if v["ci_high"] is None else v["ci_high"]
+            rows.append(
+                [
+                    b,
+                    a,
+                    m,
+                    number(v["delta"] if v["delta"] is not None else math.nan, True),
+                    p_text(v["p_value"] if v["p_value"] is not None else math.nan),
+                    f"[{number(low, True)}, {number(high, True)}]",
+                    "*" if v["significant"] else "",
+                ]
+            )
+    return header, rows
+
+
+def correlation_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the rank correlations."""
+    header = ["x", "y", "Kendall tau", "p", "Spearman rho", "p"]
+    rows = []
+    for c in cmp.correlation:
+        same_qrels = c.qrels_x == c.qrels_y
+        x = c.measure_x if same_qrels else f"{c.measure_x} [{c.qrels_x}]"
+        y = c.measure_y if same_qrels else f"{c.measure_y} [{c.qrels_y}]"
+        rows.append(
+            [
+                x,
+                y,
+                f"{c.kendall_tau:.4f}",
+                p_text(c.kendall_p) if math.isfinite(c.kendall_p) else "nan",
+                f"{c.spearman_rho:.4f}",
+                p_text(c.spearman_p) if math.isfinite(c.spearman_p) else "nan",
+            ]
+        )
+    return header, rows
+
+
+def summary_cells(
+    cmp: Comparison, cell: Callable[[str, str, bool], str]
+) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the table of means; ``cell(value, marks, best)`` formats a cell
+    (``marks`` = letters, then ``WORSE`` when worse than the baseline)."""
+    header = ["run", *cmp.measures]
+    rows = []
+    best = {m: best_runs(cmp, m) for m in cmp.measures}
+    for x, run in zip(letters(len(cmp.runs)), cmp.runs, strict=True):
+        row = [f"({x}) {run}"]
+        for m in cmp.measures:
+            beats, worse = marks(cmp, run, m)
+            row.append(
+                cell(mean_text(cmp, run, m), beats + (WORSE if worse else ""), run in best[m])
+            )
+        rows.append(row)
+    return header, rows
+
+
+# ------------------------------------------------------------------------- formats
+
+
+def _markdown_table(header: list[str], rows: list[list[str]], right_from: int) -> list[str]:
+    def esc(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(esc(h) for h in header) + " |"]
+    lines.append(
+        "|" + "|".join("---:" if i >= right_from else "---" for i in range(len(header))) + "|"
+    )
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def to_markdown(cmp: Comparison) -> str:
+    """GitHub Markdown: the means (best in bold, letters as ``<sup>``), the legend, the
+    statistics (and Tukey's HSD, correlations when present)."""
+
+    def cell(value: str, mark: str, best: bool) -> str:
+        text = f"**{value}**" if best else value
+        return text + (f"<sup>{mark}</sup>" if mark else "")
+
+    header, rows = summary_cells(cmp, cell)
+    lines = _markdown_table(header, rows, 1)
+    lines += ["", legend(cmp) + " Best value per measure in bold. " + description(cmp), ""]
+    header, rows = detail_rows(cmp)
+    lines += _markdown_table(header, rows, 3)
+    if cmp.tukey is not None:
+        kind = "queries as blocks" if cmp.tukey_kind == "blocked" else "one-way"
+        lines += ["", f"Tukey's HSD ({kind}):", ""]
+        header, rows = tukey_rows(cmp)
+        lines += _markdown_table(header, rows, 3)
+    if cmp.correlation:
+        lines += ["", "Rank correlation of the orderings of the runs:", ""]
+        header, rows = correlation_rows(cmp)
+        lines += _markdown_table(header, rows, 2)
+    return "\n".join(lines) + "\n"
+
+
+def to_latex(cmp: Comparison) -> str:
+    """A booktabs ``table`` (needs ``\\usepackage{booktabs}``)."""
+
+    def cell(value: str, mark: str, best: bool) -> str:
+        text = rf"\textbf{{{value}}}" if best else value
+        if mark:
+            mark = mark.replace(WORSE, LATEX_WORSE)
+            text += f"$^{{{mark}}}$"
+        return text
+
+    _, rows = summary_cells(cmp, cell)
+    baseline_letter = letters(len(cmp.runs))[cmp.runs.index(cmp.baseline)]
+    caption = (
+        f"Means over {len(cmp.queries)} queries; best per measure in bold. A superscript "
+        "letter names a run the value is significantly better than, "
+        rf"${LATEX_WORSE}$ marks a run significantly worse than the baseline "
+        f"({baseline_letter}) ({latex_escape(TEST_NAMES[cmp.test])}, "
+        + (
+            "no correction"
+            if cmp.correction == "none"
+            else f"{latex_escape(CORRECTION_NAMES[cmp.correction])} correction"
+        )
+        + rf", $\alpha = {cmp.alpha:g}$)."
+    )
+    lines = [
+        r"\begin{table}",
+        r"  \centering",
+        f"  \\caption{{{caption}}}",
+        "  \\begin{tabular}{l" + "r" * len(cmp.measures) + "}",
+        r"    \toprule",
+        "    Run & " + " & ".join(latex_escape(m) for m in cmp.measures) + r" \\",
+        r"    \midrule",
+    ]
+    for row in rows:
+        label, *cells = row
+        x, _, run = label.partition(" ")
+        lines.append(f"    {x} {latex_escape(run)} & " + " & ".join(cells) + r" \\")
+    lines += [r"    \bottomrule", r"  \end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _csv_number(value: float) -> str:
+    return repr(float(value))
+
+
+def to_csv(cmp: Comparison) -> str:
+    """One row per (run, measure) against the baseline (empty statistics for the
+    baseline), then one per (pair, measure) for the other pairs with all pairs."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    stat_keys = ["delta", "p_value", "p_value_corrected", "ci_low", "ci_high", "effect_size"]
+    writer.writerow(
+        ["run", "measure", "mean", "against", *stat_keys, "wins", "ties", "losses", "significant"]
+    )
+
+    def row(run: str, m: str, against: str, st: PairStats | None) -> list[str]:
+        head = [run, m, _csv_number(cmp.means[run][m]), against]
+        if st is None:
+            return head + [""] * (len(stat_keys) + 4)
+        numbers = [
+            st.delta,
+            st.p_value,
+            st.p_value_corrected,
+            st.ci_low,
+            st.ci_high,
+            st.effect_size,
+        ]
+        return [
+            *head,
+            *(_csv_number(v) for v in numbers),
+            str(st.wins),
+            str(st.ties),
+            str(st.losses),
+            "true" if st.significant else "false",
+        ]
+
+    for run in cmp.runs:
+        for m in cmp.measures:
+            if run == cmp.baseline:
+                writer.writerow(row(run, m, "", None))
+            else:
+                writer.writerow(row(run, m, cmp.baseline, cmp.vs_baseline[run][m]))
+    for (a, b), per in cmp.pairs.items():
+        if cmp.baseline not in (a, b):
+            for m in cmp.measures:
+                writer.writerow(row(b, m, a, per[m]))
+    return out.getvalue()

@@ -1,0 +1,336 @@
+"""Building the report: evaluate, compare, plot, explain, then assemble the page."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import os
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from ranklens.base.errors import MissingDependencyError, OptionError
+from ranklens.data.coerce import QrelsLike, RunLike, as_run
+from ranklens.data.run import Run
+from ranklens.evaluation.evaluator import Evaluator
+from ranklens.evaluation.results import Results
+from ranklens.presentation.reporting._page import Figure, Section, page, table
+
+if TYPE_CHECKING:
+    from ranklens.analysis.comparison import Comparison
+
+DIGITS = 4
+
+
+def build_report(
+    qrels: QrelsLike,
+    runs: Sequence[RunLike] | Mapping[str, RunLike],
+    measures: Iterable[str] | str = ("nDCG@10", "AP", "P@10", "RR"),
+    *,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    permutations: int = 10000,
+    seed: int = 42,
+    confidence: float = 0.95,
+    all_pairs: bool = False,
+    title: str = "ranklens report",
+    explain_limit: int = 100,
+    plots: bool = True,
+    progress: bool = False,
+    ties: str = "trec_eval",
+    queries: str = "qrels",
+    depth: int | None = None,
+    duplicates: str = "error",
+) -> str:
+    """One self-contained HTML page: the summary and significance tables, plots, a
+    sortable and filterable per-query table, and the worked computation of each measure
+    for the queries a reader clicks.
+
+    The page needs no network: its style sheet, script and SVG plots are inline, and its
+    Content-Security-Policy forbids loading anything and lets only its own script run.
+    Ids from the input files are untrusted text: they are escaped in the markup and
+    inserted by the script as text, never as HTML.
+
+    Parameters
+    ----------
+    qrels, runs, measures
+        As for :func:`ranklens.compare`; ``runs`` may be a mapping from name to run.
+    baseline, test, correction, alpha, permutations, seed, confidence, all_pairs
+        The significance comparison (see :func:`ranklens.compare`).
+    title
+        The page's title.
+    explain_limit
+        Worked computations are stored for at most this many queries (all of them when
+        there are no more; otherwise those where the runs differ most on the first
+        measure); other queries say so when clicked.
+    plots
+        Draw the plots (needs matplotlib, ``pip install 'ranklens[plot]'``).
+    progress
+        Show a progress bar on stderr (only when stderr is a terminal).
+    ties, queries, depth, duplicates
+        As for :func:`ranklens.evaluate`.
+
+    Returns
+    -------
+    str
+        The HTML document.
+    """
+    if explain_limit < 0:
+        raise OptionError(f"explain_limit must be >= 0, not {explain_limit}")
+    names = list(runs) if isinstance(runs, Mapping) else [None] * len(runs)
+    sources = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+    if not sources:
+        raise OptionError("a report needs at least one run")
+    measure_list = [measures] if isinstance(measures, str) else list(measures)
+    options: dict[str, Any] = {"ties": ties, "queries": queries, "depth": depth}
+    with _progress(progress, len(sources) * 2 + 4) as step:
+        evaluator = Evaluator(qrels, measure_list, duplicates=duplicates, **options)  # type: ignore[arg-type]
+        step("qrels read")
+        loaded: list[Run] = []
+        results: list[Results] = []
+        for name, source in zip(names, sources, strict=True):
+            run = as_run(source, duplicates, name)  # type: ignore[arg-type]
+            step(f"read {run.name}")
+            loaded.append(run)
+            results.append(evaluator.evaluate(run))
+            step(f"evaluated {run.name}")
+        names_seen = [r.name for r in loaded]
+        if len(set(names_seen)) != len(names_seen):
+            raise OptionError(
+                f"runs need distinct names, got {names_seen}; pass a mapping of names to runs"
+            )
+        sections: list[Section] = [_summary_section(results)]
+        comparison: Comparison | None = None
+        if len(results) > 1:
+            from ranklens.analysis.comparison import compare_results
+
+            comparison = compare_results(
+                results,
+                baseline=baseline,
+                test=test,
+                correction=correction,
+                alpha=alpha,
+                permutations=permutations,
+                seed=seed,
+                confidence=confidence,
+                all_pairs=all_pairs,
+            )
+            html = significance_html(comparison)
+            sections = [Section("Summary and significance", html, "summary")]
+        step("compared")
+        try:
+            figures = _figures(evaluator.qrels, loaded, results, comparison) if plots else []
+        except MissingDependencyError as exc:
+            raise MissingDependencyError(
+                f"{exc}; or leave the plots out (plots=False, ranklens report --no-plots)"
+            ) from exc
+        step("plotted")
+        from ranklens.presentation.reporting._explained import chosen_queries, explanations
+
+        shown = chosen_queries(results, explain_limit) if explain_limit else []
+        worked, skipped = explanations(
+            evaluator.qrels, loaded, [m.name for m in evaluator.measures], shown, options, DIGITS
+        )
+        step("explained")
+    meta = [
+        f"ranklens {_version()} · {_dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}",
+        f"qrels: {_source_name(qrels)} · runs: {', '.join(names_seen)}",
+        f"{len(results[0].queries)} queries · ties={ties} · queries={queries}"
+        + (f" · depth={depth}" if depth is not None else ""),
+    ]
+    if skipped:
+        meta.append(f"no worked computation for: {', '.join(skipped)}")
+    columns = [
+        {"label": f"{r.run} · {name}", "values": r.values[:, j].tolist()}
+        for j, name in enumerate(results[0].names)
+        for r in results
+    ]
+    payload = {
+        "digits": DIGITS,
+        "queries": list(results[0].queries),
+        "columns": columns,
+        "explanations": worked,
+        "no_explanation": (
+            f"No worked computation stored for this query: the report keeps them for "
+            f"{len(shown)} of {len(results[0].queries)} queries (explain_limit / "
+            "--explain-limit), or its measures have no worked form."
+        ),
+    }
+    header = ["query"] + [str(c["label"]) for c in columns]
+    return page(title, meta, sections, figures, header, payload)
+
+
+def write_report(path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> None:
+    """Write :func:`build_report`'s page to ``path`` (UTF-8)."""
+    html = build_report(*args, **kwargs)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(html)
+
+
+def _version() -> str:
+    from ranklens.base.version import __version__
+
+    return __version__
+
+
+def _source_name(obj: object) -> str:
+    if isinstance(obj, str | os.PathLike):
+        return os.fspath(obj)
+    return type(obj).__name__
+
+
+def _fmt(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "-" if value is None else str(value)
+    return f"{value:.{DIGITS}f}"
+
+
+def _summary_section(results: Sequence[Results]) -> Section:
+    names = results[0].names
+    best = {n: max(r.aggregate[n] for r in results) for n in names}
+    rows = []
+    for r in results:
+        cells = [escape(r.run)]
+        for n in names:
+            v = r.aggregate[n]
+            shown = f"<strong>{_fmt(v)}</strong>" if len(results) > 1 and v == best[n] else _fmt(v)
+            cells.append(f"<td>{shown}</td>")
+        rows.append(cells)
+    return Section("Summary", table(["run", *map(escape, names)], rows), "summary")
+
+
+def _letters(n: int) -> list[str]:
+    return [chr(ord("a") + i) if i < 26 else f"r{i + 1}" for i in range(n)]
+
+
+def significance_html(cmp: Comparison) -> str:
+    """The means with significance letters, a legend, and the statistics against the
+    baseline, as HTML tables (every name escaped)."""
+    letters = dict(zip(cmp.runs, _letters(len(cmp.runs)), strict=True))
+    best = {
+        m: (max if cmp.higher_is_better[m] else min)(cmp.means[r][m] for r in cmp.runs)
+        for m in cmp.measures
+    }
+    rows = []
+    for run in cmp.runs:
+        cells = [f"{escape(letters[run])}. {escape(run)}"]
+        for m in cmp.measures:
+            beaten = "".join(letters[b] for b in cmp.beats(run, m))
+            mark = f"<sup>{escape(beaten)}</sup>" if beaten else ""
+            if not cmp.all_pairs and run != cmp.baseline and run in cmp.beats(cmp.baseline, m):
+                mark = "<sup>▼</sup>"
+            value = cmp.means[run][m]
+            shown = f"<strong>{_fmt(value)}</strong>" if value == best[m] else _fmt(value)
+            cells.append(f"<td>{shown}{mark}</td>")
+        rows.append(cells)
+    summary = table(["run", *map(escape, cmp.measures)], rows)
+    against = "every other run" if cmp.all_pairs else f"the baseline ({cmp.baseline})"
+    legend = (
+        f'<p class="note">Means over {len(cmp.queries)} queries; bold: the best per measure. '
+        f"A superscript names the runs a value is significantly better than (compared with "
+        f"{escape(against)}); ▼ marks a run significantly worse than the baseline. "
+        f"{escape(cmp.test)} test, {escape(cmp.correction)} correction, alpha "
+        f"{cmp.alpha:g}.</p>"
+    )
+    detail_rows = []
+    for run in cmp.runs:
+        if run == cmp.baseline:
+            continue
+        for m in cmp.measures:
+            s = cmp.vs_baseline[run][m]
+            detail_rows.append(
+                [
+                    escape(run),
+                    escape(m),
+                    _fmt(s.delta),
+                    _p(s.p_value),
+                    _p(s.p_value_corrected),
+                    f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]",
+                    _fmt(s.effect_size),
+                    f"{s.wins} / {s.ties} / {s.losses}",
+                ]
+            )
+    detail = table(
+        [
+            "run",
+            "measure",
+            "Δ mean",
+            "p",
+            "p corrected",
+            f"{cmp.confidence:.0%} CI of Δ",
+            "Cohen's d",
+            "W / T / L",
+        ],
+        detail_rows,
+    )
+    return summary + legend + f"<h3>Against the baseline ({escape(cmp.baseline)})</h3>" + detail
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+def _figures(
+    qrels: Any,
+    runs: Sequence[Run],
+    results: Sequence[Results],
+    cmp: Comparison | None,
+) -> list[Figure]:
+    from ranklens.presentation.plots import plot_cutoff, plot_delta, plot_dist, plot_pr
+    from ranklens.presentation.reporting._svg import figure_svg
+
+    size = (6.4, 4.0)
+    named = {r.name: r for r in runs}
+    out: list[Figure] = []
+
+    def add(fig: Any, caption: str, wide: bool = False) -> None:
+        out.append(Figure(figure_svg(fig, f"f{len(out) + 1}"), caption, wide))
+
+    add(plot_pr(qrels, named, figsize=size), "Interpolated precision-recall, mean over queries")
+    add(
+        plot_cutoff(qrels, named, ("P", "R", "nDCG"), max_k=20, figsize=(12.8, 4.0)),
+        "P@k, R@k and nDCG@k for k = 1..20",
+        wide=True,
+    )
+    names = results[0].names
+    for name in names[:4]:
+        add(plot_dist(results, name, figsize=size), f"Per-query distribution of {name}")
+    if cmp is not None:
+        base = results[cmp.runs.index(cmp.baseline)]
+        for other in [r for r in results if r is not base][:4]:
+            add(
+                plot_delta(base, other, names[0], figsize=size),
+                f"{other.run} - {base.run}, {names[0]}, per query",
+            )
+    return out
+
+
+@contextmanager
+def _progress(enabled: bool, total: int) -> Iterator[Any]:
+    """A ``step(description)`` callable that advances a rich progress bar on stderr, or
+    does nothing when disabled or stderr is not a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield lambda _description: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("report", total=total)
+
+        def step(description: str) -> None:
+            bar.update(task, advance=1, description=description)
+
+        yield step
