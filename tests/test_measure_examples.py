@@ -19,15 +19,13 @@ from ranklens.base.errors import MeasureError
 from ranklens.cli import main
 from ranklens.measures import parse_measure
 from ranklens.measures.reference import (
-    TOOLS,
-    MeasureExample,
     all_docs,
-    doc,
     measure_doc,
     reference_page,
     render_doctest,
     shown_value,
 )
+from ranklens.measures.reference_model import TOOLS, MeasureExample, doc
 from ranklens.measures.registry import REGISTRY
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "measures-reference.md"

@@ -147,7 +147,7 @@ def test_every_trec_eval_name_evaluates_like_trec_eval(trec_eval_data) -> None:
     """``evaluate(..., ["set_F"])`` (any trec_eval measure name, default parameters) gives
     the 'all' value of trec_eval 10.0's own expected output (``-m all_trec -q -c``)."""
     import ranklens
-    from ranklens.frontends.trec_eval.table import MEASURES, Options, request
+    from ranklens.measures.trec_table import MEASURES, Options, request
 
     expected: dict[str, str] = {}
     for line in (trec_eval_data / "out.test.aqc").read_text().splitlines():

@@ -19,13 +19,10 @@ import ranklens
 from ranklens import Evaluator, Run
 from ranklens.base.errors import InputError, MeasureError
 from ranklens.cli import main
-from ranklens.kernels.judgement_groups import (
-    DEFAULT_P_CUTOFFS,
-    DEFAULT_RPREC_MULTS,
-    evaluate_jg,
-    read_qrels_jg,
-)
-from ranklens.kernels.preferences import PREFS_SUMMED, evaluate_prefs, read_prefs, read_qrels_prefs
+from ranklens.data.judgement_groups import read_qrels_jg
+from ranklens.data.prefs import read_prefs, read_qrels_prefs
+from ranklens.kernels.judgement_groups import DEFAULT_P_CUTOFFS, DEFAULT_RPREC_MULTS, evaluate_jg
+from ranklens.kernels.preferences import PREFS_SUMMED, evaluate_prefs
 from ranklens.measures import REGISTRY, parse_measure
 from ranklens.measures.trec_names import trec_value_name
 

@@ -25,22 +25,19 @@ from ranklens.base.errors import (
     ParseError,
 )
 from ranklens.data.grouped import encode_ids
+from ranklens.data.judgement_groups import QrelsJG, read_qrels_jg
+from ranklens.data.prefs import Prefs, read_prefs, read_qrels_prefs
 from ranklens.kernels.judgement_groups import (
     DEFAULT_P_CUTOFFS,
     DEFAULT_RPREC_MULTS,
-    QrelsJG,
     evaluate_jg,
     jg_value_names,
-    read_qrels_jg,
     summarize_jg,
 )
 from ranklens.kernels.preferences import (
     PREFS_MEASURES,
     PREFS_SUMMED,
-    Prefs,
     evaluate_prefs,
-    read_prefs,
-    read_qrels_prefs,
     summarize_prefs,
 )
 

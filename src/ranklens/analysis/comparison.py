@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
 
+from ranklens.analysis import comparison_data
 from ranklens.analysis.stats._validate import (
     check_alpha,
     check_confidence,
@@ -59,7 +60,6 @@ from ranklens.base.types import (
 )
 from ranklens.evaluation.results import Results, aggregate
 from ranklens.measures.base import Measure
-from ranklens.presentation import comparison_format as _comparison_format
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -118,7 +118,7 @@ class PairStats:
 
     def to_dict(self) -> dict[str, float | int | None]:
         """The JSON shape: nine keys, ``None`` for non-finite numbers."""
-        return _comparison_format.pair_dict(self)
+        return comparison_data.pair_dict(self)
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class Correlation:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape (``None`` for nan)."""
-        return _comparison_format.correlation_dict(self)
+        return comparison_data.correlation_dict(self)
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,7 +223,7 @@ class Comparison:
     def beats(self, run: str, measure: str) -> tuple[str, ...]:
         """The runs that ``run`` is significantly better than on ``measure`` (among the
         comparisons made: with the baseline only, or all pairs)."""
-        return _comparison_format.beaten(self, run, measure)
+        return comparison_data.beaten(self, run, measure)
 
     def to_dict(self) -> dict[str, Any]:
         """The shape of ``ranklens compare --format json``::
@@ -237,7 +237,7 @@ class Comparison:
         With ``all_pairs``, also ``"pairs"`` and ``"tukey_hsd"``; with correlations,
         ``"correlation"``.
         """
-        return _comparison_format.to_dict(self)
+        return comparison_data.to_dict(self)
 
     def to_json(self) -> str:
         """:meth:`to_dict` as one line of JSON."""
@@ -246,17 +246,23 @@ class Comparison:
     def to_markdown(self) -> str:
         """A GitHub Markdown table (significance as ``<sup>`` letters, best in bold),
         its legend and a table of the statistics."""
-        return _comparison_format.to_markdown(self)
+        from ranklens.presentation import comparison_format
+
+        return comparison_format.to_markdown(self)
 
     def to_latex(self) -> str:
         """A booktabs table ready to paste: best value per column in bold, superscript
         letters naming the runs a value is significantly better than."""
-        return _comparison_format.to_latex(self)
+        from ranklens.presentation import comparison_format
+
+        return comparison_format.to_latex(self)
 
     def to_csv(self) -> str:
         """One row per (run, measure) with every statistic (and, with ``all_pairs``, one
         row per other pair)."""
-        return _comparison_format.to_csv(self)
+        from ranklens.presentation import comparison_format
+
+        return comparison_format.to_csv(self)
 
     def plot_delta(
         self, run: str, measure: str, against: str | None = None, *, ax: Axes | None = None

@@ -113,7 +113,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         return 0
     from ranklens.base.errors import DuplicateError, InputError, MeasureError
     from ranklens.frontends.trec_eval.runner import TrecOptions, trec_eval
-    from ranklens.frontends.trec_eval.table import TrecUsageError
+    from ranklens.measures.trec_table import TrecUsageError
 
     def fail(message: str, code: int) -> int:
         sys.stderr.write(f"ranklens trec-eval: error: {_one_line(message)}\n")

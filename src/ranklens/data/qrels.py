@@ -43,7 +43,7 @@ class Qrels(Grouped):
         """Read TREC qrels (``qid iter docid rel``); see :func:`ranklens.data.trec_text.read_qrels`."""
         from ranklens.data.trec_text import read_qrels
 
-        return read_qrels(source).deduplicated(duplicates)
+        return cls(**read_qrels(source)).deduplicated(duplicates)
 
     @classmethod
     def from_dict(cls, mapping: Mapping[str, Mapping[str, int]], source: str = "<dict>") -> Qrels:

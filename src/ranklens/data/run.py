@@ -48,7 +48,7 @@ class Run(Grouped):
         """Read a TREC run; see :func:`ranklens.data.trec_text.read_run`."""
         from ranklens.data.trec_text import read_run
 
-        return read_run(source, name).deduplicated(duplicates)
+        return cls(**read_run(source, name)).deduplicated(duplicates)
 
     @classmethod
     def from_dict(cls, mapping: Mapping[str, Mapping[str, float]], name: str = "run") -> Run:

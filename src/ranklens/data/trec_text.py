@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,47 +44,45 @@ def _parse(source: object, kind: int) -> tuple[Parsed, str]:
     return parsed, name
 
 
-def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> Qrels:
-    """Read TREC qrels (``qid iter docid relevance``) from a path, ``-`` (stdin) or a file object.
+def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> dict[str, Any]:
+    """The columns of :class:`~ranklens.Qrels` read from TREC qrels (``qid iter docid relevance``) from a path, ``-`` (stdin) or a file object.
 
     Columns are separated by any whitespace; lines whose first non-blank character is ``#``
     and blank lines are skipped; gzip, bzip2 and xz files are decompressed. Relevance must be
     an integer (``2`` or ``2.0``). Errors name the file and the line.
     """
-    from ranklens.data.qrels import Qrels
-
     (qids, q_offsets, doc_data, doc_offsets, rels, lines, _tag), name = _parse(source, _QRELS)
-    return Qrels(
-        qids=tuple(qids),
-        q_offsets=q_offsets,
-        doc_data=doc_data,
-        doc_offsets=doc_offsets,
-        lines=lines,
-        source=name,
-        rels=rels,
-    )
+    return {
+        "qids": tuple(qids),
+        "q_offsets": q_offsets,
+        "doc_data": doc_data,
+        "doc_offsets": doc_offsets,
+        "lines": lines,
+        "source": name,
+        "rels": rels,
+    }
 
 
-def read_run(source: str | os.PathLike[str] | IO[bytes] | IO[str], name: str | None = None) -> Run:
-    """Read a TREC run (``qid Q0 docid rank score tag``) from a path, ``-`` or a file object.
+def read_run(
+    source: str | os.PathLike[str] | IO[bytes] | IO[str], name: str | None = None
+) -> dict[str, Any]:
+    """The columns of :class:`~ranklens.Run` read from a TREC run (``qid Q0 docid rank score tag``) from a path, ``-`` or a file object.
 
     The rank column is ignored (documents are ranked by score); columns after the tag are
     ignored. The run's name is ``name``, else the tag of the last line (as trec_eval's
     ``runid``), else the file name.
     """
-    from ranklens.data.run import Run
-
     (qids, q_offsets, doc_data, doc_offsets, scores, lines, tag), where = _parse(source, _RUN)
-    return Run(
-        qids=tuple(qids),
-        q_offsets=q_offsets,
-        doc_data=doc_data,
-        doc_offsets=doc_offsets,
-        lines=lines,
-        source=where,
-        scores=scores,
-        name=name or tag or os.path.basename(where),
-    )
+    return {
+        "qids": tuple(qids),
+        "q_offsets": q_offsets,
+        "doc_data": doc_data,
+        "doc_offsets": doc_offsets,
+        "lines": lines,
+        "source": where,
+        "scores": scores,
+        "name": name or tag or os.path.basename(where),
+    }
 
 
 def format_score(value: float) -> str:

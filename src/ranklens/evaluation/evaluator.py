@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,9 +20,7 @@ from ranklens.evaluation.results import Results
 from ranklens.measures.base import Measure
 from ranklens.measures.language import parse_measures
 from ranklens.ranking.align import Aligned, PreparedQrels, align
-
-if TYPE_CHECKING:
-    from ranklens.ranking.judgments import JudgedMeasures, JudgmentsLike
+from ranklens.ranking.judgments import Judgments, JudgmentsLike, read_judgments
 
 
 def check_options(ties: str, queries: str, depth: int | None, duplicates: str) -> None:
@@ -106,17 +103,18 @@ class Evaluator:
         self.queries: QueryPolicy = queries
         self.depth = depth
         self.duplicates: DuplicatePolicy = duplicates
-        self._judged: JudgedMeasures | None = None
-        kinds = {m.spec.judgments for m in self.measures}
-        if kinds - {"qrels"}:
-            from ranklens.ranking.judgments import JudgedMeasures
-
-            if "qrels" in kinds:
+        self._judgments: Judgments | None = None
+        needed: dict[str, str] = {}
+        for m in self.measures:
+            if m.spec.judgments != "qrels":
+                needed.setdefault(m.spec.judgments, m.name)
+        reads_qrels = any(m.spec.judgments == "qrels" for m in self.measures)
+        if needed:
+            if reads_qrels:
                 self.qrels = as_qrels(qrels, duplicates)
-            judged = JudgedMeasures.of(self.measures, judgments, qrels, qrels_read="qrels" in kinds)
-            if judged is not None and "qrels" not in kinds:  # it stands for the qrels
-                self.qrels = judged.as_qrels()
-            self._judged = judged
+            self._judgments = read_judgments(needed, judgments, qrels, qrels_read=reads_qrels)
+            if not reads_qrels:  # the judgement file stands for the qrels
+                self.qrels = self._judgments.as_qrels()
         else:
             self.qrels = as_qrels(qrels, duplicates)
         self._prepared = PreparedQrels.of(self.qrels)
@@ -124,7 +122,9 @@ class Evaluator:
     def align(self, run: RunLike, name: str | None = None) -> Aligned:
         """Rank ``run`` and join it with the qrels (what every measure reads)."""
         the_run = as_run(run, self.duplicates, name)
-        return align(self._prepared, the_run, self.ties, self.queries, self.depth)
+        return align(
+            self._prepared, the_run, self.ties, self.queries, self.depth, self._judgments
+        )
 
     def evaluate(self, run: RunLike, name: str | None = None) -> Results:
         """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...)."""
@@ -132,12 +132,7 @@ class Evaluator:
         nq = aligned.base.num_queries
         values = np.empty((nq, len(self.measures)), dtype=np.float64)
         for j, measure in enumerate(self.measures):
-            if measure.spec.judgments == "qrels":
-                values[:, j] = measure.compute(aligned)
-        if self._judged is not None:
-            self._judged.fill(
-                values, aligned.base.qids, aligned.run, depth=self.depth, queries=self.queries
-            )
+            values[:, j] = measure.compute(aligned)
         return Results(
             aligned.run_name, self.measures, aligned.base.qids, values, aligned.query_counts
         )

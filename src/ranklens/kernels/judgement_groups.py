@@ -54,157 +54,36 @@ Examples
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
-from typing import IO, Final
+from typing import Final
 
 import numpy as np
 
-from ranklens.base.errors import (
-    DuplicateError,
-    EmptyInputError,
-    InputError,
-    MeasureError,
-    ParseError,
-)
-from ranklens.base.types import Int64Array, QueryPolicy
-from ranklens.data.grouped import Grouped, encode_ids, offsets_of_sorted
+from ranklens.base.errors import MeasureError
+from ranklens.base.types import Float64Array, Int64Array, QueryPolicy
+from ranklens.data.judgement_groups import QrelsJG
 from ranklens.data.run import Run
-from ranklens.kernels.preferences import (
-    as_run,
-    c_divide,
-    check_depth,
-    query_list,
-    ranked_windows,
-    read_table,
-    sequential_sum,
-    summarize,
-)
+from ranklens.kernels.judged import per_query_dicts, rank_for_judgments
+from ranklens.kernels.preferences import c_divide, sequential_sum, summarize
+from ranklens.ranking.align import Ranked
+from ranklens.ranking.judgments import Judgments
 
 __all__ = [
     "DEFAULT_P_CUTOFFS",
     "DEFAULT_RPREC_MULTS",
-    "QrelsJG",
     "evaluate_jg",
+    "jg_table",
     "jg_value_names",
-    "read_qrels_jg",
+    "jg_values",
     "summarize_jg",
 ]
-
-Source = str | os.PathLike[str] | IO[bytes] | IO[str]
 
 DEFAULT_P_CUTOFFS: Final[tuple[int, ...]] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 """trec_eval's default ``P_avgjg`` cutoffs."""
 
 DEFAULT_RPREC_MULTS: Final[tuple[float, ...]] = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 """trec_eval's default ``Rprec_mult_avgjg`` multiples of R."""
-
-
-@dataclass(frozen=True, eq=False)
-class QrelsJG(Grouped):
-    """Judgement-group qrels: for each query, ``(jg, docno, rel)`` entries.
-
-    The layout is :class:`~ranklens.data.grouped.Grouped`'s; the entries of a query are sorted
-    by (jg, docno); ``groups`` and ``rels`` hold each entry's group and relevance.
-    """
-
-    groups: tuple[str, ...]
-    rels: Int64Array
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.rels.flags.writeable = False
-
-    @classmethod
-    def from_records(
-        cls, records: Iterable[tuple[str, str, str, int]], source: str = "<records>"
-    ) -> QrelsJG:
-        """Build from ``(qid, jg, docno, rel)`` tuples.
-
-        Examples
-        --------
-        >>> QrelsJG.from_records([("q1", "a", "d1", 1), ("q1", "b", "d1", 0)]).groups
-        ('a', 'b')
-        """
-        rows = []
-        for row, (qid, jg, docno, rel) in enumerate(records, start=1):
-            if isinstance(rel, bool) or int(rel) != rel:
-                raise InputError(f"relevance {rel!r} is not an integer", path=source, line=row)
-            rows.append((str(qid), str(jg), str(docno), int(rel), row))
-        if not rows:
-            raise EmptyInputError("holds no judgments", path=source)
-        return _build(rows, source)
-
-    def records(self) -> list[tuple[str, str, str, int]]:
-        """All entries as ``(qid, jg, docno, rel)``, in grouped order."""
-        docs = self.docids()
-        rels = self.rels.tolist()
-        qidx = self.query_of_entries().tolist()
-        return [(self.qids[q], self.groups[i], docs[i], rels[i]) for i, q in enumerate(qidx)]
-
-
-def _build(rows: list[tuple[str, str, str, int, int]], source: str) -> QrelsJG:
-    rows.sort(key=lambda r: (r[0], r[1], r[2]))  # stable: (qid, jg, docno), as get_qrels_jg.c
-    for prev, row in pairwise(rows):
-        if prev[:3] == row[:3]:
-            first, second = sorted((prev[4], row[4]))
-            unit = "line" if not source.startswith("<") else "row"
-            raise DuplicateError(
-                f"qrels_jg has document '{row[2]}' twice in judgement group '{row[1]}' of "
-                f"query '{row[0]}' ({unit}s {first} and {second})",
-                path=source,
-                lines=(first, second),
-                query=row[0],
-                document=row[2],
-            )
-    qids, q_offsets = offsets_of_sorted([r[0] for r in rows])
-    doc_data, doc_offsets = encode_ids([r[2] for r in rows])
-    return QrelsJG(
-        qids=qids,
-        q_offsets=q_offsets,
-        doc_data=doc_data,
-        doc_offsets=doc_offsets,
-        lines=np.asarray([r[4] for r in rows], dtype=np.int64),
-        source=source,
-        unique=True,
-        groups=tuple(r[1] for r in rows),
-        rels=np.asarray([r[3] for r in rows], dtype=np.int64),
-    )
-
-
-def _parse_rel(text: str, path: str, line: int) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not value.is_integer() or "_" in text:
-        raise ParseError(f"relevance '{text}' is not an integer", path=path, line=line)
-    return int(value)
-
-
-def read_qrels_jg(source: Source) -> QrelsJG:
-    """Read a ``qrels_jg`` file: ``qid jg docno rel`` per line.
-
-    ``source`` is a path, ``-`` (stdin) or a file object; gzip, bzip2 and xz are recognised.
-
-    Raises
-    ------
-    ParseError
-        A line without exactly 4 fields, or a relevance that is not an integer.
-    DuplicateError
-        A docno twice in one judgement group of a query.
-    EmptyInputError
-        The file has no data line.
-    """
-    table, name = read_table(source, ("qid", "jg", "docno", "rel"), "qrels_jg")
-    rows = [(f[0], f[1], f[2], _parse_rel(f[3], name, line), line) for f, line in table]
-    return _build(rows, name)
 
 
 def _cutoffs(p_cutoffs: Sequence[int]) -> list[int]:
@@ -281,6 +160,95 @@ def _group_values(
     return ap, precision, rprec
 
 
+def jg_values(
+    qrels_jg: QrelsJG,
+    qids: Sequence[str],
+    windows: Sequence[np.ndarray],
+    *,
+    rel_level: int = 1,
+    judged_only: bool = False,
+    p_cutoffs: Sequence[int] = DEFAULT_P_CUTOFFS,
+    rprec_mults: Sequence[float] = DEFAULT_RPREC_MULTS,
+) -> dict[str, Float64Array]:
+    """``map_avgjg``, ``P_avgjg_*`` and ``Rprec_mult_avgjg_*`` of each query in ``qids``,
+    given its ranked docnos (``windows[i]``: ties by docno descending, cut to the depth
+    limit). A query without judgement groups scores 0."""
+    names = jg_value_names(p_cutoffs, rprec_mults)
+    cutoffs, mults = _cutoffs(p_cutoffs), _mults(rprec_mults)
+    index = qrels_jg.query_index()
+    docs = np.array(qrels_jg.docids(), dtype=str)
+    out = {name: np.zeros(len(qids), dtype=np.float64) for name in names}
+    for i, qid in enumerate(qids):
+        window = windows[i]
+        j = index.get(qid)
+        bounds: list[int] = []
+        if j is not None:
+            a, b = int(qrels_jg.q_offsets[j]), int(qrels_jg.q_offsets[j + 1])
+            groups = qrels_jg.groups[a:b]
+            bounds = [a + k for k in range(b - a) if k == 0 or groups[k] != groups[k - 1]]
+            bounds.append(b)
+        ap_sum = 0.0
+        p_sum = [0.0] * len(cutoffs)
+        r_sum = [0.0] * len(mults)
+        for start, stop in pairwise(bounds):
+            judged = docs[start:stop]  # sorted by docno
+            values = qrels_jg.rels[start:stop]
+            if window.shape[0] and judged.shape[0]:
+                pos = np.minimum(np.searchsorted(judged, window), judged.shape[0] - 1)
+                hit = judged[pos] == window
+                rel = np.where(hit, np.where(values[pos] < 0, -2, values[pos]), -1)
+            else:
+                rel = np.full(window.shape[0], -1, dtype=np.int64)
+            if judged_only:
+                rel = rel[rel >= 0]
+            rel = rel.astype(np.int64)
+            num_rel = int(np.count_nonzero((values >= 0) & (values >= rel_level)))
+            num_rel_ret = int(np.count_nonzero((rel >= 0) & (rel >= rel_level)))
+            ap, precision, rprec = _group_values(
+                rel, num_rel, num_rel_ret, rel_level, cutoffs, mults
+            )
+            ap_sum += ap
+            p_sum = [s + v for s, v in zip(p_sum, precision, strict=True)]
+            r_sum = [s + v for s, v in zip(r_sum, rprec, strict=True)]
+        num_groups = max(len(bounds) - 1, 0)
+        row = [ap_sum, *p_sum, *r_sum]
+        if num_groups > 1:
+            row = [v / num_groups for v in row]
+        for name, value in zip(names, row, strict=True):
+            out[name][i] = value
+    return out
+
+
+def jg_table(
+    view: Ranked,
+    *,
+    rel_level: int,
+    judged_only: bool,
+    p_cutoffs: Sequence[int] = (1,),
+    rprec_mults: Sequence[float] = (1.0,),
+) -> dict[str, Float64Array]:
+    """:func:`jg_values` of every query of ``view``, from the judgement-group qrels that
+    :func:`~ranklens.ranking.align.align` attached (computed once per parameters)."""
+
+    def make() -> dict[str, Float64Array]:
+        qrels_jg = view.judgments.qrels_jg
+        if qrels_jg is None:
+            raise MeasureError("the judgement-group measures need judgement-group qrels")
+        return jg_values(
+            qrels_jg,
+            view.qids,
+            view.windows("trec_eval"),
+            rel_level=rel_level,
+            judged_only=judged_only,
+            p_cutoffs=p_cutoffs,
+            rprec_mults=rprec_mults,
+        )
+
+    key = ("jg", rel_level, judged_only, tuple(p_cutoffs), tuple(rprec_mults))
+    table: dict[str, Float64Array] = view.derived(key, make)
+    return table
+
+
 def evaluate_jg(
     qrels_jg: QrelsJG,
     run: Run | Mapping[str, Mapping[str, float]],
@@ -319,53 +287,28 @@ def evaluate_jg(
         ``{qid: {value name: value}}``, queries in ``strcmp`` order, names as
         :func:`jg_value_names`. ``len()`` of it is trec_eval's ``num_q``.
     """
-    check_depth(depth)
+    ranked = rank_for_judgments(Judgments(qrels_jg=qrels_jg), run, depth=depth, queries=queries)
     names = jg_value_names(p_cutoffs, rprec_mults)
-    cutoffs, mults = _cutoffs(p_cutoffs), _mults(rprec_mults)
-    ranked = as_run(run)
-    wanted = query_list(qrels_jg.qids, ranked, queries)
-    windows = ranked_windows(ranked, wanted, "trec_eval", depth)
-    index = qrels_jg.query_index()
-    docs = np.array(qrels_jg.docids(), dtype=str)
-    out: dict[str, dict[str, float]] = {}
-    for qid in wanted:
-        window = windows[qid]
-        j = index.get(qid)
-        bounds: list[int] = []
-        if j is not None:
-            a, b = int(qrels_jg.q_offsets[j]), int(qrels_jg.q_offsets[j + 1])
-            groups = qrels_jg.groups[a:b]
-            bounds = [a + k for k in range(b - a) if k == 0 or groups[k] != groups[k - 1]]
-            bounds.append(b)
-        ap_sum = 0.0
-        p_sum = [0.0] * len(cutoffs)
-        r_sum = [0.0] * len(mults)
-        for start, stop in pairwise(bounds):
-            judged = docs[start:stop]  # sorted by docno
-            values = qrels_jg.rels[start:stop]
-            if window.shape[0] and judged.shape[0]:
-                pos = np.minimum(np.searchsorted(judged, window), judged.shape[0] - 1)
-                hit = judged[pos] == window
-                rel = np.where(hit, np.where(values[pos] < 0, -2, values[pos]), -1)
-            else:
-                rel = np.full(window.shape[0], -1, dtype=np.int64)
-            if judged_only:
-                rel = rel[rel >= 0]
-            rel = rel.astype(np.int64)
-            num_rel = int(np.count_nonzero((values >= 0) & (values >= rel_level)))
-            num_rel_ret = int(np.count_nonzero((rel >= 0) & (rel >= rel_level)))
-            ap, precision, rprec = _group_values(
-                rel, num_rel, num_rel_ret, rel_level, cutoffs, mults
-            )
-            ap_sum += ap
-            p_sum = [s + v for s, v in zip(p_sum, precision, strict=True)]
-            r_sum = [s + v for s, v in zip(r_sum, rprec, strict=True)]
-        num_groups = max(len(bounds) - 1, 0)
-        row = [ap_sum, *p_sum, *r_sum]
-        if num_groups > 1:
-            row = [v / num_groups for v in row]
-        out[qid] = dict(zip(names, row, strict=True))
-    return out
+    if isinstance(ranked, Ranked):
+        table = jg_table(
+            ranked,
+            rel_level=rel_level,
+            judged_only=judged_only,
+            p_cutoffs=p_cutoffs,
+            rprec_mults=rprec_mults,
+        )
+        return per_query_dicts(ranked.qids, table, names)
+    empty = [np.array([], dtype=str)] * len(ranked)
+    table = jg_values(
+        qrels_jg,
+        ranked,
+        empty,
+        rel_level=rel_level,
+        judged_only=judged_only,
+        p_cutoffs=p_cutoffs,
+        rprec_mults=rprec_mults,
+    )
+    return per_query_dicts(ranked, table, names)
 
 
 def summarize_jg(

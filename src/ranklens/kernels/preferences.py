@@ -111,39 +111,29 @@ Examples
 from __future__ import annotations
 
 import math
-import os
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Final
+from typing import Final
 
 import numpy as np
 
-from ranklens.base.errors import (
-    DuplicateError,
-    EmptyInputError,
-    InputError,
-    OptionError,
-    ParseError,
-)
-from ranklens.base.types import QUERY_POLICIES, Float64Array, Int64Array, QueryPolicy
-from ranklens.data.grouped import Grouped, encode_ids, offsets_of_sorted
+from ranklens.base.errors import EmptyInputError, InputError, MeasureError
+from ranklens.base.types import Float64Array, Int64Array, QueryPolicy
+from ranklens.data.prefs import Prefs
 from ranklens.data.run import Run
-from ranklens.data.source import read_bytes
+from ranklens.kernels.judged import per_query_dicts, rank_for_judgments
+from ranklens.ranking.align import Ranked
+from ranklens.ranking.judgments import Judgments
 
 __all__ = [
     "PREFS_MEASURES",
     "PREFS_SUMMED",
-    "Prefs",
     "evaluate_prefs",
-    "read_prefs",
-    "read_qrels_prefs",
-    "read_table",
+    "prefs_table",
+    "prefs_values",
     "summarize",
     "summarize_prefs",
 ]
-
-Source = str | os.PathLike[str] | IO[bytes] | IO[str]
 
 PREFS_MEASURES: Final[tuple[str, ...]] = (
     "prefs_num_prefs_poss",
@@ -168,237 +158,10 @@ PREFS_SUMMED: Final[frozenset[str]] = frozenset(
 )
 """The counts: summed over queries in the summary and printed as ``%ld``; the rest are means."""
 
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
 
-
-# -- reading -------------------------------------------------------------------------------
-
-
-def read_table(
-    source: object, columns: Sequence[str], what: str
-) -> tuple[list[tuple[list[str], int]], str]:
-    """Split a whitespace-separated text file into rows of exactly ``len(columns)`` fields.
-
-    Blank lines and lines whose first non-blank character is ``#`` are skipped. Returns the
-    rows as ``(fields, physical line number)`` and the source's display name.
-
-    Raises
-    ------
-    ParseError
-        A line with another number of fields, or not UTF-8.
-    EmptyInputError
-        No data line at all.
-    """
-    data, name = read_bytes(source)
-    rows: list[tuple[list[str], int]] = []
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        fields = raw.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        if len(fields) != len(columns):
-            raise ParseError(
-                f"expected {len(columns)} fields ({' '.join(columns)}), found {len(fields)}",
-                path=name,
-                line=number,
-            )
-        try:
-            rows.append(([f.decode("utf-8") for f in fields], number))
-        except UnicodeDecodeError:
-            raise ParseError("is not valid UTF-8 text", path=name, line=number) from None
-    if not rows:
-        raise EmptyInputError(
-            f"holds no {what} lines (the file is empty, or has only blank and '#' lines)",
-            path=name,
-        )
-    return rows, name
-
-
-def _parse_level(text: str, path: str | None, line: int | None) -> float:
-    if not _DECIMAL.match(text):
-        raise ParseError(f"rel_level '{text}' is not a decimal number", path=path, line=line)
-    value = float(text)
-    if not math.isfinite(value):
-        raise ParseError(f"rel_level '{text}' is out of range", path=path, line=line)
-    return value
-
-
-@dataclass(frozen=True, eq=False)
-class Prefs(Grouped):
-    """Preference judgments: for each query, ``(jg, jsg, docno, rel_level)`` entries.
-
-    The layout is :class:`~ranklens.data.grouped.Grouped`'s (queries in ``strcmp`` order,
-    entries of a query sorted by docno); ``groups``, ``subgroups`` and ``levels`` hold the
-    judgement group, sub-group and ``rel_level`` of every entry.
-    """
-
-    groups: tuple[str, ...]
-    subgroups: tuple[str, ...]
-    levels: Float64Array
-    rel_format: str = "prefs"
-    """``"prefs"`` or ``"qrels_prefs"``: the format it was read from."""
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.levels.flags.writeable = False
-
-    @classmethod
-    def from_records(
-        cls,
-        records: Iterable[tuple[str, str, str, str, float]],
-        source: str = "<records>",
-    ) -> Prefs:
-        """Build from ``(qid, jg, jsg, docno, rel_level)`` tuples.
-
-        Examples
-        --------
-        >>> Prefs.from_records([("q1", "u", "s", "d1", 1.0), ("q1", "u", "s", "d2", 0.0)]).qids
-        ('q1',)
-        """
-        rows = []
-        for row, record in enumerate(records, start=1):
-            qid, jg, jsg, docno, level = record
-            value = float(level)
-            if not math.isfinite(value):
-                raise InputError(f"rel_level {level!r} is not finite", path=source, line=row)
-            rows.append((str(qid), str(jg), str(jsg), str(docno), value, row))
-        if not rows:
-            raise EmptyInputError("holds no preferences", path=source)
-        return _build_prefs(rows, source, "prefs")
-
-    def records(self) -> list[tuple[str, str, str, str, float]]:
-        """All entries as ``(qid, jg, jsg, docno, rel_level)``, in grouped order."""
-        docs = self.docids()
-        qidx = self.query_of_entries().tolist()
-        levels = self.levels.tolist()
-        return [
-            (self.qids[q], self.groups[i], self.subgroups[i], docs[i], levels[i])
-            for i, q in enumerate(qidx)
-        ]
-
-
-def _build_prefs(
-    rows: list[tuple[str, str, str, str, float, int]], source: str, rel_format: str
-) -> Prefs:
-    rows.sort(key=lambda r: (r[0], r[3]))  # stable: (qid, docno), as get_prefs.c
-    qids, q_offsets = offsets_of_sorted([r[0] for r in rows])
-    doc_data, doc_offsets = encode_ids([r[3] for r in rows])
-    return Prefs(
-        qids=qids,
-        q_offsets=q_offsets,
-        doc_data=doc_data,
-        doc_offsets=doc_offsets,
-        lines=np.asarray([r[5] for r in rows], dtype=np.int64),
-        source=source,
-        groups=tuple(r[1] for r in rows),
-        subgroups=tuple(r[2] for r in rows),
-        levels=np.asarray([r[4] for r in rows], dtype=np.float64),
-        rel_format=rel_format,
-    )
-
-
-def read_prefs(source: Source) -> Prefs:
-    """Read a trec_eval ``prefs`` file: ``qid jg jsg docno rel_level`` per line.
-
-    ``source`` is a path, ``-`` (stdin) or a file object; gzip, bzip2 and xz are recognised.
-
-    Raises
-    ------
-    ParseError
-        A line without exactly 5 fields, or a ``rel_level`` that is not a decimal number.
-    EmptyInputError
-        The file has no preference line.
-    """
-    table, name = read_table(source, ("qid", "jg", "jsg", "docno", "rel_level"), "prefs")
-    rows = [(f[0], f[1], f[2], f[3], _parse_level(f[4], name, line), line) for f, line in table]
-    return _build_prefs(rows, name, "prefs")
-
-
-def read_qrels_prefs(source: Source) -> Prefs:
-    """Read a qrels file as preferences (``-R qrels_prefs``): ``qid jg docno rel_level``.
-
-    Column 2 (the qrels ``iter`` column) is the judgement group; every group has the single
-    sub-group ``"0"``, so it orders all its documents by ``rel_level``.
-
-    Raises
-    ------
-    ParseError
-        A line without exactly 4 fields, or a ``rel_level`` that is not a decimal number.
-    EmptyInputError
-        The file has no data line.
-    """
-    table, name = read_table(source, ("qid", "jg", "docno", "rel_level"), "qrels")
-    rows = [(f[0], f[1], "0", f[2], _parse_level(f[3], name, line), line) for f, line in table]
-    return _build_prefs(rows, name, "qrels_prefs")
 
 
 # -- shared helpers ---------------------------------------------------------------------------
-
-
-def check_depth(depth: int | None) -> None:
-    """Reject a ``depth`` (``-M``) that is not ``None`` or a non-negative integer."""
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
-        raise OptionError(f"depth must be None or an integer >= 0, not {depth!r}")
-
-
-def as_run(run: Run | Mapping[str, Mapping[str, float]]) -> Run | None:
-    """``run`` as a :class:`~ranklens.Run`; ``None`` for a mapping without documents."""
-    if isinstance(run, Run):
-        return run
-    if not any(len(docs) for docs in run.values()):
-        return None
-    return Run.from_dict(run)
-
-
-def query_list(judged: Sequence[str], run: Run | None, queries: QueryPolicy) -> list[str]:
-    """The queries evaluated under ``queries``, in ``strcmp`` order."""
-    if queries not in QUERY_POLICIES:
-        raise OptionError(f"queries must be one of {list(QUERY_POLICIES)}, not {queries!r}")
-    if queries == "qrels":
-        return list(judged)
-    if run is None:
-        return []
-    in_run = run.query_index()
-    if queries == "both":
-        return [q for q in judged if q in in_run]
-    return list(run.qids)
-
-
-def ranked_windows(
-    run: Run | None, wanted: Sequence[str], ties: str, depth: int | None
-) -> dict[str, np.ndarray]:
-    """Each wanted query's ranked docnos (a numpy string array), cut to ``depth``.
-
-    ``ties`` is ``"docid_asc"`` (prefs) or ``"trec_eval"`` (docno descending). Queries
-    absent from the run get an empty array. Repeated documents inside the window raise
-    :class:`~ranklens.base.errors.DuplicateError`, as trec_eval does.
-    """
-    out: dict[str, np.ndarray] = {q: np.array([], dtype=str) for q in wanted}
-    if run is None:
-        return out
-    index = run.query_index()
-    present = [q for q in wanted if q in index]
-    if not present:
-        return out
-    perm = run.ranking("docid_asc" if ties == "docid_asc" else "trec_eval")
-    docs = np.array(run.docids(), dtype=str)
-    bounds = run.q_offsets
-    for qid in present:
-        j = index[qid]
-        entries = perm[int(bounds[j]) : int(bounds[j + 1])]
-        if depth is not None:
-            entries = entries[:depth]
-        window = docs[entries]
-        if not run.unique and np.unique(window).shape[0] != window.shape[0]:
-            values, counts = np.unique(window, return_counts=True)
-            document = str(values[np.argmax(counts > 1)])
-            raise DuplicateError(
-                f"run has document '{document}' twice for query '{qid}'",
-                path=run.source,
-                query=qid,
-                document=document,
-            )
-        out[qid] = window
-    return out
 
 
 def c_divide(numerator: float, denominator: float) -> float:
@@ -804,6 +567,49 @@ def _values(groups: list[_Group], codes: Int64Array, njr: int, nj: int) -> dict[
     return {name: values[name] for name in PREFS_MEASURES}
 
 
+def prefs_values(
+    prefs: Prefs, qids: Sequence[str], windows: Sequence[np.ndarray]
+) -> dict[str, Float64Array]:
+    """The 14 ``prefs_*`` values of each query in ``qids``, given its ranked docnos.
+
+    ``windows[i]`` is query ``qids[i]``'s ranking (ties by docno ascending, cut to the
+    depth limit). A query without preferences has no groups and scores 0.
+    """
+    index = prefs.query_index()
+    docs = prefs.docids()
+    out = {name: np.zeros(len(qids), dtype=np.float64) for name in PREFS_MEASURES}
+    for i, qid in enumerate(qids):
+        j = index.get(qid)
+        if j is None:
+            continue
+        a, b = int(prefs.q_offsets[j]), int(prefs.q_offsets[j + 1])
+        groups, codes, njr, nj = _query_groups(
+            qid,
+            list(prefs.groups[a:b]),
+            list(prefs.subgroups[a:b]),
+            docs[a:b],
+            prefs.levels[a:b],
+            windows[i],
+        )
+        for name, value in _values(groups, codes, njr, nj).items():
+            out[name][i] = value
+    return out
+
+
+def prefs_table(view: Ranked) -> dict[str, Float64Array]:
+    """The 14 ``prefs_*`` values of every query of ``view`` (computed once per ranking,
+    from the preference judgments :func:`~ranklens.ranking.align.align` attached)."""
+
+    def make() -> dict[str, Float64Array]:
+        prefs = view.judgments.prefs
+        if prefs is None:
+            raise MeasureError("the preference measures need preference judgments")
+        return prefs_values(prefs, view.qids, view.windows("docid_asc"))
+
+    table: dict[str, Float64Array] = view.derived(("prefs",), make)
+    return table
+
+
 def evaluate_prefs(
     prefs: Prefs,
     run: Run | Mapping[str, Mapping[str, float]],
@@ -814,11 +620,14 @@ def evaluate_prefs(
 ) -> dict[str, dict[str, float]]:
     """trec_eval's 14 ``prefs_*`` values for every evaluated query.
 
+    The run is ranked and aligned as for every other measure
+    (:func:`~ranklens.kernels.judged.rank_for_judgments`), then :func:`prefs_table` reads it.
+
     Parameters
     ----------
     prefs
-        Preferences from :func:`read_prefs`, :func:`read_qrels_prefs` or
-        :meth:`Prefs.from_records`.
+        Preferences from :func:`~ranklens.data.prefs.read_prefs`,
+        :func:`~ranklens.data.prefs.read_qrels_prefs` or :meth:`Prefs.from_records`.
     run
         The run, or ``{qid: {docno: score}}``.
     depth
@@ -844,30 +653,11 @@ def evaluate_prefs(
         A document twice in a query's (cut) ranking.
     """
     del judged_only  # form_prefs_counts.c never looks at -J
-    check_depth(depth)
-    ranked = as_run(run)
-    wanted = query_list(prefs.qids, ranked, queries)
-    windows = ranked_windows(ranked, wanted, "docid_asc", depth)
-    index = prefs.query_index()
-    docs = prefs.docids()
-    out: dict[str, dict[str, float]] = {}
-    for qid in wanted:
-        j = index.get(qid)
-        groups: list[_Group] = []
-        codes: Int64Array = np.zeros(0, dtype=np.int64)
-        njr = nj = 0
-        if j is not None:
-            a, b = int(prefs.q_offsets[j]), int(prefs.q_offsets[j + 1])
-            groups, codes, njr, nj = _query_groups(
-                qid,
-                list(prefs.groups[a:b]),
-                list(prefs.subgroups[a:b]),
-                docs[a:b],
-                prefs.levels[a:b],
-                windows[qid],
-            )
-        out[qid] = _values(groups, codes, njr, nj)
-    return out
+    ranked = rank_for_judgments(Judgments(prefs=prefs), run, depth=depth, queries=queries)
+    if isinstance(ranked, Ranked):
+        return per_query_dicts(ranked.qids, prefs_table(ranked), PREFS_MEASURES)
+    empty = [np.array([], dtype=str)] * len(ranked)
+    return per_query_dicts(ranked, prefs_values(prefs, ranked, empty), PREFS_MEASURES)
 
 
 def summarize_prefs(

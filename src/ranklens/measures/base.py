@@ -89,8 +89,10 @@ class MeasureSpec:
     """What kind of judgments the measure needs: ``"qrels"`` (ordinary qrels, the aligned
     arrays that ``kernel`` reads), ``"qrels_jg"`` (qrels whose second column is a judgement
     group, :mod:`ranklens.kernels.judgement_groups`) or ``"prefs"`` (preference judgments,
-    :mod:`ranklens.kernels.preferences`). The evaluator computes the last two itself, from the
-    judgement file (``judgments=``, by default the qrels file), not through ``kernel``."""
+    :mod:`ranklens.kernels.preferences`). The last two read the judgement file (``judgments=``,
+    by default the qrels file) that :func:`~ranklens.ranking.align.align` attaches to the
+    ranking; their kernel gets the whole ranking and every parameter (``judged_only``
+    included)."""
 
     def all_params(self) -> tuple[Param, ...]:
         """Every parameter, the ``@`` one last."""
@@ -166,6 +168,11 @@ class Measure:
 
     def compute(self, aligned: Aligned) -> Float64Array:
         """Per-query values on ``aligned``, in its query order."""
+        if self.spec.judgments != "qrels":
+            # judged documents are those of its own judgement file: the kernel gets the
+            # whole ranking and applies ``judged_only`` itself
+            values = dict(self.items)
+            return np.asarray(self.spec.kernel(aligned.base, **values), dtype=np.float64)
         return self.compute_on(aligned.view(bool(self.params.get("judged_only", False))))
 
     def compute_on(self, view: Ranked) -> Float64Array:

@@ -1,14 +1,15 @@
 """trec_eval's preference and judgement-group measures, declared for the registry.
 
 The 14 ``prefs_*`` measures (``PrefsSimp``, ``PrefsPair``, ``PrefsAvgJG``, ...,
-``NumPrefsPoss``) need preference judgments (trec_eval ``-R prefs`` or ``-R qrels_prefs``,
-:mod:`ranklens.kernels.preferences`); ``APAvgJG``, ``PAvgJG@k`` and ``RprecMultAvgJG@x`` need
-judgement-group qrels (``-R qrels_jg``, :mod:`ranklens.kernels.judgement_groups`). Their declarations say so
-in :attr:`~ranklens.measures.base.MeasureSpec.judgments`. They cannot be computed from the
-aligned qrels arrays that the other kernels read: :class:`ranklens.Evaluator` computes them
-from the judgement file (``judgments=PATH``; by default the qrels file itself, read as
-trec_eval reads it with ``-R qrels_prefs`` / ``-R qrels_jg``), and their kernel only raises
-:class:`~ranklens.base.errors.MeasureError`.
+``NumPrefsPoss``) need preference judgments (trec_eval ``-R prefs`` or ``-R qrels_prefs``);
+``APAvgJG``, ``PAvgJG@k`` and ``RprecMultAvgJG@x`` need judgement-group qrels (``-R
+qrels_jg``). Their declarations say so in
+:attr:`~ranklens.measures.base.MeasureSpec.judgments`; the evaluator reads that file once
+(``judgments=PATH``; by default the qrels file itself, read as trec_eval reads it with
+``-R qrels_prefs`` / ``-R qrels_jg``) and :func:`~ranklens.ranking.align.align` attaches it
+to the ranking. Their kernels (:mod:`ranklens.kernels.preferences`,
+:mod:`ranklens.kernels.judgement_groups`) read the same aligned ranking as every other
+measure, looking documents up by id in that judgement data.
 
 >>> from ranklens.measures import parse_measure
 >>> m = parse_measure("RprecMultAvgJG@0.4")
@@ -20,12 +21,17 @@ trec_eval reads it with ``-R qrels_prefs`` / ``-R qrels_jg``), and their kernel 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array
-from ranklens.measures.base import Judgments, Measure, MeasureSpec, Param
+from ranklens.kernels.judgement_groups import jg_table
+from ranklens.kernels.preferences import prefs_table
+from ranklens.measures.base import Measure, MeasureSpec, Param
 from ranklens.measures.catalog import INF, JUDGED_ONLY, REL
+
+if TYPE_CHECKING:
+    from ranklens.ranking.align import Ranked
 
 _PREFS_NOTE = "(needs preference judgments)"
 _JG_NOTE = "(needs judgement-group qrels)"
@@ -38,15 +44,29 @@ _RET = "_ret: only preferences between two retrieved documents"
 _IMP = "_imp: preferences with at least one document retrieved"
 
 
-def _not_a_kernel(name: str, judgments: Judgments) -> Any:
-    what = "preference judgments" if judgments == "prefs" else "judgement-group qrels"
+def _prefs_kernel(trec: str) -> Any:
+    def kernel(view: Ranked) -> Float64Array:
+        return prefs_table(view)[trec]
 
-    def kernel(view: object, **params: object) -> Float64Array:
-        raise MeasureError(
-            f"{name} is computed from {what}, not from the aligned qrels arrays: evaluate it "
-            "with ranklens.evaluate() or ranklens.Evaluator (judgments=PATH, or the qrels "
-            "as a path)"
+    return kernel
+
+
+def _jg_kernel(name: str) -> Any:
+    def kernel(
+        view: Ranked,
+        rel: int,
+        judged_only: bool,
+        cutoff: int = 1,
+        mult: float = 1.0,
+    ) -> Float64Array:
+        table = jg_table(
+            view, rel_level=rel, judged_only=judged_only, p_cutoffs=(cutoff,), rprec_mults=(mult,)
         )
+        if name == "PAvgJG":
+            return table[f"P_avgjg_{cutoff}"]
+        if name == "RprecMultAvgJG":
+            return table["Rprec_mult_avgjg_%3.2f" % mult]  # noqa: UP031 (trec_eval's format)
+        return table["map_avgjg"]
 
     return kernel
 
@@ -63,7 +83,7 @@ def _prefs(
         name,
         f"{summary} {_PREFS_NOTE}",
         formula,
-        _not_a_kernel(name, "prefs"),
+        _prefs_kernel(trec),
         aggregate="sum" if summed else "mean",
         bounds=(0.0, INF) if summed else (0.0, 1.0),
         no_rel_value=None,
@@ -84,7 +104,7 @@ def _jg(
         name,
         f"{summary} {_JG_NOTE}",
         formula,
-        _not_a_kernel(name, "qrels_jg"),
+        _jg_kernel(name),
         (REL, JUDGED_ONLY),
         at,
         at_required=at is not None,

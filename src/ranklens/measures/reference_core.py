@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from types import MappingProxyType
 
-from ranklens.measures.reference import MeasureExample, doc
+from ranklens.measures.reference_model import MeasureExample, doc
 
 # relevant a, c, d (d not retrieved), b judged non-relevant, x unjudged: ranking a b c x
 BASIC_QRELS = {"q1": {"a": 1, "b": 0, "c": 1, "d": 1}}

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from types import MappingProxyType
 
-from ranklens.measures.reference import MeasureDoc, MeasureExample, doc
 from ranklens.measures.reference_core import BASIC_QRELS, BASIC_RUN
+from ranklens.measures.reference_model import MeasureDoc, MeasureExample, doc
 
 CONFUSION_RUN = {"q1": {"a": 0.9, "b": 0.8, "x": 0.7}}
 _DENSE = "on a dense labelling of the whole collection (1 = retrieved, for y_pred)"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from ranklens.measures.reference import MeasureDoc, MeasureExample, doc
+from ranklens.measures.reference_model import MeasureDoc, MeasureExample, doc
 
 PREFS = """\
 q1 g1 a 2

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from types import MappingProxyType
 
-from ranklens.measures.reference import MeasureExample, doc
 from ranklens.measures.reference_core import BASIC_QRELS, BASIC_RUN
+from ranklens.measures.reference_model import MeasureExample, doc
 
 # R = 4 relevant (a c d e), a b c retrieved: A = 2 relevant retrieved of n = 3
 SET_QRELS = {"q1": {"a": 1, "b": 0, "c": 1, "d": 1, "e": 1}}

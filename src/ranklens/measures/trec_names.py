@@ -12,6 +12,7 @@ import re
 from ranklens.base.errors import MeasureError
 from ranklens.measures.base import Measure
 from ranklens.measures.registry import REGISTRY
+from ranklens.measures.trec_common import OFFICIAL, with_relevance_level
 
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 DEFAULT_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -39,19 +40,6 @@ _PLAIN: dict[str, str] = {
     "set_P": "P",
     "set_recall": "R",
 }
-OFFICIAL = (
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-)
 NICKNAMES: dict[str, tuple[str, ...]] = {"official": OFFICIAL}
 
 
@@ -118,7 +106,7 @@ def _from_trec_table(text: str) -> list[Measure] | None:
     ``rbp.p=0.8``, ``yaap``, ...) through the trec-eval front end's table, with its default
     options (``-l 1``, ``-N 0``); ``None`` if ``text`` is not one, or names a measure that
     needs a judgement file (use the ranklens name with ``judgments=``)."""
-    from ranklens.frontends.trec_eval.table import BY_NAME, Options, TrecUsageError, request
+    from ranklens.measures.trec_table import BY_NAME, Options, TrecUsageError, request
 
     if text.partition(".")[0] not in BY_NAME:
         return None
@@ -171,11 +159,13 @@ def trec_value_name(measure: Measure) -> str | None:
     return with_at.format(at=value) if with_at else None
 
 
-def with_relevance_level(measure: Measure, level: int) -> Measure:
-    """``measure`` under trec_eval's ``-l level``: the relevance threshold of the measures
-    that have one (not of nDCG, whose gains are the grades, nor of counts like NumRet)."""
-    from ranklens.measures.catalog import REL
-
-    if level == 1 or REL not in measure.spec.params:
-        return measure
-    return measure.spec.make(**{**measure.params, "rel": level})
+__all__ = [
+    "DEFAULT_CUTOFFS",
+    "DEFAULT_RECALL_LEVELS",
+    "NICKNAMES",
+    "OFFICIAL",
+    "known_names",
+    "parse_trec_name",
+    "trec_value_name",
+    "with_relevance_level",
+]

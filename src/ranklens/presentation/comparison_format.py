@@ -22,10 +22,12 @@ import csv
 import io
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ranklens.analysis.comparison_data import beaten, better, tukey_pairs
 
 if TYPE_CHECKING:
-    from ranklens.analysis.comparison import Comparison, Correlation, PairStats
+    from ranklens.analysis.comparison import Comparison, PairStats
 
 WORSE = "▼"
 LATEX_WORSE = r"\downarrow"
@@ -87,130 +89,12 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
-def finite(value: float) -> float | None:
-    """``value``, or ``None`` when it is nan or infinite (JSON has no such numbers)."""
-    return value if math.isfinite(value) else None
-
-
-# ----------------------------------------------------------------------------- JSON
-
-
-def pair_dict(st: PairStats) -> dict[str, float | int | None]:
-    """The nine JSON keys of one comparison."""
-    return {
-        "delta": finite(st.delta),
-        "p_value": finite(st.p_value),
-        "p_value_corrected": finite(st.p_value_corrected),
-        "ci_low": finite(st.ci_low),
-        "ci_high": finite(st.ci_high),
-        "effect_size": finite(st.effect_size),
-        "wins": st.wins,
-        "ties": st.ties,
-        "losses": st.losses,
-    }
-
-
-def correlation_dict(c: Correlation) -> dict[str, Any]:
-    """The JSON shape of one correlation."""
-    return {
-        "measure_x": c.measure_x,
-        "measure_y": c.measure_y,
-        "qrels_x": c.qrels_x,
-        "qrels_y": c.qrels_y,
-        "kendall_tau": finite(c.kendall_tau),
-        "kendall_p": finite(c.kendall_p),
-        "spearman_rho": finite(c.spearman_rho),
-        "spearman_p": finite(c.spearman_p),
-    }
-
-
-def to_dict(cmp: Comparison) -> dict[str, Any]:
-    """The JSON object of ``ranklens compare --format json``."""
-    runs: list[dict[str, Any]] = []
-    for name in cmp.runs:
-        run: dict[str, Any] = {
-            "name": name,
-            "mean": {m: finite(v) for m, v in cmp.means[name].items()},
-        }
-        if name != cmp.baseline:
-            run["vs_baseline"] = {m: pair_dict(st) for m, st in cmp.vs_baseline[name].items()}
-        runs.append(run)
-    out: dict[str, Any] = {
-        "measures": list(cmp.measures),
-        "baseline": cmp.baseline,
-        "test": cmp.test,
-        "correction": cmp.correction,
-        "alpha": cmp.alpha,
-        "runs": runs,
-    }
-    if cmp.pairs:
-        out["pairs"] = [
-            {"baseline": a, "run": b, "measures": {m: pair_dict(st) for m, st in per.items()}}
-            for (a, b), per in cmp.pairs.items()
-        ]
-    if cmp.tukey is not None:
-        out["tukey_hsd"] = {
-            "blocked": cmp.tukey_kind == "blocked",
-            "confidence": cmp.confidence,
-            "measures": {
-                m: [
-                    {"baseline": a, "run": b, **values}
-                    for (a, b), values in tukey_pairs(cmp, m).items()
-                ]
-                for m in cmp.measures
-            },
-        }
-    if cmp.correlation:
-        out["correlation"] = [correlation_dict(c) for c in cmp.correlation]
-    return out
-
-
-def tukey_pairs(cmp: Comparison, measure: str) -> dict[tuple[str, str], dict[str, Any]]:
-    """Tukey's HSD of ``measure`` per pair ``(a, b)``: ``b - a`` as in :attr:`pairs`."""
-    if cmp.tukey is None:
-        return {}
-    res = cmp.tukey[measure]
-    out = {}
-    for i, a in enumerate(cmp.runs):
-        for j in range(i + 1, len(cmp.runs)):
-            p = float(res.p_value[j, i])
-            out[(a, cmp.runs[j])] = {
-                "delta": finite(float(res.statistic[j, i])),
-                "p_value": finite(p),
-                "ci_low": finite(float(res.ci_low[j, i])),
-                "ci_high": finite(float(res.ci_high[j, i])),
-                "significant": p <= cmp.alpha,
-            }
-    return out
-
-
-# ------------------------------------------------------------------ significance marks
-
-
-def _better(st: PairStats, higher_is_better: bool) -> bool:
-    return st.delta > 0 if higher_is_better else st.delta < 0
-
-
-def beaten(cmp: Comparison, run: str, measure: str) -> tuple[str, ...]:
-    """The runs that ``run`` is significantly better than on ``measure``."""
-    hib = cmp.higher_is_better[measure]
-    out = []
-    for other in cmp.runs:
-        if other == run:
-            continue
-        if cmp.pairs or cmp.baseline in (run, other):
-            st = cmp.stats(run, measure, other)
-            if st.significant and _better(st, hib):
-                out.append(other)
-    return tuple(out)
-
-
 def worse_than_baseline(cmp: Comparison, run: str, measure: str) -> bool:
     """Whether ``run`` is significantly worse than the baseline on ``measure``."""
     if run == cmp.baseline:
         return False
     st = cmp.vs_baseline[run][measure]
-    return st.significant and not _better(st, cmp.higher_is_better[measure]) and st.delta != 0
+    return st.significant and not better(st, cmp.higher_is_better[measure]) and st.delta != 0
 
 
 def marks(cmp: Comparison, run: str, measure: str) -> tuple[str, bool]:

@@ -9,13 +9,15 @@ documents removed for ``judged_only`` measures.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
 import ranklens.data._core as _core
-from ranklens.base.errors import OptionError
+from ranklens.base.errors import DuplicateError, MeasureError, OptionError
 from ranklens.base.segments import positions, segment_ids
 from ranklens.base.types import (
     QUERY_POLICIES,
@@ -27,6 +29,7 @@ from ranklens.base.types import (
 )
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
+from ranklens.ranking.judgments import Judgments
 
 UNJUDGED = -1
 """Judgment of a retrieved document that the qrels do not mention."""
@@ -89,6 +92,17 @@ class GradeCounts:
 
 
 @dataclass(frozen=True, eq=False)
+class RankingSource:
+    """What a ranking was made from: the run, its tie policy and depth limit, and the
+    judgement data beside the qrels (``None`` without it)."""
+
+    run: Run
+    ties: TiePolicy
+    depth: int | None
+    judgments: Judgments | None = None
+
+
+@dataclass(frozen=True, eq=False)
 class Ranked:
     """Per-query rankings as judgments, plus the qrels' grade counts: what kernels read.
 
@@ -100,6 +114,9 @@ class Ranked:
     grades : the judged documents of each query's qrels per grade, retrieved or not.
     entry, run_scores : where each rank's entry is in the run, and the run's scores (set by
         :func:`align`); :attr:`scores` gathers from them on first use.
+    source : the ranked run, its depth limit and judgement data beside the qrels (set by
+        :func:`align`), for the measures that look documents up by id (trec_eval's
+        preference and judgement-group measures, through :meth:`windows`).
     """
 
     qids: tuple[str, ...]
@@ -108,7 +125,73 @@ class Ranked:
     grades: GradeCounts
     entry: Int64Array | None = None
     run_scores: Float64Array | None = None
+    source: RankingSource | None = None
     _memo: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False)
+    _derived: dict[Hashable, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def judgments(self) -> Judgments:
+        """The judgement data beside the qrels (raises if none was given to :func:`align`)."""
+        if self.source is None or self.source.judgments is None:
+            raise MeasureError(
+                "this measure needs a judgement file (preference judgments or "
+                "judgement-group qrels): evaluate it with ranklens.evaluate() or "
+                "ranklens.Evaluator (judgments=PATH, or the qrels as a path)"
+            )
+        return self.source.judgments
+
+    def derived(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per ``key`` for these arrays (values that several
+        measures share, such as the 14 preference values of every query)."""
+        if key not in self._derived:
+            self._derived[key] = make()
+        return self._derived[key]
+
+    def windows(self, ties: TiePolicy) -> list[np.ndarray]:
+        """Each query's ranked document ids (a numpy string array), ranked by ``ties`` and
+        cut to the depth limit, in :attr:`qids` order; empty for a query not in the run.
+
+        The measures that look documents up by id read this; trec_eval's preference measures
+        rank ties by docno ascending, the others by docno descending.
+
+        Raises
+        ------
+        DuplicateError
+            A document twice in a query's (cut) ranking (trec_eval stops there too).
+        """
+        if self.source is None:
+            raise MeasureError("these arrays were built without a run to look documents up in")
+        found: list[np.ndarray] = self.derived(("windows", ties), lambda: self._windows(ties))
+        return found
+
+    def _windows(self, ties: TiePolicy) -> list[np.ndarray]:
+        if self.source is None:
+            raise MeasureError("these arrays were built without a run to look documents up in")
+        run, depth = self.source.run, self.source.depth
+        index = run.query_index()
+        out = [np.array([], dtype=str) for _ in self.qids]
+        present = [(i, index[q]) for i, q in enumerate(self.qids) if q in index]
+        if not present:
+            return out
+        perm = run.ranking(ties)
+        docs = np.array(run.docids(), dtype=str)
+        bounds = run.q_offsets
+        for i, j in present:
+            entries = perm[int(bounds[j]) : int(bounds[j + 1])]
+            if depth is not None:
+                entries = entries[:depth]
+            window = docs[entries]
+            if not run.unique and np.unique(window).shape[0] != window.shape[0]:
+                values, counts = np.unique(window, return_counts=True)
+                document = str(values[np.argmax(counts > 1)])
+                raise DuplicateError(
+                    f"run has document '{document}' twice for query '{self.qids[i]}'",
+                    path=run.source,
+                    query=self.qids[i],
+                    document=document,
+                )
+            out[i] = window
+        return out
 
     @cached_property
     def scores(self) -> Float64Array | None:
@@ -271,6 +354,7 @@ class Aligned:
                 self.base.grades,
                 entry,
                 self.base.run_scores,
+                self.base.source,
             )
             self._views[True] = view
         return view
@@ -297,6 +381,7 @@ def align(
     ties: TiePolicy = "trec_eval",
     queries: QueryPolicy = "qrels",
     depth: int | None = None,
+    judgments: Judgments | None = None,
 ) -> Aligned:
     """Rank ``run`` and join it with the qrels.
 
@@ -311,12 +396,16 @@ def align(
     queries
         Which queries are evaluated (see :data:`ranklens.base.types.QueryPolicy`).
     depth
-        Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``).
+        Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``; 0 keeps
+        none).
+    judgments
+        Judgement data beside the qrels (preferences, judgement groups), prepared once, for
+        the measures that read it.
     """
     if queries not in QUERY_POLICIES:
         raise OptionError(f"queries must be one of {list(QUERY_POLICIES)}, not {queries!r}")
-    if depth is not None and depth < 1:
-        raise OptionError(f"depth must be a positive number of documents, not {depth}")
+    if depth is not None and depth < 0:
+        raise OptionError(f"depth must be a number of documents >= 0, not {depth}")
     qrels = prepared.qrels
     perm = run.ranking(ties)
     run_to_qrels = np.fromiter(
@@ -359,7 +448,8 @@ def align(
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     entry = perm[keep]
-    base = Ranked(qids, offsets, rel[keep], grades, entry, run.scores)
+    source = RankingSource(run, ties, depth, judgments)
+    base = Ranked(qids, offsets, rel[keep], grades, entry, run.scores, source)
     query_counts = {
         "qrels": len(qrels.qids),
         "run": run.num_queries,

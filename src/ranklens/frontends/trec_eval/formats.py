@@ -8,7 +8,7 @@ from typing import IO, TYPE_CHECKING
 
 from ranklens.base.types import QueryPolicy
 from ranklens.data.run import Run
-from ranklens.frontends.trec_eval.table import Slot, TrecUsageError
+from ranklens.measures.trec_table import Slot, TrecUsageError
 
 if TYPE_CHECKING:
     from ranklens.frontends.trec_eval.runner import TrecOptions
@@ -25,7 +25,8 @@ def evaluate(
     the divisor of the means (the number of judged queries with 9.0.8's ``-c``)."""
     policy: QueryPolicy = "both" if opts.v9 else "qrels"
     if rel_format in ("prefs", "qrels_prefs"):
-        from ranklens.kernels.preferences import evaluate_prefs, read_prefs, read_qrels_prefs
+        from ranklens.data.prefs import read_prefs, read_qrels_prefs
+        from ranklens.kernels.preferences import evaluate_prefs
 
         prefs = read_prefs(source) if rel_format == "prefs" else read_qrels_prefs(source)
         judged = prefs.qids
@@ -34,7 +35,8 @@ def evaluate(
             prefs, run, depth=opts.depth, judged_only=opts.judged_only, queries=policy
         )
     else:
-        from ranklens.kernels.judgement_groups import evaluate_jg, read_qrels_jg
+        from ranklens.data.judgement_groups import read_qrels_jg
+        from ranklens.kernels.judgement_groups import evaluate_jg
 
         qrels_jg = read_qrels_jg(source)
         judged = qrels_jg.qids

@@ -23,8 +23,8 @@ from ranklens.base.segments import ordered_total
 from ranklens.base.types import Float64Array
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
-from ranklens.frontends.trec_eval.table import Options, Slot, TrecUsageError, request
 from ranklens.measures.base import GMEAN_FLOOR
+from ranklens.measures.trec_table import Options, Slot, TrecUsageError, request
 from ranklens.ranking.align import Aligned, GradeCounts, PreparedQrels, Ranked, align
 
 Source = str | os.PathLike[str] | IO[bytes]
@@ -70,7 +70,7 @@ def read_ranked_run(source: Source, opts: TrecOptions) -> Run:
     (only within the ``-M`` window, after ranking)."""
     from ranklens.data.trec_text import read_run
 
-    run = read_run(source)
+    run = Run(**read_run(source))
     if opts.v9:
         run = replace(run, scores=run.scores.astype(np.float32).astype(np.float64))
     perm = run.ranking("trec_eval")

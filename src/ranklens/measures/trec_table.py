@@ -17,8 +17,8 @@ from typing import Literal
 from ranklens.kernels.preferences import PREFS_MEASURES
 from ranklens.measures.base import Measure
 from ranklens.measures.registry import lookup
-from ranklens.measures.trec_names import OFFICIAL as OFFICIAL_MEASURES
-from ranklens.measures.trec_names import with_relevance_level
+from ranklens.measures.trec_common import OFFICIAL as OFFICIAL_MEASURES
+from ranklens.measures.trec_common import with_relevance_level
 
 ParamKind = Literal["none", "cutoffs", "levels", "floats", "float", "pairs"]
 Summary = Literal["mean", "sum", "gm", "none", "runid", "num_q"]
