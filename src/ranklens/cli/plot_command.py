@@ -1,5 +1,6 @@
-"""``ranklens plot KIND QRELS RUN [RUN ...] -o FILE``: draw a plot of :mod:`ranklens.presentation.plots`
-into a PNG, SVG or PDF file (matplotlib, without a display)."""
+"""``ranklens plot KIND QRELS RUN [RUN ...] -o FILE``: draw a plot of
+:mod:`ranklens.presentation.plots` into a PNG, SVG or PDF file (matplotlib, without a
+display)."""
 
 from __future__ import annotations
 

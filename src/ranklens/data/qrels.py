@@ -40,7 +40,8 @@ class Qrels(Grouped):
         source: str | os.PathLike[str] | IO[bytes] | IO[str],
         duplicates: DuplicatePolicy = "error",
     ) -> Qrels:
-        """Read TREC qrels (``qid iter docid rel``); see :func:`ranklens.data.trec_text.read_qrels`."""
+        """Read TREC qrels (``qid iter docid rel``); see
+        :func:`ranklens.data.trec_text.read_qrels`."""
         from ranklens.data.trec_text import read_qrels
 
         return cls(**read_qrels(source)).deduplicated(duplicates)

@@ -45,7 +45,8 @@ def _parse(source: object, kind: int) -> tuple[Parsed, str]:
 
 
 def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> dict[str, Any]:
-    """The columns of :class:`~ranklens.Qrels` read from TREC qrels (``qid iter docid relevance``) from a path, ``-`` (stdin) or a file object.
+    """The columns of :class:`~ranklens.Qrels` read from TREC qrels (``qid iter docid
+    relevance``) from a path, ``-`` (stdin) or a file object.
 
     Columns are separated by any whitespace; lines whose first non-blank character is ``#``
     and blank lines are skipped; gzip, bzip2 and xz files are decompressed. Relevance must be
@@ -66,7 +67,8 @@ def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> dict[str
 def read_run(
     source: str | os.PathLike[str] | IO[bytes] | IO[str], name: str | None = None
 ) -> dict[str, Any]:
-    """The columns of :class:`~ranklens.Run` read from a TREC run (``qid Q0 docid rank score tag``) from a path, ``-`` or a file object.
+    """The columns of :class:`~ranklens.Run` read from a TREC run (``qid Q0 docid rank score
+    tag``) from a path, ``-`` or a file object.
 
     The rank column is ignored (documents are ranked by score); columns after the tag are
     ignored. The run's name is ``name``, else the tag of the last line (as trec_eval's

@@ -11,7 +11,8 @@ from ranklens.ranking.align import Ranked
 
 
 def roc_auc(r: Ranked, rel: int) -> Float64Array:
-    """Area under the ROC curve of each query's judged documents (see :mod:`ranklens.analysis.curves`).
+    """Area under the ROC curve of each query's judged documents (see
+    :mod:`ranklens.analysis.curves`).
 
     ``AUC = C / (R * N)``, ``C`` the (relevant, judged non-relevant) pairs ranked in the
     right order, counting 1/2 for a pair where both documents are unretrieved (the

@@ -1,5 +1,6 @@
 """trec_eval's other relevance formats for the front end: ``-R prefs``, ``-R qrels_prefs``
-(:mod:`ranklens.kernels.preferences`) and ``-R qrels_jg`` (:mod:`ranklens.kernels.judgement_groups`)."""
+(:mod:`ranklens.kernels.preferences`) and ``-R qrels_jg``
+(:mod:`ranklens.kernels.judgement_groups`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What every explainer reads (:class:`QueryData`: one query's slice of the arrays the
 kernels read), what it returns (:class:`Worked`), and how that becomes an
-:class:`~ranklens.presentation.explanation.model.Explanation` (:func:`assemble`: rows, gaps and the notes
-common to all families).
+:class:`~ranklens.presentation.explanation.model.Explanation` (:func:`assemble`: rows, gaps
+and the notes common to all families).
 
 >>> import numpy as np
 >>> from ranklens.presentation.explanation.context import shown_ranks

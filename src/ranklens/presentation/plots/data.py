@@ -187,8 +187,8 @@ def pr_data(
 
     With ``query``, both the raw curve of :func:`~ranklens.analysis.curves.pr_curve` (one point
     ``(recall@i, precision@i)`` per rank ``i``, the sawtooth) and the interpolated precision
-    of :func:`~ranklens.analysis.curves.interpolated_pr` at ``levels``. Without, only the interpolated
-    precision averaged over the queries (the values of ``IPrec@x``): the raw curves of
+    of :func:`~ranklens.analysis.curves.interpolated_pr` at ``levels``. Without, only the
+    interpolated precision averaged over the queries (the values of ``IPrec@x``): the raw curves of
     different queries have their points at different recall values, so they have no mean.
 
     Parameters

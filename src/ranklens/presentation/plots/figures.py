@@ -1,7 +1,7 @@
 """Drawing the plots with matplotlib (an optional dependency: ``pip install 'ranklens[plot]'``).
 
-Each ``plot_*`` function computes its data with :mod:`ranklens.presentation.plots.data` and hands it to
-the matching ``draw_*`` function, which only draws. They return a
+Each ``plot_*`` function computes its data with :mod:`ranklens.presentation.plots.data`
+and hands it to the matching ``draw_*`` function, which only draws. They return a
 :class:`matplotlib.figure.Figure` made without pyplot (no global state, no backend to
 choose: ``fig.savefig("x.png")`` renders it with Agg, ``.svg`` and ``.pdf`` with their own
 back-ends), or, given ``ax=``, draw into that Axes and return its figure.
@@ -299,7 +299,8 @@ def plot_roc(
     """ROC curves of one or more runs, with the AUC in the legend and the optimal point.
 
     With ``query``, that query's curve (:func:`~ranklens.analysis.curves.roc_curve`) and its
-    optimal cut-off (:func:`~ranklens.analysis.curves.roc_optimal_cutoffs`, the ``k`` in the legend).
+    optimal cut-off (:func:`~ranklens.analysis.curves.roc_optimal_cutoffs`, the ``k`` in the
+    legend).
     Without, the vertical average of the queries' curves, whose area is the mean ``AUC``
     (see :func:`ranklens.presentation.plots.data.average_roc`), and its best point by the criterion
     (no single cut-off reaches it, so no ``k``).
