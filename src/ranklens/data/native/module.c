@@ -17,7 +17,7 @@
  *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0)
  *
  * The heavy loops run with the GIL released.  There is no global mutable
- * state: all tables below are const.  parse_trec's second pass, rank,
+ * state: all tables are const.  parse_trec's two passes, rank,
  * find_duplicates and align run on up to min(cores, 8) POSIX threads for
  * large inputs (RANKLENS_NUM_THREADS=N caps it, 1 turns threads off; the
  * `threads` argument sets it); the result does not depend on the count.
