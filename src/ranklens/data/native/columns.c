@@ -1,0 +1,67 @@
+/*
+ * columns.c -- string columns gathered by index (take_strings) and entries
+ * grouped by query code (group_by_query).
+ */
+#include "core.h"
+
+/* Stable counting sort of entries 0 .. n-1 by codes[i] (0 <= code < nq):
+ * order gets the entries grouped by code, qoffs (nq + 1 elements) the start
+ * of each group; cur is room for nq values.  Returns the first i whose code
+ * is outside [0, nq) (order and qoffs then unfinished), or -1. */
+int64_t rl_group_by_code(const int64_t *codes, int64_t n, int64_t nq, int64_t *order,
+                         int64_t *qoffs, int64_t *cur)
+{
+    const int64_t *c = codes;
+    int64_t *q = qoffs, *o = order, i, bad = -1;
+    memset(q, 0, ((size_t)nq + 1) * sizeof(int64_t));
+    for (i = 0; i < n; i++) {
+        int64_t v = c[i];
+        if (v < 0 || v >= nq) {
+            bad = i;
+            break;
+        }
+        q[v + 1]++;
+    }
+    if (bad < 0) {
+        for (i = 0; i < nq; i++)
+            q[i + 1] += q[i];
+        memcpy(cur, q, (size_t)nq * sizeof(int64_t));
+        for (i = 0; i < n; i++)
+            o[cur[c[i]]++] = i;
+    }
+    return bad;
+}
+
+/* The offsets (off2, m + 1 elements) and the byte count (*total) of the
+ * column of n strings (offsets off) gathered at idx[0 .. m-1].  Returns the
+ * first k whose idx[k] is outside [0, n) (off2 then unfinished), or -1. */
+int64_t rl_take_offsets(const int64_t *idx, int64_t m, const int64_t *off, int64_t n,
+                        int64_t *off2, int64_t *total)
+{
+    const int64_t *ix = idx, *of = off;
+    int64_t *o2 = off2, k, bad = -1, t = 0;
+    o2[0] = 0;
+    for (k = 0; k < m; k++) {
+        int64_t e = ix[k];
+        if (e < 0 || e >= n) {
+            bad = k;
+            break;
+        }
+        t += of[e + 1] - of[e];
+        o2[k + 1] = t;
+    }
+    *total = t;
+    return bad;
+}
+
+/* The bytes of that gather: string idx[k] of (src, off) to dst at off2[k]. */
+void rl_take_bytes(const int64_t *idx, int64_t m, const int64_t *off, const uint8_t *src,
+                   const int64_t *off2, uint8_t *dst)
+{
+    const int64_t *ix = idx, *of = off, *o2 = off2;
+    int64_t k;
+    for (k = 0; k < m; k++) {
+        int64_t e = ix[k];
+        memcpy(dst + o2[k], src + of[e], (size_t)(o2[k + 1] - o2[k]));
+    }
+}

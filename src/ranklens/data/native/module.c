@@ -1,0 +1,877 @@
+/*
+ * ranklens._core -- the native core of ranklens.
+ *
+ * Plain C99 on the CPython and numpy C APIs.  Everything here works on
+ * "string columns": a column of n byte strings is a 1-D uint8 array ``data``
+ * holding all bytes back to back plus a 1-D int64 array ``offsets`` of length
+ * n + 1, string i being data[offsets[i]:offsets[i + 1]].
+ *
+ * Exported functions (see the module docstring for the details):
+ *   parse_trec(buf, kind, comments, threads=0)
+ *   encode_strings(seq)
+ *   group_by_query(q_codes, n_queries)
+ *   take_strings(data, offsets, idx)
+ *   rank(q_offsets, doc_data, doc_offsets, scores, policy, threads=0)
+ *   find_duplicates(q_offsets, doc_data, doc_offsets, order, limit, threads=0)
+ *   align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,
+ *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0)
+ *
+ * The heavy loops run with the GIL released.  There is no global mutable
+ * state: all tables are const.  parse_trec's two passes, rank,
+ * find_duplicates and align run on up to min(cores, 8) POSIX threads for
+ * large inputs (RANKLENS_NUM_THREADS=N caps it, 1 turns threads off; the
+ * `threads` argument sets it); the result does not depend on the count.
+ *
+ * This file binds the core to Python: argument parsing and checks, numpy
+ * arrays, Python errors, the method table and the module init.  The work is
+ * done by the other files of this folder (see core.h).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#ifndef NPY_NO_DEPRECATED_API
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#endif
+#include <numpy/arrayobject.h>
+
+#include "core.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* numpy argument helpers                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A C-contiguous aligned 1-D array of `type` (a new reference), converting
+ * (safely) when needed. */
+static PyArrayObject *as_array(PyObject *obj, int type, const char *name)
+{
+    PyArrayObject *a;
+    if (obj == Py_None) {
+        PyErr_Format(PyExc_TypeError, "%s must be an array, not None", name);
+        return NULL;
+    }
+    a = (PyArrayObject *)PyArray_FromAny(obj, PyArray_DescrFromType(type), 1, 1,
+                                         NPY_ARRAY_IN_ARRAY, NULL);
+    return a;
+}
+
+/* Output arrays of at least this many bytes get their data from plain malloc
+ * rather than from numpy's allocator.  numpy madvise()s every block of 4 MiB
+ * or more with MADV_HUGEPAGE, and where transparent huge pages have
+ * defrag=madvise, first touching such memory stalls in direct compaction;
+ * glibc's malloc serves big blocks with mmap and no such advice.  (Smaller
+ * arrays stay with numpy, whose small-block cache is the faster there.) */
+#define BIG_ARRAY_BYTES ((size_t)1 << 20)
+
+static const char BUFFER_CAPSULE[] = "ranklens.data._core.buffer";
+
+static void buffer_capsule_free(PyObject *cap)
+{
+    free(PyCapsule_GetPointer(cap, BUFFER_CAPSULE));
+}
+
+/* The item size of the types this module creates arrays of (0: another). */
+static size_t item_size(int type)
+{
+    switch (type) {
+    case NPY_UINT8:
+        return 1;
+    case NPY_INT64:
+    case NPY_FLOAT64:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+/* malloc room for n items of `type` (at least one byte, so never NULL on
+ * success); NULL with MemoryError set on failure. */
+static void *alloc_buffer(npy_intp n, int type)
+{
+    size_t isz = item_size(type);
+    void *buf;
+    if (n < 0 || isz == 0 || (size_t)n > (size_t)PY_SSIZE_T_MAX / isz) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    buf = malloc(n > 0 ? (size_t)n * isz : 1);
+    if (buf == NULL)
+        PyErr_NoMemory();
+    return buf;
+}
+
+/* A C-contiguous, aligned, writeable 1-D array of n items of `type` over
+ * `buf` (from malloc, non-NULL), which the array owns through a capsule base
+ * that frees it.  Takes buf over: on failure buf is freed and NULL returned
+ * with an exception set. */
+static PyArrayObject *wrap_buffer(void *buf, npy_intp n, int type)
+{
+    npy_intp dims[1];
+    PyObject *cap, *arr;
+    cap = PyCapsule_New(buf, BUFFER_CAPSULE, buffer_capsule_free);
+    if (cap == NULL) {
+        free(buf);
+        return NULL;
+    }
+    dims[0] = n;
+    arr = PyArray_SimpleNewFromData(1, dims, type, buf);
+    if (arr == NULL) {
+        Py_DECREF(cap); /* frees buf */
+        return NULL;
+    }
+    /* Steals the reference to cap, also on failure. */
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, cap) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    return (PyArrayObject *)arr;
+}
+
+/* A new uninitialized C-contiguous 1-D array of n items of `type`. */
+static PyArrayObject *new_array(npy_intp n, int type)
+{
+    npy_intp dims[1];
+    size_t isz = item_size(type);
+    if (isz != 0 && n >= 0 && (size_t)n >= BIG_ARRAY_BYTES / isz) {
+        void *buf = alloc_buffer(n, type);
+        return buf ? wrap_buffer(buf, n, type) : NULL;
+    }
+    dims[0] = n;
+    return (PyArrayObject *)PyArray_EMPTY(1, dims, type, 0);
+}
+
+#define I64(a) ((int64_t *)PyArray_DATA(a))
+#define LEN(a) ((int64_t)PyArray_DIM((a), 0))
+
+/* Checks that (data, offsets) is a valid string column; returns n or -1. */
+static int64_t check_column(PyArrayObject *data, PyArrayObject *offsets, const char *name)
+{
+    const int64_t *o = I64(offsets);
+    int64_t m = LEN(offsets), dl = LEN(data), i;
+    if (m < 1) {
+        PyErr_Format(PyExc_ValueError, "%s offsets must hold at least one element", name);
+        return -1;
+    }
+    if (o[0] < 0 || o[m - 1] > dl) {
+        PyErr_Format(PyExc_ValueError, "%s offsets point outside the data", name);
+        return -1;
+    }
+    for (i = 0; i + 1 < m; i++) {
+        if (o[i + 1] < o[i]) {
+            PyErr_Format(PyExc_ValueError, "%s offsets must be non-decreasing", name);
+            return -1;
+        }
+    }
+    return m - 1;
+}
+
+/* Checks query offsets: q[0] == 0, non-decreasing, q[-1] == n.  Returns the
+ * number of queries or -1. */
+static int64_t check_qoffsets(PyArrayObject *q, int64_t n, const char *name)
+{
+    const int64_t *o = I64(q);
+    int64_t m = LEN(q), i;
+    if (m < 1) {
+        PyErr_Format(PyExc_ValueError, "%s must hold at least one element", name);
+        return -1;
+    }
+    if (o[0] != 0 || o[m - 1] != n) {
+        PyErr_Format(PyExc_ValueError, "%s must start at 0 and end at the number of entries (%lld)",
+                     name, (long long)n);
+        return -1;
+    }
+    for (i = 0; i + 1 < m; i++) {
+        if (o[i + 1] < o[i]) {
+            PyErr_Format(PyExc_ValueError, "%s must be non-decreasing", name);
+            return -1;
+        }
+    }
+    return m - 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* parse_trec                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *raise_parse_error(const rl_parser *P)
+{
+    PyObject *msg = NULL, *exc;
+    switch (P->err) {
+    case RL_E_NOMEM:
+        return PyErr_NoMemory();
+    case RL_E_INTERNAL:
+        PyErr_SetString(PyExc_RuntimeError, "ranklens.data._core.parse_trec: internal error");
+        return NULL;
+    case RL_E_NUL:
+        msg = PyUnicode_FromString(
+            "contains a NUL byte: this looks like a binary file, not TREC text");
+        break;
+    case RL_E_COLS:
+        if (P->kind == 0)
+            msg = PyUnicode_FromFormat(
+                "expected 6 columns (qid Q0 docid rank score tag), found %lld",
+                (long long)P->ecount);
+        else
+            msg = PyUnicode_FromFormat(
+                "expected 4 columns (qid iter docid relevance), found %lld", (long long)P->ecount);
+        break;
+    case RL_E_UTF8:
+        msg = PyUnicode_FromString("is not valid UTF-8 text");
+        break;
+    default: {
+        PyObject *field, *full = PyUnicode_DecodeUTF8((const char *)P->efield,
+                                                      (Py_ssize_t)P->eflen, "replace");
+        if (full == NULL)
+            return NULL;
+        field = PyUnicode_Substring(full, 0, 40);
+        Py_DECREF(full);
+        if (field == NULL)
+            return NULL;
+        if (P->err == RL_E_NOTNUM)
+            msg = PyUnicode_FromFormat("score '%U' is not a number", field);
+        else if (P->err == RL_E_NONFINITE)
+            msg = PyUnicode_FromFormat("score '%U' is not finite (NaN or infinity)", field);
+        else
+            msg = PyUnicode_FromFormat("relevance '%U' is not an integer", field);
+        Py_DECREF(field);
+    }
+    }
+    if (msg == NULL)
+        return NULL;
+    exc = Py_BuildValue("(LO)", (long long)P->eline, msg);
+    Py_DECREF(msg);
+    if (exc == NULL)
+        return NULL;
+    PyErr_SetObject(PyExc_ValueError, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* The 6th field of a (validated) run line. */
+static PyObject *line_tag(const uint8_t *p)
+{
+    size_t len;
+    const uint8_t *s = rl_run_tag(p, &len);
+    return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)len, "strict");
+}
+
+static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"buf", "kind", "comments", "threads", NULL};
+    PyObject *bufobj, *result = NULL, *qids = NULL, *tag = NULL;
+    PyArrayObject *q_offsets = NULL, *doc_data = NULL, *doc_offsets = NULL, *values = NULL,
+                  *lines = NULL;
+    uint8_t *db = NULL; /* doc_data's bytes until they are wrapped in the array */
+    int kind, comments, bad_alloc = 0, threads = 0;
+    Py_buffer view;
+    rl_parser P;
+    rl_plan G;
+    rl_outbuf O;
+    size_t i;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oip|i:parse_trec", kwlist, &bufobj, &kind,
+                                     &comments, &threads))
+        return NULL;
+    if (kind != 0 && kind != 1) {
+        PyErr_SetString(PyExc_ValueError, "kind must be 0 (run) or 1 (qrels)");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(bufobj, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    memset(&G, 0, sizeof(G));
+    memset(&O, 0, sizeof(O));
+
+    Py_BEGIN_ALLOW_THREADS
+    if (rl_parser_init(&P, kind, comments) < 0)
+        bad_alloc = 1;
+    else if (rl_pass1(&P, (const uint8_t *)view.buf, (size_t)view.len, threads) == 0 &&
+             rl_make_plan(&P, &G) < 0)
+        bad_alloc = 1;
+    Py_END_ALLOW_THREADS
+
+    if (bad_alloc) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (P.err) {
+        raise_parse_error(&P);
+        goto done;
+    }
+
+    threads = rl_worker_threads(P.n, threads);
+    O.dcap = (int64_t)(P.n ? P.ub + 16 * threads : 0);
+    q_offsets = new_array((npy_intp)P.nq + 1, NPY_INT64);
+    db = (uint8_t *)alloc_buffer((npy_intp)O.dcap, NPY_UINT8);
+    doc_offsets = new_array((npy_intp)P.n + 1, NPY_INT64);
+    values = new_array((npy_intp)P.n, kind == 0 ? NPY_FLOAT64 : NPY_INT64);
+    lines = new_array((npy_intp)P.n, NPY_INT64);
+    if (!q_offsets || !db || !doc_offsets || !values || !lines)
+        goto done;
+    O.vals = PyArray_DATA(values);
+    O.lines = I64(lines);
+    O.doff = I64(doc_offsets);
+    O.db = db;
+    O.n = P.n;
+
+    Py_BEGIN_ALLOW_THREADS
+    memcpy(PyArray_DATA(q_offsets), G.qoffs, (P.nq + 1) * sizeof(int64_t));
+    rl_pass2(&P, &G, &O, threads);
+    Py_END_ALLOW_THREADS
+
+    if (P.err == RL_E_NONE && O.pos != P.n)
+        rl_set_error(&P, RL_E_INTERNAL, 0, NULL, 0);
+    if (P.err) {
+        raise_parse_error(&P);
+        goto done;
+    }
+    if (O.dpos != O.dcap) { /* shrink to the docid bytes (if that fails, keep the block) */
+        uint8_t *r = (uint8_t *)realloc(db, O.dpos ? (size_t)O.dpos : 1);
+        if (r != NULL)
+            db = r;
+    }
+    doc_data = wrap_buffer(db, (npy_intp)O.dpos, NPY_UINT8);
+    db = NULL; /* doc_data owns it now, or it was freed */
+    if (doc_data == NULL)
+        goto done;
+
+    qids = PyList_New((Py_ssize_t)P.nq);
+    if (qids == NULL)
+        goto done;
+    for (i = 0; i < P.nq; i++) {
+        int32_t c = G.sorted[i];
+        PyObject *s = PyUnicode_DecodeUTF8((const char *)P.qb + P.qoff[c],
+                                           (Py_ssize_t)(P.qoff[c + 1] - P.qoff[c]), "strict");
+        if (s == NULL)
+            goto done;
+        PyList_SET_ITEM(qids, (Py_ssize_t)i, s);
+    }
+    if (kind == 0 && P.n > 0) {
+        tag = line_tag(P.last_line);
+        if (tag == NULL)
+            goto done;
+    }
+    else {
+        tag = Py_None;
+        Py_INCREF(tag);
+    }
+    result = Py_BuildValue("(OOOOOOO)", qids, q_offsets, doc_data, doc_offsets, values, lines,
+                           tag);
+
+done:
+    Py_XDECREF(qids);
+    Py_XDECREF(tag);
+    Py_XDECREF(q_offsets);
+    Py_XDECREF(doc_data);
+    Py_XDECREF(doc_offsets);
+    Py_XDECREF(values);
+    Py_XDECREF(lines);
+    free(db);
+    rl_plan_free(&G);
+    rl_parser_free(&P);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* encode_strings                                                             */
+/* ------------------------------------------------------------------------ */
+static PyObject *py_encode_strings(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"seq", NULL};
+    PyObject *seq, *fast, **items, *result = NULL;
+    PyArrayObject *data = NULL, *offsets = NULL;
+    Py_ssize_t n, i, sz;
+    int64_t total = 0, *off;
+    uint8_t *out;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:encode_strings", kwlist, &seq))
+        return NULL;
+    if (PyUnicode_Check(seq) || PyBytes_Check(seq)) {
+        PyErr_Format(PyExc_TypeError, "encode_strings expects a sequence of str, not %.200s",
+                     Py_TYPE(seq)->tp_name);
+        return NULL;
+    }
+    fast = PySequence_Fast(seq, "encode_strings expects a sequence of str");
+    if (fast == NULL)
+        return NULL;
+    n = PySequence_Fast_GET_SIZE(fast);
+    items = PySequence_Fast_ITEMS(fast);
+    offsets = new_array((npy_intp)n + 1, NPY_INT64);
+    if (offsets == NULL)
+        goto done;
+    off = I64(offsets);
+    off[0] = 0;
+    for (i = 0; i < n; i++) {
+        PyObject *o = items[i];
+        if (!PyUnicode_Check(o)) {
+            PyErr_Format(PyExc_TypeError, "expected str, got %.200s (at index %zd)",
+                         Py_TYPE(o)->tp_name, i);
+            goto done;
+        }
+        if (PyUnicode_AsUTF8AndSize(o, &sz) == NULL)
+            goto done;
+        total += (int64_t)sz;
+        off[i + 1] = total;
+    }
+    data = new_array((npy_intp)total, NPY_UINT8);
+    if (data == NULL)
+        goto done;
+    out = (uint8_t *)PyArray_DATA(data);
+    for (i = 0; i < n; i++) {
+        const char *s = PyUnicode_AsUTF8AndSize(items[i], &sz); /* cached */
+        if (s == NULL)
+            goto done;
+        memcpy(out + off[i], s, (size_t)sz);
+    }
+    result = Py_BuildValue("(OO)", data, offsets);
+done:
+    Py_XDECREF(data);
+    Py_XDECREF(offsets);
+    Py_DECREF(fast);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* group_by_query                                                             */
+/* ------------------------------------------------------------------------ */
+static PyObject *py_group_by_query(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"q_codes", "n_queries", NULL};
+    PyObject *codes_o, *result = NULL;
+    PyArrayObject *codes = NULL, *order = NULL, *qoffs = NULL;
+    Py_ssize_t nq;
+    int64_t n, bad = -1, *cur = NULL;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "On:group_by_query", kwlist, &codes_o, &nq))
+        return NULL;
+    if (nq < 0) {
+        PyErr_SetString(PyExc_ValueError, "n_queries must be >= 0");
+        return NULL;
+    }
+    codes = as_array(codes_o, NPY_INT64, "q_codes");
+    if (codes == NULL)
+        return NULL;
+    n = LEN(codes);
+    order = new_array((npy_intp)n, NPY_INT64);
+    qoffs = new_array((npy_intp)nq + 1, NPY_INT64);
+    cur = (int64_t *)malloc(((size_t)nq + 1) * sizeof(int64_t));
+    if (cur == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (order == NULL || qoffs == NULL)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    bad = rl_group_by_code(I64(codes), n, (int64_t)nq, I64(order), I64(qoffs), cur);
+    Py_END_ALLOW_THREADS
+    if (bad >= 0) {
+        PyErr_Format(PyExc_ValueError, "q_codes[%lld] = %lld is outside [0, %zd)", (long long)bad,
+                     (long long)I64(codes)[bad], nq);
+        goto done;
+    }
+    result = Py_BuildValue("(OO)", order, qoffs);
+done:
+    free(cur);
+    Py_XDECREF(codes);
+    Py_XDECREF(order);
+    Py_XDECREF(qoffs);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* take_strings                                                               */
+/* ------------------------------------------------------------------------ */
+static PyObject *py_take_strings(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"data", "offsets", "idx", NULL};
+    PyObject *d_o, *o_o, *i_o, *result = NULL;
+    PyArrayObject *data = NULL, *offsets = NULL, *idx = NULL, *data2 = NULL, *off2 = NULL;
+    int64_t n, m, bad = -1, total = 0;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO:take_strings", kwlist, &d_o, &o_o, &i_o))
+        return NULL;
+    data = as_array(d_o, NPY_UINT8, "data");
+    offsets = data ? as_array(o_o, NPY_INT64, "offsets") : NULL;
+    idx = offsets ? as_array(i_o, NPY_INT64, "idx") : NULL;
+    if (idx == NULL)
+        goto done;
+    n = check_column(data, offsets, "string column");
+    if (n < 0)
+        goto done;
+    m = LEN(idx);
+    off2 = new_array((npy_intp)m + 1, NPY_INT64);
+    if (off2 == NULL)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    bad = rl_take_offsets(I64(idx), m, I64(offsets), n, I64(off2), &total);
+    Py_END_ALLOW_THREADS
+    if (bad >= 0) {
+        PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for a column of %lld strings",
+                     (long long)I64(idx)[bad], (long long)n);
+        goto done;
+    }
+    data2 = new_array((npy_intp)total, NPY_UINT8);
+    if (data2 == NULL)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    rl_take_bytes(I64(idx), m, I64(offsets), (const uint8_t *)PyArray_DATA(data), I64(off2),
+                  (uint8_t *)PyArray_DATA(data2));
+    Py_END_ALLOW_THREADS
+    result = Py_BuildValue("(OO)", data2, off2);
+done:
+    Py_XDECREF(data);
+    Py_XDECREF(offsets);
+    Py_XDECREF(idx);
+    Py_XDECREF(data2);
+    Py_XDECREF(off2);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* rank                                                                       */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *py_rank(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"q_offsets", "doc_data", "doc_offsets", "scores", "policy", "threads", NULL};
+    PyObject *qo_o, *dd_o, *do_o, *sc_o;
+    PyArrayObject *qo = NULL, *dd = NULL, *dof = NULL, *sc = NULL, *perm = NULL;
+    int policy, threads = 0, rc;
+    int64_t n, nq, j, maxlen = 0;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOi|i:rank", kwlist, &qo_o, &dd_o, &do_o,
+                                     &sc_o, &policy, &threads))
+        return NULL;
+    if (policy < 0 || policy > 2) {
+        PyErr_SetString(PyExc_ValueError,
+                        "policy must be 0 (trec_eval), 1 (input) or 2 (docid_asc)");
+        return NULL;
+    }
+    qo = as_array(qo_o, NPY_INT64, "q_offsets");
+    dd = qo ? as_array(dd_o, NPY_UINT8, "doc_data") : NULL;
+    dof = dd ? as_array(do_o, NPY_INT64, "doc_offsets") : NULL;
+    sc = dof ? as_array(sc_o, NPY_FLOAT64, "scores") : NULL;
+    if (sc == NULL)
+        goto fail;
+    n = check_column(dd, dof, "doc");
+    if (n < 0)
+        goto fail;
+    if (LEN(sc) != n) {
+        PyErr_Format(PyExc_ValueError, "scores has %lld elements for %lld documents",
+                     (long long)LEN(sc), (long long)n);
+        goto fail;
+    }
+    nq = check_qoffsets(qo, n, "q_offsets");
+    if (nq < 0)
+        goto fail;
+    for (j = 0; j < nq; j++) {
+        int64_t l = I64(qo)[j + 1] - I64(qo)[j];
+        if (l > maxlen)
+            maxlen = l;
+    }
+    perm = new_array((npy_intp)n, NPY_INT64);
+    if (perm == NULL)
+        goto fail;
+    threads = rl_worker_threads(n, threads);
+    Py_BEGIN_ALLOW_THREADS
+    rc = rl_rank((const double *)PyArray_DATA(sc), (const uint8_t *)PyArray_DATA(dd), I64(dof),
+                 policy, I64(qo), nq, I64(perm), maxlen, threads);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    Py_DECREF(qo);
+    Py_DECREF(dd);
+    Py_DECREF(dof);
+    Py_DECREF(sc);
+    return (PyObject *)perm;
+fail:
+    Py_XDECREF(qo);
+    Py_XDECREF(dd);
+    Py_XDECREF(dof);
+    Py_XDECREF(sc);
+    Py_XDECREF(perm);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* find_duplicates                                                            */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *py_find_duplicates(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"q_offsets", "doc_data", "doc_offsets", "order", "limit", "threads", NULL};
+    PyObject *qo_o, *dd_o, *do_o, *or_o, *result = NULL;
+    PyArrayObject *qo = NULL, *dd = NULL, *dof = NULL, *ord = NULL, *dup_a = NULL,
+                  *first_a = NULL;
+    long long limit;
+    int64_t n, nq, j, maxw = 0, bad = -1, m;
+    int threads = 0;
+    rl_dups *D = NULL;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOL|i:find_duplicates", kwlist, &qo_o,
+                                     &dd_o, &do_o, &or_o, &limit, &threads))
+        return NULL;
+    if (limit < -1) {
+        PyErr_SetString(PyExc_ValueError, "limit must be -1 (no limit) or >= 0");
+        return NULL;
+    }
+    qo = as_array(qo_o, NPY_INT64, "q_offsets");
+    dd = qo ? as_array(dd_o, NPY_UINT8, "doc_data") : NULL;
+    dof = dd ? as_array(do_o, NPY_INT64, "doc_offsets") : NULL;
+    if (dof == NULL)
+        goto done;
+    if (or_o != Py_None) {
+        ord = as_array(or_o, NPY_INT64, "order");
+        if (ord == NULL)
+            goto done;
+    }
+    n = check_column(dd, dof, "doc");
+    if (n < 0)
+        goto done;
+    nq = check_qoffsets(qo, n, "q_offsets");
+    if (nq < 0)
+        goto done;
+    if (ord != NULL && LEN(ord) != n) {
+        PyErr_Format(PyExc_ValueError, "order has %lld elements for %lld documents",
+                     (long long)LEN(ord), (long long)n);
+        goto done;
+    }
+    for (j = 0; j < nq; j++) {
+        int64_t l = I64(qo)[j + 1] - I64(qo)[j];
+        if (limit >= 0 && l > limit)
+            l = limit;
+        if (l > maxw)
+            maxw = l;
+    }
+    if (ord != NULL) {
+        for (j = 0; j < n; j++) {
+            if (I64(ord)[j] < 0 || I64(ord)[j] >= n) {
+                bad = j;
+                break;
+            }
+        }
+    }
+    if (bad >= 0) {
+        PyErr_Format(PyExc_IndexError, "order[%lld] = %lld is out of bounds for %lld documents",
+                     (long long)bad, (long long)I64(ord)[bad], (long long)n);
+        goto done;
+    }
+    threads = rl_worker_threads(n, threads);
+    D = rl_dups_new(I64(qo), nq, (const uint8_t *)PyArray_DATA(dd), I64(dof),
+                    ord ? I64(ord) : NULL, (int64_t)limit, maxw, threads);
+    if (D != NULL) {
+        Py_BEGIN_ALLOW_THREADS
+        rl_dups_run(D);
+        Py_END_ALLOW_THREADS
+    }
+    m = D != NULL ? rl_dups_count(D) : -1;
+    if (m < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    dup_a = new_array((npy_intp)m, NPY_INT64);
+    first_a = new_array((npy_intp)m, NPY_INT64);
+    if (dup_a == NULL || first_a == NULL)
+        goto done;
+    rl_dups_copy(D, I64(dup_a), I64(first_a));
+    result = Py_BuildValue("(OO)", dup_a, first_a);
+done:
+    rl_dups_free(D);
+    Py_XDECREF(qo);
+    Py_XDECREF(dd);
+    Py_XDECREF(dof);
+    Py_XDECREF(ord);
+    Py_XDECREF(dup_a);
+    Py_XDECREF(first_a);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* align                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"run_q_offsets",   "run_doc_data",   "run_doc_offsets",
+                      "perm",            "run_to_qrels",   "qrels_q_offsets",
+                      "qrels_doc_data",  "qrels_doc_offsets", "qrels_rel",
+                      "threads",         NULL};
+    PyObject *o[9];
+    PyArrayObject *a[9] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static const int types[9] = {NPY_INT64, NPY_UINT8, NPY_INT64, NPY_INT64, NPY_INT64,
+                                 NPY_INT64, NPY_UINT8, NPY_INT64, NPY_INT64};
+    PyArrayObject *rel = NULL;
+    int64_t n_run, n_qrels, nq_run, nq_qrels, j, maxq = 0, bad = -1;
+    rl_align_args in;
+    rl_align *A = NULL;
+    int k, threads = 0;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOO|i:align", kwlist, &o[0], &o[1],
+                                     &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &threads))
+        return NULL;
+    for (k = 0; k < 9; k++) {
+        a[k] = as_array(o[k], types[k], kwlist[k]);
+        if (a[k] == NULL)
+            goto fail;
+    }
+    n_run = check_column(a[1], a[2], "run doc");
+    if (n_run < 0)
+        goto fail;
+    nq_run = check_qoffsets(a[0], n_run, "run_q_offsets");
+    if (nq_run < 0)
+        goto fail;
+    if (LEN(a[3]) != n_run) {
+        PyErr_Format(PyExc_ValueError, "perm has %lld elements for %lld run documents",
+                     (long long)LEN(a[3]), (long long)n_run);
+        goto fail;
+    }
+    if (LEN(a[4]) != nq_run) {
+        PyErr_Format(PyExc_ValueError, "run_to_qrels has %lld elements for %lld run queries",
+                     (long long)LEN(a[4]), (long long)nq_run);
+        goto fail;
+    }
+    n_qrels = check_column(a[6], a[7], "qrels doc");
+    if (n_qrels < 0)
+        goto fail;
+    nq_qrels = check_qoffsets(a[5], n_qrels, "qrels_q_offsets");
+    if (nq_qrels < 0)
+        goto fail;
+    if (LEN(a[8]) != n_qrels) {
+        PyErr_Format(PyExc_ValueError, "qrels_rel has %lld elements for %lld qrels documents",
+                     (long long)LEN(a[8]), (long long)n_qrels);
+        goto fail;
+    }
+    for (j = 0; j < nq_run; j++) {
+        int64_t v = I64(a[4])[j];
+        if (v < -1 || v >= nq_qrels) {
+            PyErr_Format(PyExc_ValueError, "run_to_qrels[%lld] = %lld is outside [-1, %lld)",
+                         (long long)j, (long long)v, (long long)nq_qrels);
+            goto fail;
+        }
+    }
+    for (j = 0; j < nq_qrels; j++) {
+        int64_t l = I64(a[5])[j + 1] - I64(a[5])[j];
+        if (l > maxq)
+            maxq = l;
+    }
+    rel = new_array((npy_intp)n_run, NPY_INT64);
+    if (rel == NULL)
+        goto fail;
+    threads = rl_worker_threads(n_run, threads);
+    in.rq = I64(a[0]);
+    in.roff = I64(a[2]);
+    in.perm = I64(a[3]);
+    in.r2q = I64(a[4]);
+    in.qq = I64(a[5]);
+    in.qoff = I64(a[7]);
+    in.qrel = I64(a[8]);
+    in.rdata = (const uint8_t *)PyArray_DATA(a[1]);
+    in.qdata = (const uint8_t *)PyArray_DATA(a[6]);
+    in.out = I64(rel);
+    in.n_run = n_run;
+    in.nq_run = nq_run;
+    A = rl_align_new(&in, maxq, threads);
+    if (A == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    rl_align_run(A);
+    Py_END_ALLOW_THREADS
+    bad = rl_align_bad(A);
+    if (bad >= 0) {
+        PyErr_Format(PyExc_IndexError, "perm[%lld] = %lld is out of bounds for %lld run documents",
+                     (long long)bad, (long long)I64(a[3])[bad], (long long)n_run);
+        goto fail;
+    }
+    rl_align_free(A);
+    for (k = 0; k < 9; k++)
+        Py_DECREF(a[k]);
+    return (PyObject *)rel;
+fail:
+    rl_align_free(A);
+    for (k = 0; k < 9; k++)
+        Py_XDECREF(a[k]);
+    Py_XDECREF(rel);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* module                                                                     */
+/* ------------------------------------------------------------------------ */
+
+PyDoc_STRVAR(parse_trec_doc,
+"parse_trec(buf, kind, comments, threads=0) -> (qids, q_offsets, doc_data, doc_offsets, values, lines, tag)\n\n"
+"Parse TREC text (kind 0 = run 'qid Q0 docid rank score tag', 1 = qrels 'qid iter docid rel').\n"
+"Entries are grouped by query (query ids in byte order, file order within a query).\n"
+"Raises ValueError(line, message) on the first problem.  threads: 0 = automatic\n"
+"(large inputs use the cores), n = exactly n threads (at most 8); the result is the same.");
+
+PyDoc_STRVAR(encode_strings_doc,
+"encode_strings(seq) -> (data, offsets)\n\nUTF-8 string column of a sequence of str.");
+
+PyDoc_STRVAR(group_by_query_doc,
+"group_by_query(q_codes, n_queries) -> (order, q_offsets)\n\n"
+"Stable counting sort of entries by query code.");
+
+PyDoc_STRVAR(take_strings_doc,
+"take_strings(data, offsets, idx) -> (data2, offsets2)\n\nGather a string column by index.");
+
+PyDoc_STRVAR(rank_doc,
+"rank(q_offsets, doc_data, doc_offsets, scores, policy, threads=0) -> perm\n\n"
+"Rank each query by score, descending; ties: 0 = docid descending (trec_eval),\n"
+"1 = input order, 2 = docid ascending.  threads as for parse_trec.");
+
+PyDoc_STRVAR(find_duplicates_doc,
+"find_duplicates(q_offsets, doc_data, doc_offsets, order, limit, threads=0) -> (dup, first)\n\n"
+"Repeated docids within each query (among the first `limit` entries of `order`).");
+
+PyDoc_STRVAR(align_doc,
+"align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,\n"
+"      qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0) -> rel\n\n"
+"Judgments of the ranked run entries: the relevance, -2 if negative, -1 if unjudged.");
+
+#define METH(name) \
+    {#name, (PyCFunction)(void (*)(void))py_##name, METH_VARARGS | METH_KEYWORDS, name##_doc}
+
+static PyMethodDef core_methods[] = {
+    METH(parse_trec),
+    METH(encode_strings),
+    METH(group_by_query),
+    METH(take_strings),
+    METH(rank),
+    METH(find_duplicates),
+    METH(align),
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT,
+    "ranklens.data._core",
+    "Native core of ranklens: TREC parsing, grouping, ranking and alignment.",
+    -1,
+    core_methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    import_array();
+    return PyModule_Create(&core_module);
+}
