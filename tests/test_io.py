@@ -164,8 +164,8 @@ def test_in_memory_errors_name_the_entry() -> None:
         Run.from_dict({"q": {"d": float("nan")}})
     with pytest.raises(InputError, match=r"relevance 1\.5 is not an integer"):
         Qrels.from_dict({"q": {"d": 1.5}})
-    with pytest.raises(InputError, match="must be str"):
-        Run.from_records([(1, "d", 1.0)])
+    with pytest.raises(InputError, match="must be str or int"):
+        Run.from_records([(1.5, "d", 1.0)])
     with pytest.raises(DuplicateError, match="rows 1 and 2") as info:
         Run.from_records([("q", "d", 1.0), ("q", "d", 2.0)])
     assert info.value.lines == (1, 2)

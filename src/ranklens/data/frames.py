@@ -1,4 +1,12 @@
-"""Building qrels and runs from pandas and polars DataFrames (through Arrow, no row loop)."""
+"""Building qrels and runs from tables: pandas and polars DataFrames and pyarrow Tables,
+through Arrow and without a row loop.
+
+Arrow string columns (``string``, ``large_string``; pyarrow, polars, pandas'
+``string[pyarrow]``) already hold the layout of ranklens' id columns (one byte buffer and
+offsets), so their buffers are read directly, chunk by chunk; dictionary (categorical)
+columns are decoded by gathering from their dictionary; integer id columns are written as
+their decimal strings.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,8 @@ import numpy as np
 
 from ranklens.base.errors import InputError
 from ranklens.base.optional import require
+from ranklens.base.types import Int64Array, UInt8Array
+from ranklens.data import _core
 from ranklens.data.memory import group_columns
 
 QID_NAMES = ("query_id", "qid", "q_id", "query")
@@ -15,25 +25,133 @@ DOC_NAMES = ("doc_id", "docid", "docno", "document_id", "doc")
 REL_NAMES = ("relevance", "rel", "label", "judgment", "grade")
 SCORE_NAMES = ("score", "sim", "similarity")
 
+_SOURCE = "<DataFrame>"
+
 
 def is_frame(obj: object) -> bool:
-    """True for a pandas or polars DataFrame (checked without importing either)."""
+    """True for a pandas or polars DataFrame or a pyarrow Table or RecordBatch (checked
+    without importing any of them)."""
     module = type(obj).__module__.split(".")[0]
-    return module in ("pandas", "polars") and type(obj).__name__ == "DataFrame"
+    name = type(obj).__name__
+    if module in ("pandas", "polars"):
+        return name == "DataFrame"
+    return module == "pyarrow" and name in ("Table", "RecordBatch")
 
 
 def _pick(columns: list[str], wanted: str | None, names: tuple[str, ...], what: str) -> str:
     if wanted is not None:
         if wanted not in columns:
-            raise InputError(f"DataFrame has no column '{wanted}' (columns: {columns})")
+            raise InputError(f"table has no column '{wanted}' (columns: {columns})")
         return wanted
     for name in names:
         if name in columns:
             return name
     raise InputError(
-        f"DataFrame has no {what} column: name one of {list(names)} or pass the column name "
+        f"table has no {what} column: name one of {list(names)} or pass the column name "
         f"(columns present: {columns})"
     )
+
+
+def _arrow_table(frame: Any, pa: Any) -> Any:
+    module = type(frame).__module__.split(".")[0]
+    if module == "polars":
+        return frame.to_arrow()
+    if module == "pandas":
+        return pa.Table.from_pandas(frame, preserve_index=False)
+    if type(frame).__name__ == "RecordBatch":
+        return pa.Table.from_batches([frame])
+    return frame
+
+
+def _first_null(column: Any, pc: Any) -> int:
+    return int(pc.index(pc.is_null(column), True).as_py())
+
+
+def _string_buffers(chunk: Any, pa: Any) -> tuple[UInt8Array, Int64Array]:
+    """The bytes and int64 offsets (from 0) of a ``string``/``large_string`` array."""
+    wide = pa.types.is_large_string(chunk.type)
+    _, offsets_buf, data_buf = chunk.buffers()
+    n = len(chunk)
+    if offsets_buf is None or n == 0:
+        return np.zeros(0, np.uint8), np.zeros(n + 1, np.int64)
+    raw = np.frombuffer(offsets_buf, dtype=np.int64 if wide else np.int32)
+    window = raw[chunk.offset : chunk.offset + n + 1]
+    start, stop = int(window[0]), int(window[-1])
+    if wide and start == 0:
+        offsets = window  # the Arrow buffer itself, read-only
+    else:
+        offsets = window.astype(np.int64)
+        offsets -= start
+    if data_buf is None:
+        return np.zeros(0, np.uint8), offsets
+    return np.frombuffer(data_buf, dtype=np.uint8)[start:stop], offsets
+
+
+def _chunk_strings(chunk: Any, name: str, pa: Any, pc: Any) -> tuple[UInt8Array, Int64Array]:
+    kind = chunk.type
+    if pa.types.is_dictionary(kind):
+        words, word_offsets = _chunk_strings(chunk.dictionary, name, pa, pc)
+        index = np.asarray(chunk.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+        return _core.take_strings(words, word_offsets, index)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return _string_buffers(chunk, pa)
+    if pa.types.is_integer(kind) or pa.types.is_string_view(kind):
+        return _string_buffers(pc.cast(chunk, pa.large_string()), pa)
+    raise InputError(
+        f"column '{name}' holds {kind}: ids must be strings, categoricals or integers",
+        path=_SOURCE,
+    )
+
+
+def _strings(column: Any, name: str, pa: Any, pc: Any) -> tuple[UInt8Array, Int64Array]:
+    """A string column of the table (any chunking) as one byte buffer and int64 offsets:
+    the buffers of a single chunk as they are, several chunks copied once into place."""
+    if column.null_count:
+        raise InputError(
+            f"column '{name}' has a missing value", path=_SOURCE, line=_first_null(column, pc)
+        )
+    parts = [_chunk_strings(chunk, name, pa, pc) for chunk in column.chunks]
+    if len(parts) == 1:
+        return parts[0]
+    rows = sum(o.shape[0] - 1 for _, o in parts)
+    size = sum(d.shape[0] for d, _ in parts)
+    data = np.empty(size, dtype=np.uint8)
+    offsets = np.empty(rows + 1, dtype=np.int64)
+    offsets[0] = 0
+    row = at = 0
+    for chunk_data, chunk_offsets in parts:
+        count = chunk_offsets.shape[0] - 1
+        data[at : at + chunk_data.shape[0]] = chunk_data
+        np.add(chunk_offsets[1:], at, out=offsets[row + 1 : row + 1 + count])
+        row += count
+        at += chunk_data.shape[0]
+    return data, offsets
+
+
+def _query_codes(
+    column: Any, name: str, pa: Any, pc: Any
+) -> tuple[Int64Array, list[str], bool]:
+    """Each row's query as a code into a list of distinct query ids, and whether every id
+    of that list is used (a categorical's dictionary may hold unused ones)."""
+    if column.null_count:
+        raise InputError(
+            f"column '{name}' has a missing value", path=_SOURCE, line=_first_null(column, pc)
+        )
+    if pa.types.is_dictionary(column.type):
+        column = column.unify_dictionaries()
+        words = column.chunk(0).dictionary if column.num_chunks else pa.array([], pa.string())
+        if not (pa.types.is_string(words.type) or pa.types.is_large_string(words.type)):
+            words = pc.cast(words, pa.large_string())
+        codes = np.concatenate(
+            [np.asarray(c.indices.to_numpy(zero_copy_only=False), np.int64) for c in column.chunks]
+            or [np.zeros(0, np.int64)]
+        )
+        return codes, [str(w) for w in words.to_pylist()], False
+    data, offsets = _strings(column, name, pa, pc)
+    codes, first = _core.intern_strings(data, offsets)
+    starts, stops = offsets[first].tolist(), offsets[first + 1].tolist()
+    uniques = [data[a:b].tobytes().decode("utf-8") for a, b in zip(starts, stops, strict=True)]
+    return codes, uniques, True
 
 
 def from_frame(
@@ -43,55 +161,43 @@ def from_frame(
     doc_col: str | None = None,
     value_col: str | None = None,
 ) -> dict[str, Any]:
-    """Columns from a pandas (2 or 3) or polars DataFrame.
+    """Columns from a pandas (2 or 3) or polars DataFrame or a pyarrow Table.
 
-    Id columns may hold strings, categoricals or integers (converted with ``str``); the value
-    column must be numeric without missing values. ``row`` in messages counts from 0.
+    Id columns may hold strings, categoricals or integers (written as decimal strings); the
+    value column must be numeric without missing values. ``row`` in messages counts from 0.
     """
     pa = require("pyarrow", "Reading a DataFrame")
     pc = require("pyarrow.compute", "Reading a DataFrame")
-    module = type(frame).__module__.split(".")[0]
-    table = frame.to_arrow() if module == "polars" else pa.Table.from_pandas(frame)
+    table = _arrow_table(frame, pa)
     columns = [str(c) for c in table.column_names]
     values_names = REL_NAMES if integer else SCORE_NAMES
     qname = _pick(columns, qid_col, QID_NAMES, "query id")
     dname = _pick(columns, doc_col, DOC_NAMES, "document id")
     vname = _pick(columns, value_col, values_names, "relevance" if integer else "score")
-    source = "<DataFrame>"
 
-    def as_strings(name: str) -> Any:
-        column = table.column(name)
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(column.type.value_type)
-        column = column.cast(pa.large_string()).combine_chunks()
-        if column.null_count:
-            row = int(pc.index(pc.is_null(column), True).as_py())
-            raise InputError(f"column '{name}' has a missing value", path=source, line=row)
-        return column
-
-    qids = as_strings(qname)
-    docs = as_strings(dname)
-    encoded = pc.dictionary_encode(qids)
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    uniques = encoded.dictionary.to_pylist()
-    if docs.offset:
-        docs = pa.concat_arrays([docs])  # zero the array offset
-    _, offsets_buf, data_buf = docs.buffers()
-    doc_offsets = np.frombuffer(offsets_buf, dtype=np.int64)[: len(docs) + 1].copy()
-    doc_offsets -= doc_offsets[0]
-    doc_data = (
-        np.frombuffer(data_buf, dtype=np.uint8).copy()
-        if data_buf is not None
-        else np.zeros(0, np.uint8)
-    )
-    values_col = table.column(vname).combine_chunks()
+    codes, uniques, all_used = _query_codes(table.column(qname), qname, pa, pc)
+    doc_data, doc_offsets = _strings(table.column(dname), dname, pa, pc)
+    values_col = table.column(vname)
     if values_col.null_count:
-        row = int(pc.index(pc.is_null(values_col), True).as_py())
-        raise InputError(f"column '{vname}' has a missing value", path=source, line=row)
-    try:
-        values = np.asarray(values_col.to_numpy(zero_copy_only=False), dtype=np.float64)
-    except (TypeError, ValueError, pa.ArrowInvalid):
-        raise InputError(f"column '{vname}' must be numeric", path=source) from None
+        raise InputError(
+            f"column '{vname}' has a missing value",
+            path=_SOURCE,
+            line=_first_null(values_col, pc),
+        )
+    if not (pa.types.is_integer(values_col.type) or pa.types.is_floating(values_col.type)):
+        raise InputError(f"column '{vname}' must be numeric, not {values_col.type}", path=_SOURCE)
+    exact = integer and pa.types.is_integer(values_col.type)
+    values = np.concatenate(
+        [
+            np.asarray(c.to_numpy(zero_copy_only=False), np.int64 if exact else np.float64)
+            for c in values_col.chunks
+        ]
+        or [np.zeros(0, np.float64)]
+    )
+    if exact:
+        return group_columns(
+            codes, uniques, doc_data, doc_offsets, values, 0, _SOURCE, all_used=all_used
+        )
     bad = (
         ~np.isfinite(values) if not integer else (values != np.trunc(values)) | ~np.isfinite(values)
     )
@@ -99,9 +205,9 @@ def from_frame(
         row = int(np.flatnonzero(bad)[0])
         what = "an integer" if integer else "a finite number"
         raise InputError(
-            f"column '{vname}' value {values[row]!r} is not {what}", path=source, line=row
+            f"column '{vname}' value {values[row]!r} is not {what}", path=_SOURCE, line=row
         )
     typed = values.astype(np.int64) if integer else values
     return group_columns(
-        codes, uniques, doc_data, doc_offsets, typed, np.arange(len(docs), dtype=np.int64), source
+        codes, uniques, doc_data, doc_offsets, typed, 0, _SOURCE, all_used=all_used
     )

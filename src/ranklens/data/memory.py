@@ -19,29 +19,51 @@ def group_columns(
     doc_data: np.ndarray,
     doc_offsets: np.ndarray,
     values: np.ndarray,
-    lines: np.ndarray,
+    first_line: int,
     source: str,
+    *,
+    all_used: bool = False,
 ) -> dict[str, Any]:
     """Group entries by query (queries in byte order, entries in input order).
 
-    ``qid_codes[i]`` indexes ``uniques``, which may be in any order.
+    ``qid_codes[i]`` indexes ``uniques``, which may be in any order and may hold ids no
+    entry uses (unused categories), which are dropped (``all_used`` says there are none).
+    Entry ``i`` came from line (row) ``first_line + i``. Entries already grouped in query
+    order (as most runs are) are not moved.
     """
-    if len(uniques) == 0:
+    codes = np.asarray(qid_codes, dtype=np.int64)
+    if codes.shape[0] == 0:
         raise EmptyInputError("holds no entries", path=source)
+    if not all_used:
+        used = np.bincount(codes, minlength=len(uniques)) > 0
+        if not used.all():
+            kept = np.flatnonzero(used)
+            renumber = np.full(len(uniques), -1, dtype=np.int64)
+            renumber[kept] = np.arange(kept.shape[0])
+            codes = renumber[codes]
+            uniques = [uniques[i] for i in kept.tolist()]
     order_of_unique = sorted(range(len(uniques)), key=uniques.__getitem__)
-    rank_of = np.empty(len(uniques), dtype=np.int64)
-    rank_of[np.asarray(order_of_unique, dtype=np.int64)] = np.arange(len(uniques))
-    codes = rank_of[np.asarray(qid_codes, dtype=np.int64)]
-    order, q_offsets = _core.group_by_query(codes, len(uniques))
-    doc_data, doc_offsets = _core.take_strings(doc_data, doc_offsets, order)
+    if order_of_unique != list(range(len(uniques))):
+        rank_of = np.empty(len(uniques), dtype=np.int64)
+        rank_of[np.asarray(order_of_unique, dtype=np.int64)] = np.arange(len(uniques))
+        codes = rank_of[codes]
+    if codes.shape[0] < 2 or bool(np.all(codes[1:] >= codes[:-1])):
+        q_offsets = np.zeros(len(uniques) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(codes, minlength=len(uniques)), out=q_offsets[1:])
+        lines = np.arange(first_line, first_line + codes.shape[0], dtype=np.int64)
+    else:
+        order, q_offsets = _core.group_by_query(codes, len(uniques))
+        doc_data, doc_offsets = _core.take_strings(doc_data, doc_offsets, order)
+        values = values[order]
+        lines = order + first_line if first_line else order
     return {
         "qids": tuple(uniques[i] for i in order_of_unique),
         "q_offsets": q_offsets,
-        "doc_data": doc_data,
-        "doc_offsets": doc_offsets,
-        "lines": np.ascontiguousarray(lines[order]),
+        "doc_data": np.ascontiguousarray(doc_data),
+        "doc_offsets": np.ascontiguousarray(doc_offsets),
+        "lines": lines,
         "source": source,
-        "values": np.ascontiguousarray(values[order]),
+        "values": np.ascontiguousarray(values),
     }
 
 
@@ -57,16 +79,31 @@ def check_value(value: object, integer: bool, where: str, source: str, row: int)
         if math.isfinite(number) and number == int(number):
             return int(number)
         raise InputError(f"{where}: relevance {value!r} is not an integer", path=source, line=row)
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
     if not math.isfinite(number):
         raise InputError(f"{where}: score {value!r} is not finite", path=source, line=row)
     return number
 
 
+def _id(value: object) -> str | None:
+    """An id as a string: a str as it is, an integer (Python or numpy) as its decimal
+    digits; ``None`` for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return str(int(value))
+    return None
+
+
 def from_records(
     records: Iterable[tuple[object, object, object]], integer: bool, source: str
 ) -> dict[str, Any]:
-    """Columns from ``(qid, docid, value)`` tuples; ``row`` in messages counts from 1."""
+    """Columns from ``(qid, docid, value)`` tuples; ``row`` in messages counts from 1.
+
+    Ids are strings, or integers (Python or numpy), kept as their decimal digits."""
     index: dict[str, int] = {}
     codes: list[int] = []
     docs: list[str] = []
@@ -78,13 +115,15 @@ def from_records(
             raise InputError(
                 f"expected a (qid, docid, value) tuple, got {record!r}", path=source, line=row
             ) from None
-        if not isinstance(qid, str) or not isinstance(docid, str):
+        qid_text, doc_text = _id(qid), _id(docid)
+        if qid_text is None or doc_text is None:
             raise InputError(
-                f"query and document ids must be str, got {type(qid).__name__} and "
+                f"query and document ids must be str or int, got {type(qid).__name__} and "
                 f"{type(docid).__name__}",
                 path=source,
                 line=row,
             )
+        qid, docid = qid_text, doc_text
         codes.append(index.setdefault(qid, len(index)))
         docs.append(docid)
         values.append(
@@ -98,15 +137,26 @@ def from_records(
         doc_data,
         doc_offsets,
         np.asarray(values, dtype=dtype),
-        np.arange(1, len(docs) + 1, dtype=np.int64),
+        1,
         source,
+        all_used=True,
     )
 
 
 def from_dict(
     mapping: Mapping[str, Mapping[str, object]], integer: bool, source: str
 ) -> dict[str, Any]:
-    """Columns from ``{qid: {docid: value}}``."""
+    """Columns from ``{qid: {docid: value}}``.
+
+    The native core reads a dict of dicts with str ids and float/int values in one walk;
+    anything else (integer ids, numpy scalars, a bad value) takes the checked path below,
+    which gives the same columns or the error that names the query and document.
+    """
+    fast = _core.dict_columns(mapping, integer)
+    if fast is not None:
+        qids, counts, doc_data, doc_offsets, values = fast
+        codes = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
+        return group_columns(codes, qids, doc_data, doc_offsets, values, 1, source)
 
     def records() -> Iterable[tuple[object, object, object]]:
         for qid, docs in mapping.items():

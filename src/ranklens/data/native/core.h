@@ -1,7 +1,7 @@
 /*
  * core.h -- what the C files of ranklens' native core share.
  *
- * The native core is the extension module ranklens._core (see module.c for
+ * The native core is the extension module ranklens.data._core (see module.c for
  * what it exports).  Its files, one job each:
  *
  *   module.c    the Python binding: argument parsing and checks, numpy arrays,
@@ -12,7 +12,8 @@
  *               two passes (kept beside the tokenizer so that it inlines there)
  *   parse.c     parse_trec over a whole buffer: pass 1 (threads, padded tail),
  *               the grouping plan, pass 2 (threads, output windows)
- *   intern.c    query-id interning, and the growing of arrays
+ *   intern.c    query-id interning (while parsing, and of a string column in
+ *               memory), and the growing of arrays
  *   threads.c   how many threads, running jobs on them, splitting the queries
  *   rank.c      ranking each query by score with a tie policy
  *   join.c      docids looked up per query: duplicates and the run/qrels join
@@ -227,6 +228,12 @@ typedef struct {
 /* intern.c: grows *p (elements of el bytes, capacity *cap) to hold at least
  * need; returns -1 when out of memory. */
 int rl_grow(void **p, size_t *cap, size_t need, size_t el);
+
+/* intern.c: codes (first-appearance order) of the n strings of a column and
+ * the first row of each code; returns the number of codes, -1 when out of
+ * memory. */
+int64_t rl_intern_column(const uint8_t *data, const int64_t *off, int64_t n, int64_t *codes,
+                         int64_t *first);
 
 /* intern.c: interns a query id; returns its code, or -1 when out of memory. */
 int32_t rl_intern_qid(rl_parser *P, const uint8_t *s, size_t len, int *is_new);

@@ -4,8 +4,10 @@
  * Pass 1 gives every distinct query id a code (0, 1, ... in order of first
  * appearance) through an open-addressing table of codes probed by the ids'
  * hashes; the ids' bytes, offsets, hashes and "not valid UTF-8" flags live
- * in the parser (core.h).  rl_grow is the doubling realloc behind the
- * interner and the other lists that grow (segments, duplicates).
+ * in the parser (core.h).  rl_intern_column does the same for a whole string
+ * column that is already in memory (an Arrow column of a DataFrame).  rl_grow
+ * is the doubling realloc behind the interner and the other lists that grow
+ * (segments, duplicates).
  */
 #include "core.h"
 
@@ -87,4 +89,82 @@ int32_t rl_intern_qid(rl_parser *P, const uint8_t *s, size_t len, int *is_new)
         return -1;
     *is_new = 1;
     return c;
+}
+
+/* The open-addressing table of rl_intern_column: codes probed by hash. */
+static int column_rehash(int64_t **tab, size_t *mask, const uint64_t *hashes, int64_t nu)
+{
+    size_t ncap = (*mask + 1) * 2, j;
+    int64_t c, *t;
+    if (ncap > SIZE_MAX / sizeof(int64_t))
+        return -1;
+    t = (int64_t *)malloc(ncap * sizeof(int64_t));
+    if (t == NULL)
+        return -1;
+    memset(t, 0xFF, ncap * sizeof(int64_t));
+    for (c = 0; c < nu; c++) {
+        j = (size_t)hashes[c] & (ncap - 1);
+        while (t[j] >= 0)
+            j = (j + 1) & (ncap - 1);
+        t[j] = c;
+    }
+    free(*tab);
+    *tab = t;
+    *mask = ncap - 1;
+    return 0;
+}
+
+/* Codes for the strings of a column (0, 1, ... in order of first appearance)
+ * and, for each code, the row where it first appears.  codes has n items,
+ * first room for n.  Returns the number of distinct strings, or -1 when out
+ * of memory.  The table grows with the distinct strings, so a long column of
+ * few ids (a run's query column) stays cheap. */
+int64_t rl_intern_column(const uint8_t *data, const int64_t *off, int64_t n, int64_t *codes,
+                         int64_t *first)
+{
+    size_t mask = 1023, hcap = 0, j;
+    int64_t *tab, nu = 0, i, c;
+    uint64_t *hashes = NULL;
+    tab = (int64_t *)malloc((mask + 1) * sizeof(int64_t));
+    if (tab == NULL)
+        return -1;
+    memset(tab, 0xFF, (mask + 1) * sizeof(int64_t));
+    for (i = 0; i < n; i++) {
+        const uint8_t *s = data + off[i];
+        size_t len = (size_t)(off[i + 1] - off[i]);
+        uint64_t h;
+        /* a run grouped by query repeats the previous id: no hashing then */
+        if (i > 0 && (size_t)(off[i] - off[i - 1]) == len &&
+            memcmp(data + off[i - 1], s, len) == 0) {
+            codes[i] = codes[i - 1];
+            continue;
+        }
+        h = hash_bytes(s, len);
+        j = (size_t)h & mask;
+        while ((c = tab[j]) >= 0) {
+            const int64_t r = first[c];
+            if (hashes[c] == h && (size_t)(off[r + 1] - off[r]) == len &&
+                memcmp(data + off[r], s, len) == 0)
+                break;
+            j = (j + 1) & mask;
+        }
+        if (c < 0) {
+            if (rl_grow((void **)&hashes, &hcap, (size_t)nu + 1, sizeof(uint64_t)))
+                goto oom;
+            c = nu++;
+            tab[j] = c;
+            hashes[c] = h;
+            first[c] = i;
+            if ((size_t)nu * 2 > mask + 1 && column_rehash(&tab, &mask, hashes, nu))
+                goto oom;
+        }
+        codes[i] = c;
+    }
+    free(tab);
+    free(hashes);
+    return nu;
+oom:
+    free(tab);
+    free(hashes);
+    return -1;
 }

@@ -1,5 +1,5 @@
 /*
- * ranklens._core -- the native core of ranklens.
+ * ranklens.data._core -- the native core of ranklens.
  *
  * Plain C99 on the CPython and numpy C APIs.  Everything here works on
  * "string columns": a column of n byte strings is a 1-D uint8 array ``data``
@@ -11,6 +11,8 @@
  *   encode_strings(seq)
  *   group_by_query(q_codes, n_queries)
  *   take_strings(data, offsets, idx)
+ *   intern_strings(data, offsets)
+ *   dict_columns(mapping, integer)
  *   rank(q_offsets, doc_data, doc_offsets, scores, policy, threads=0)
  *   find_duplicates(q_offsets, doc_data, doc_offsets, order, limit, threads=0)
  *   align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,
@@ -36,6 +38,7 @@
 
 #include "core.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -536,6 +539,178 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* intern_strings                                                             */
+/* ------------------------------------------------------------------------ */
+static PyObject *py_intern_strings(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"data", "offsets", NULL};
+    PyObject *d_o, *o_o, *result = NULL, *first_view = NULL;
+    PyArrayObject *data = NULL, *offsets = NULL, *codes = NULL, *first = NULL;
+    int64_t n, nu = -1;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:intern_strings", kwlist, &d_o, &o_o))
+        return NULL;
+    data = as_array(d_o, NPY_UINT8, "data");
+    offsets = data ? as_array(o_o, NPY_INT64, "offsets") : NULL;
+    if (offsets == NULL)
+        goto done;
+    n = check_column(data, offsets, "string column");
+    if (n < 0)
+        goto done;
+    codes = new_array((npy_intp)n, NPY_INT64);
+    first = codes ? new_array((npy_intp)n, NPY_INT64) : NULL;
+    if (first == NULL)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    nu = rl_intern_column((const uint8_t *)PyArray_DATA(data), I64(offsets), n, I64(codes),
+                          I64(first));
+    Py_END_ALLOW_THREADS
+    if (nu < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    first_view = PySequence_GetSlice((PyObject *)first, 0, (Py_ssize_t)nu);
+    if (first_view == NULL)
+        goto done;
+    result = Py_BuildValue("(OO)", codes, first_view);
+done:
+    Py_XDECREF(first_view);
+    Py_XDECREF(data);
+    Py_XDECREF(offsets);
+    Py_XDECREF(codes);
+    Py_XDECREF(first);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* dict_columns                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* One value of a run (a float, or an int that fits a double) or of qrels (an
+ * int that fits int64).  0 on success, 1 when the value is not of the fast
+ * kind (the caller then declines), with no Python error left set. */
+static int fast_value(PyObject *v, int integer, double *score, int64_t *rel)
+{
+    if (integer) {
+        int overflow = 0;
+        long long x;
+        if (!PyLong_CheckExact(v))
+            return 1;
+        x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || (x == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return 1;
+        }
+        *rel = (int64_t)x;
+        return 0;
+    }
+    if (PyFloat_Check(v)) {
+        *score = PyFloat_AS_DOUBLE(v);
+    } else if (PyLong_CheckExact(v)) {
+        *score = PyLong_AsDouble(v);
+        if (*score == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 1;
+        }
+    } else {
+        return 1;
+    }
+    return isfinite(*score) ? 0 : 1;
+}
+
+static PyObject *py_dict_columns(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"mapping", "integer", NULL};
+    PyObject *mapping, *qkey, *docs, *dkey, *value, *qids = NULL, *result = NULL;
+    PyArrayObject *counts = NULL, *data = NULL, *offsets = NULL, *values = NULL;
+    Py_ssize_t qpos, dpos, sz, nq, j;
+    int integer, pass;
+    int64_t n = 0, total = 0, e;
+    double score = 0.0;
+    int64_t rel = 0;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Op:dict_columns", kwlist, &mapping, &integer))
+        return NULL;
+    if (!PyDict_CheckExact(mapping))
+        Py_RETURN_NONE;
+    nq = PyDict_Size(mapping);
+    /* pass 0 checks the kinds and counts; pass 1 fills the columns */
+    for (pass = 0; pass < 2; pass++) {
+        qpos = 0;
+        j = 0;
+        e = 0;
+        while (PyDict_Next(mapping, &qpos, &qkey, &docs)) {
+            if (pass == 0) {
+                if (!PyUnicode_CheckExact(qkey) || !PyDict_CheckExact(docs) ||
+                    PyUnicode_AsUTF8AndSize(qkey, &sz) == NULL)
+                    goto decline;
+                n += PyDict_Size(docs);
+            } else {
+                Py_INCREF(qkey);
+                PyList_SET_ITEM(qids, j, qkey);
+                I64(counts)[j] = PyDict_Size(docs);
+            }
+            j++;
+            dpos = 0;
+            while (PyDict_Next(docs, &dpos, &dkey, &value)) {
+                const char *s;
+                if (pass == 0) {
+                    if (!PyUnicode_CheckExact(dkey) || fast_value(value, integer, &score, &rel))
+                        goto decline;
+                    s = PyUnicode_AsUTF8AndSize(dkey, &sz);
+                    if (s == NULL)
+                        goto decline;
+                    total += (int64_t)sz;
+                    continue;
+                }
+                s = PyUnicode_AsUTF8AndSize(dkey, &sz); /* cached by pass 0 */
+                if (s == NULL || e >= n || fast_value(value, integer, &score, &rel))
+                    goto changed;
+                I64(offsets)[e + 1] = I64(offsets)[e] + (int64_t)sz;
+                if (I64(offsets)[e + 1] > total)
+                    goto changed;
+                memcpy((uint8_t *)PyArray_DATA(data) + I64(offsets)[e], s, (size_t)sz);
+                if (integer)
+                    I64(values)[e] = rel;
+                else
+                    ((double *)PyArray_DATA(values))[e] = score;
+                e++;
+            }
+        }
+        if (pass == 0) {
+            qids = PyList_New(nq);
+            counts = qids ? new_array((npy_intp)nq, NPY_INT64) : NULL;
+            offsets = counts ? new_array((npy_intp)n + 1, NPY_INT64) : NULL;
+            data = offsets ? new_array((npy_intp)total, NPY_UINT8) : NULL;
+            values = data ? new_array((npy_intp)n, integer ? NPY_INT64 : NPY_FLOAT64) : NULL;
+            if (values == NULL)
+                goto done;
+            I64(offsets)[0] = 0;
+        } else if (e != n || j != nq) {
+            goto changed;
+        }
+    }
+    result = Py_BuildValue("(OOOOO)", qids, counts, data, offsets, values);
+    goto done;
+changed:
+    PyErr_SetString(PyExc_RuntimeError, "the dict changed while it was read");
+    goto done;
+decline:
+    PyErr_Clear();
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    Py_XDECREF(qids);
+    Py_XDECREF(counts);
+    Py_XDECREF(data);
+    Py_XDECREF(offsets);
+    Py_XDECREF(values);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
 /* rank                                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -830,6 +1005,15 @@ PyDoc_STRVAR(group_by_query_doc,
 PyDoc_STRVAR(take_strings_doc,
 "take_strings(data, offsets, idx) -> (data2, offsets2)\n\nGather a string column by index.");
 
+PyDoc_STRVAR(intern_strings_doc,
+"intern_strings(data, offsets) -> (codes, first)\n\n"
+"Codes of the strings of a column in order of first appearance, and the row where each\n"
+"code first appears.");
+PyDoc_STRVAR(dict_columns_doc,
+"dict_columns(mapping, integer) -> (qids, counts, doc_data, doc_offsets, values) or None\n\n"
+"The columns of {qid: {docid: value}} read in one walk (float or int scores; int\n"
+"relevance), queries in insertion order with their entry counts; None when anything is not\n"
+"of those exact kinds (str ids, dict values), so that the caller takes its checked path.");
 PyDoc_STRVAR(rank_doc,
 "rank(q_offsets, doc_data, doc_offsets, scores, policy, threads=0) -> perm\n\n"
 "Rank each query by score, descending; ties: 0 = docid descending (trec_eval),\n"
@@ -852,6 +1036,8 @@ static PyMethodDef core_methods[] = {
     METH(encode_strings),
     METH(group_by_query),
     METH(take_strings),
+    METH(intern_strings),
+    METH(dict_columns),
     METH(rank),
     METH(find_duplicates),
     METH(align),

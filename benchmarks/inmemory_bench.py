@@ -1,0 +1,295 @@
+"""In-memory inputs side by side: dict-of-dicts, pandas, polars and pyarrow against the file
+path, and the peers that take the same objects (pytrec_eval and ranx take dicts,
+ir_measures takes DataFrames).
+
+Every figure is end to end from the object to the means (conversion included), the best of
+``--repeat`` calls in this process after one warm-up call (what a validation loop or a
+sweep pays per call). ``--memory`` adds, per input, the memory an evaluation takes on top
+of the input itself (peak RSS minus RSS before the call, in a fresh process). Values are
+checked against the file path.
+
+Usage::
+
+    python benchmarks/inmemory_bench.py [--scale medium|large] [--shape msmarco|dl]
+        [--repeat 3] [--memory] [--markdown]
+
+The data comes from benchmarks/generate.py (generated when missing). Peers that are not
+installed are reported as such (``benchmarks/setup_env.py`` or ``pip install
+pytrec-eval-terrier ranx ir-measures`` installs them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+MEASURES = ["nDCG@10", "AP", "P@10", "RR@10"]
+PYTREC = {"ndcg_cut.10", "map", "P.10", "recip_rank"}
+
+
+def _data(scale: str, shape: str) -> tuple[Path, Path]:
+    qrels = HERE / "data" / f"qrels.{shape}.{scale}.txt"
+    run = HERE / "data" / f"run.{shape}.{scale}.txt"
+    if not (qrels.exists() and run.exists()):
+        subprocess.run(
+            [sys.executable, str(HERE / "generate.py"), "--scale", scale, "--shape", shape],
+            check=True,
+        )
+    return qrels, run
+
+
+def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    out = fn()  # warm-up (imports, caches)
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), out
+
+
+def _inputs(qrels_path: Path, run_path: Path) -> dict[str, Any]:
+    """Every in-memory form of the run (and the qrels as a dict), built once."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    names = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
+    types = {"query_id": pa.string(), "doc_id": pa.string()}
+    table = pcsv.read_csv(
+        run_path,
+        read_options=pcsv.ReadOptions(column_names=names),
+        parse_options=pcsv.ParseOptions(delimiter=" "),
+        convert_options=pcsv.ConvertOptions(column_types=types),
+    ).select(["query_id", "doc_id", "score"])
+    qids = table.column("query_id").to_pylist()
+    docs = table.column("doc_id").to_pylist()
+    scores = table.column("score").to_pylist()
+    run_dict: dict[str, dict[str, float]] = {}
+    for q, d, s in zip(qids, docs, scores, strict=True):
+        run_dict.setdefault(q, {})[d] = s
+    qrels_dict: dict[str, dict[str, int]] = {}
+    for line in qrels_path.read_text().splitlines():
+        q, _, d, r = line.split()
+        qrels_dict.setdefault(q, {})[d] = int(r)
+    frame = pd.DataFrame({"query_id": qids, "doc_id": docs, "score": scores})
+    return {
+        "qrels_dict": qrels_dict,
+        "dict": run_dict,
+        "pandas (object str)": frame.astype({"query_id": object, "doc_id": object}),
+        "pandas (string[pyarrow])": frame.astype(
+            {"query_id": "string[pyarrow]", "doc_id": "string[pyarrow]"}
+        ),
+        "pandas (categorical qid)": frame.astype(
+            {"query_id": "category", "doc_id": "string[pyarrow]"}
+        ),
+        "pandas (int ids)": frame.astype({"query_id": "int64", "doc_id": "int64"}),
+        "polars (str)": pl.from_arrow(table),
+        "polars (categorical qid)": pl.from_arrow(table).with_columns(
+            pl.col("query_id").cast(pl.Categorical)
+        ),
+        "pyarrow Table": table,
+        "pyarrow (dictionary qid)": pa.table(
+            {
+                "query_id": table.column("query_id").dictionary_encode(),
+                "doc_id": table.column("doc_id"),
+                "score": table.column("score"),
+            }
+        ),
+    }
+
+
+def _peak_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as handle:
+        pages = int(handle.read().split()[1])
+    import os
+
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def memory_child(scale: str, shape: str, kind: str) -> None:
+    """In a fresh process: build one input, then report the RSS before the evaluation and
+    its highest value during it (sampled every 2 ms), in MB."""
+    import threading
+
+    import ranklens
+
+    qrels_path, run_path = _data(scale, shape)
+    ev = ranklens.Evaluator(str(qrels_path), MEASURES)
+    obj: Any = str(run_path) if kind == "file (TREC text)" else _inputs(qrels_path, run_path)[kind]
+    gc.collect()
+    before = _rss_mb()
+    highest = [before]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            highest[0] = max(highest[0], _rss_mb())
+            time.sleep(0.002)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    ev.evaluate(obj)
+    done.set()
+    sampler.join()
+    print(json.dumps({"before": before, "peak": max(highest[0], _rss_mb())}))
+
+
+def measure_memory(scale: str, shape: str, kinds: list[str]) -> dict[str, float]:
+    """Peak RSS over the RSS before the call, per input kind (MB)."""
+    out = {}
+    for kind in kinds:
+        done = subprocess.run(
+            [sys.executable, __file__, "--memory-child", kind, "--scale", scale, "--shape", shape],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        sample = json.loads(done.stdout.strip().splitlines()[-1])
+        out[kind] = sample["peak"] - sample["before"]
+    return out
+
+
+def measure(scale: str, shape: str, repeat: int) -> dict[str, Any]:
+    import ranklens
+
+    qrels_path, run_path = _data(scale, shape)
+    inputs = _inputs(qrels_path, run_path)
+    qrels_dict = inputs.pop("qrels_dict")
+    ev = ranklens.Evaluator(str(qrels_path), MEASURES)
+    rows: dict[str, dict[str, Any]] = {}
+    file_time, reference = _best(lambda: ev.evaluate(str(run_path)), repeat)
+    rows["file (TREC text)"] = {"tool": "ranklens", "seconds": file_time}
+    for name, obj in inputs.items():
+        seconds, res = _best(lambda obj=obj: ev.evaluate(obj), repeat)
+        agree = res.aggregate == reference.aggregate
+        rows[name] = {"tool": "ranklens", "seconds": seconds, "agree": agree}
+    one_shot, res = _best(lambda: ranklens.evaluate(qrels_dict, inputs["dict"], MEASURES), repeat)
+    rows["dict, qrels dict too (evaluate)"] = {
+        "tool": "ranklens",
+        "seconds": one_shot,
+        "agree": res.aggregate == reference.aggregate,
+    }
+    start = time.perf_counter()
+    for docs in inputs["dict"].values():
+        for _ in docs.items():
+            pass
+    rows["(Python iterating the dict's items)"] = {
+        "tool": "python",
+        "seconds": time.perf_counter() - start,
+    }
+    try:
+        import pytrec_eval
+
+        def pytrec() -> Any:
+            return pytrec_eval.RelevanceEvaluator(qrels_dict, PYTREC).evaluate(inputs["dict"])
+
+        rows["dict: pytrec_eval"] = {"tool": "pytrec_eval", "seconds": _best(pytrec, repeat)[0]}
+    except ImportError:
+        rows["dict: pytrec_eval"] = {"tool": "pytrec_eval", "seconds": None}
+    try:
+        import ranx
+
+        def with_ranx() -> Any:
+            return ranx.evaluate(
+                ranx.Qrels(qrels_dict),
+                ranx.Run(inputs["dict"]),
+                ["ndcg@10", "map", "precision@10", "mrr@10"],
+            )
+
+        rows["dict: ranx"] = {"tool": "ranx", "seconds": _best(with_ranx, repeat)[0]}
+    except ImportError:
+        rows["dict: ranx"] = {"tool": "ranx", "seconds": None}
+    try:
+        import ir_measures
+        import pandas as pd
+
+        qrels_frame = pd.DataFrame(
+            [(q, d, r) for q, docs in qrels_dict.items() for d, r in docs.items()],
+            columns=["query_id", "doc_id", "relevance"],
+        )
+        measures = [ir_measures.parse_measure(m) for m in ("nDCG@10", "AP", "P@10", "RR@10")]
+
+        def with_irm() -> Any:
+            return ir_measures.calc_aggregate(measures, qrels_frame, inputs["pandas (object str)"])
+
+        rows["pandas: ir_measures"] = {"tool": "ir_measures", "seconds": _best(with_irm, 1)[0]}
+    except ImportError:
+        rows["pandas: ir_measures"] = {"tool": "ir_measures", "seconds": None}
+    small = {q: dict(list(d.items())[:100]) for q, d in list(inputs["dict"].items())[:1000]}
+    per_run, _ = _best(lambda: ev.evaluate(small), max(repeat, 10))
+    rows["repeated: Evaluator.evaluate, 1,000 x 100 dict"] = {
+        "tool": "ranklens",
+        "seconds": per_run,
+    }
+    return {"scale": scale, "shape": shape, "file_seconds": file_time, "rows": rows}
+
+
+def report(result: dict[str, Any], markdown: bool) -> str:
+    base = result["file_seconds"]
+    lines = [
+        f"{result['shape']}.{result['scale']}: file path {base:.3f} s (best of runs)",
+        "| input | tool | seconds | x file path | values agree |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in result["rows"].items():
+        seconds = row["seconds"]
+        text = "not installed" if seconds is None else f"{seconds:.3f}"
+        ratio = "" if seconds is None else f"{seconds / base:.2f}"
+        agree = {True: "yes", False: "NO"}.get(row.get("agree"), "")
+        lines.append(f"| {name} | {row['tool']} | {text} | {ratio} | {agree} |")
+    text = "\n".join(lines)
+    return text if markdown else text.replace("|", " ")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", default="large")
+    parser.add_argument("--shape", default="msmarco")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--memory-child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.memory_child:
+        memory_child(args.scale, args.shape, args.memory_child)
+        return
+    result = measure(args.scale, args.shape, args.repeat)
+    if args.memory:
+        kinds = [
+            "file (TREC text)",
+            "pandas (object str)",
+            "pandas (string[pyarrow])",
+            "polars (str)",
+            "pyarrow Table",
+        ]
+        extra = measure_memory(args.scale, args.shape, kinds)
+        result["memory_mb"] = extra
+        for kind, mb in extra.items():
+            print(f"memory of the evaluation, {kind}: {mb:.0f} MB", file=sys.stderr)
+    result["peak_mb"] = _peak_mb()
+    print(report(result, args.markdown))
+    print(f"peak RSS of this process: {result['peak_mb']:.0f} MB", file=sys.stderr)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()
