@@ -79,7 +79,7 @@ def _string_buffers(chunk: Any, pa: Any) -> tuple[UInt8Array, Int64Array]:
     start, stop = int(window[0]), int(window[-1])
     offsets: Int64Array
     if wide and start == 0:
-        offsets = window  # the Arrow buffer itself, read-only
+        offsets = window.view(np.int64)  # the Arrow buffer itself, read-only
     else:
         offsets = window.astype(np.int64) - start
     if data_buf is None:
