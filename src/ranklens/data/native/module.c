@@ -846,12 +846,14 @@ static PyObject *py_find_duplicates(PyObject *self, PyObject *args, PyObject *kw
     threads = rl_worker_threads(n, threads);
     D = rl_dups_new(I64(qo), nq, (const uint8_t *)PyArray_DATA(dd), I64(dof),
                     ord ? I64(ord) : NULL, (int64_t)limit, maxw, threads);
-    if (D != NULL) {
-        Py_BEGIN_ALLOW_THREADS
-        rl_dups_run(D);
-        Py_END_ALLOW_THREADS
+    if (D == NULL) {
+        PyErr_NoMemory();
+        goto done;
     }
-    m = D != NULL ? rl_dups_count(D) : -1;
+    Py_BEGIN_ALLOW_THREADS
+    rl_dups_run(D);
+    Py_END_ALLOW_THREADS
+    m = rl_dups_count(D);
     if (m < 0) {
         PyErr_NoMemory();
         goto done;
