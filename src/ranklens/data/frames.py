@@ -77,11 +77,10 @@ def _string_buffers(chunk: Any, pa: Any) -> tuple[UInt8Array, Int64Array]:
     raw = np.frombuffer(offsets_buf, dtype=np.int64 if wide else np.int32)
     window = raw[chunk.offset : chunk.offset + n + 1]
     start, stop = int(window[0]), int(window[-1])
-    offsets: Int64Array
-    if wide and start == 0:
-        offsets = window.view(np.int64)  # the Arrow buffer itself, read-only
-    else:
-        offsets = window.astype(np.int64) - start
+    # large_string offsets from 0 are used as they are (the Arrow buffer, read-only)
+    offsets: Int64Array = (
+        window.view(np.int64) if wide and start == 0 else window.astype(np.int64) - start
+    )
     if data_buf is None:
         return np.zeros(0, np.uint8), offsets
     return np.frombuffer(data_buf, dtype=np.uint8)[start:stop], offsets

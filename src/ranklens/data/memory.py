@@ -143,6 +143,21 @@ def from_records(
     )
 
 
+def _insertion_rows(mapping: Mapping[Any, Any], keys: list[Any], counts: np.ndarray) -> np.ndarray:
+    """The 1-based row of each entry in the mapping's own iteration order, for entries
+    read query by query in the order of ``keys``."""
+    position = {key: i for i, key in enumerate(mapping)}
+    where = np.fromiter((position[key] for key in keys), dtype=np.int64, count=len(keys))
+    in_order = np.zeros(len(keys), dtype=np.int64)
+    in_order[where] = counts
+    starts = np.cumsum(in_order) - in_order
+    read_starts = np.cumsum(counts) - counts
+    total = int(counts.sum())
+    within = np.arange(total, dtype=np.int64) - np.repeat(read_starts, counts)
+    rows: np.ndarray = np.repeat(starts[where], counts) + within + 1
+    return rows
+
+
 def from_dict(
     mapping: Mapping[str, Mapping[str, object]], integer: bool, source: str
 ) -> dict[str, Any]:
@@ -152,11 +167,20 @@ def from_dict(
     anything else (integer ids, numpy scalars, a bad value) takes the checked path below,
     which gives the same columns or the error that names the query and document.
     """
-    fast = _core.dict_columns(mapping, integer)
+    keys: list[Any] | None = None
+    if type(mapping) is dict:
+        try:  # visit the queries in byte order, so that nothing is moved afterwards
+            keys = sorted(mapping)
+        except TypeError:  # ids of several types: the checked path says which is wrong
+            keys = None
+    fast = _core.dict_columns(mapping, integer, keys)
     if fast is not None:
         qids, counts, doc_data, doc_offsets, values = fast
         codes = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
-        return group_columns(codes, qids, doc_data, doc_offsets, values, 1, source)
+        columns = group_columns(codes, qids, doc_data, doc_offsets, values, 1, source)
+        if keys is not None:  # rows are numbered in the dict's own order
+            columns["lines"] = _insertion_rows(mapping, keys, counts)
+        return columns
 
     def records() -> Iterable[tuple[object, object, object]]:
         for qid, docs in mapping.items():

@@ -12,7 +12,7 @@
  *   group_by_query(q_codes, n_queries)
  *   take_strings(data, offsets, idx)
  *   intern_strings(data, offsets)
- *   dict_columns(mapping, integer)
+ *   dict_columns(mapping, integer, keys=None)
  *   rank(q_offsets, doc_data, doc_offsets, scores, policy, threads=0)
  *   find_duplicates(q_offsets, doc_data, doc_offsets, order, limit, threads=0)
  *   align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,
@@ -619,10 +619,32 @@ static int fast_value(PyObject *v, int integer, double *score, int64_t *rel)
     return isfinite(*score) ? 0 : 1;
 }
 
+/* The next (query, documents) pair of a dict of dicts: in the dict's order, or
+ * in the order of `keys` (a list of its keys) when that is not None.  0 at the
+ * end, or when a key is missing (then a KeyError is set). */
+static int next_query(PyObject *mapping, PyObject *keys, Py_ssize_t *pos, PyObject **qkey,
+                      PyObject **docs)
+{
+    if (keys == Py_None)
+        return PyDict_Next(mapping, pos, qkey, docs);
+    if (*pos >= PyList_GET_SIZE(keys))
+        return 0;
+    *qkey = PyList_GET_ITEM(keys, *pos);
+    *docs = PyDict_GetItemWithError(mapping, *qkey);
+    if (*docs == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, *qkey);
+        return 0;
+    }
+    (*pos)++;
+    return 1;
+}
+
 static PyObject *py_dict_columns(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    char *kwlist[] = {"mapping", "integer", NULL};
-    PyObject *mapping, *qkey, *docs, *dkey, *value, *qids = NULL, *result = NULL;
+    char *kwlist[] = {"mapping", "integer", "keys", NULL};
+    PyObject *mapping, *keys = Py_None, *qkey, *docs, *dkey, *value, *qids = NULL;
+    PyObject *result = NULL;
     PyArrayObject *counts = NULL, *data = NULL, *offsets = NULL, *values = NULL;
     Py_ssize_t qpos, dpos, sz, nq, j;
     int integer, pass;
@@ -631,17 +653,22 @@ static PyObject *py_dict_columns(PyObject *self, PyObject *args, PyObject *kwarg
     int64_t rel = 0;
     (void)self;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Op:dict_columns", kwlist, &mapping, &integer))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Op|O:dict_columns", kwlist, &mapping,
+                                     &integer, &keys))
         return NULL;
     if (!PyDict_CheckExact(mapping))
         Py_RETURN_NONE;
     nq = PyDict_Size(mapping);
+    if (keys != Py_None && (!PyList_CheckExact(keys) || PyList_GET_SIZE(keys) != nq)) {
+        PyErr_SetString(PyExc_ValueError, "keys must be a list of the mapping's keys");
+        return NULL;
+    }
     /* pass 0 checks the kinds and counts; pass 1 fills the columns */
     for (pass = 0; pass < 2; pass++) {
         qpos = 0;
         j = 0;
         e = 0;
-        while (PyDict_Next(mapping, &qpos, &qkey, &docs)) {
+        while (next_query(mapping, keys, &qpos, &qkey, &docs)) {
             if (pass == 0) {
                 if (!PyUnicode_CheckExact(qkey) || !PyDict_CheckExact(docs) ||
                     PyUnicode_AsUTF8AndSize(qkey, &sz) == NULL)
@@ -679,6 +706,8 @@ static PyObject *py_dict_columns(PyObject *self, PyObject *args, PyObject *kwarg
                 e++;
             }
         }
+        if (PyErr_Occurred())
+            goto done;
         if (pass == 0) {
             qids = PyList_New(nq);
             counts = qids ? new_array((npy_intp)nq, NPY_INT64) : NULL;
@@ -1012,10 +1041,12 @@ PyDoc_STRVAR(intern_strings_doc,
 "Codes of the strings of a column in order of first appearance, and the row where each\n"
 "code first appears.");
 PyDoc_STRVAR(dict_columns_doc,
-"dict_columns(mapping, integer) -> (qids, counts, doc_data, doc_offsets, values) or None\n\n"
+"dict_columns(mapping, integer, keys=None) -> (qids, counts, doc_data, doc_offsets, values)\n"
+"or None\n\n"
 "The columns of {qid: {docid: value}} read in one walk (float or int scores; int\n"
-"relevance), queries in insertion order with their entry counts; None when anything is not\n"
-"of those exact kinds (str ids, dict values), so that the caller takes its checked path.");
+"relevance), queries in insertion order (or in the order of the list `keys`, the mapping's\n"
+"keys) with their entry counts; None when anything is not of those exact kinds (str ids,\n"
+"dict values), so that the caller takes its checked path.");
 PyDoc_STRVAR(rank_doc,
 "rank(q_offsets, doc_data, doc_offsets, scores, policy, threads=0) -> perm\n\n"
 "Rank each query by score, descending; ties: 0 = docid descending (trec_eval),\n"
