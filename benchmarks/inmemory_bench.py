@@ -57,8 +57,9 @@ def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     return min(times), out
 
 
-def _inputs(qrels_path: Path, run_path: Path) -> dict[str, Any]:
-    """Every in-memory form of the run (and the qrels as a dict), built once."""
+def _inputs(qrels_path: Path, run_path: Path, only: str | None = None) -> dict[str, Any]:
+    """Every in-memory form of the run (and the qrels as a dict), built once; with
+    ``only``, just that one (what a memory measurement needs)."""
     import pandas as pd
     import polars as pl
     import pyarrow as pa
@@ -83,23 +84,23 @@ def _inputs(qrels_path: Path, run_path: Path) -> dict[str, Any]:
         q, _, d, r = line.split()
         qrels_dict.setdefault(q, {})[d] = int(r)
     frame = pd.DataFrame({"query_id": qids, "doc_id": docs, "score": scores})
-    return {
-        "qrels_dict": qrels_dict,
-        "dict": run_dict,
-        "pandas (object str)": frame.astype({"query_id": object, "doc_id": object}),
-        "pandas (string[pyarrow])": frame.astype(
+    builders: dict[str, Callable[[], Any]] = {
+        "qrels_dict": lambda: qrels_dict,
+        "dict": lambda: run_dict,
+        "pandas (object str)": lambda: frame.astype({"query_id": object, "doc_id": object}),
+        "pandas (string[pyarrow])": lambda: frame.astype(
             {"query_id": "string[pyarrow]", "doc_id": "string[pyarrow]"}
         ),
-        "pandas (categorical qid)": frame.astype(
+        "pandas (categorical qid)": lambda: frame.astype(
             {"query_id": "category", "doc_id": "string[pyarrow]"}
         ),
-        "pandas (int ids)": frame.astype({"query_id": "int64", "doc_id": "int64"}),
-        "polars (str)": pl.from_arrow(table),
-        "polars (categorical qid)": pl.from_arrow(table).with_columns(
+        "pandas (int ids)": lambda: frame.astype({"query_id": "int64", "doc_id": "int64"}),
+        "polars (str)": lambda: pl.from_arrow(table),
+        "polars (categorical qid)": lambda: pl.from_arrow(table).with_columns(
             pl.col("query_id").cast(pl.Categorical)
         ),
-        "pyarrow Table": table,
-        "pyarrow (dictionary qid)": pa.table(
+        "pyarrow Table": lambda: table,
+        "pyarrow (dictionary qid)": lambda: pa.table(
             {
                 "query_id": table.column("query_id").dictionary_encode(),
                 "doc_id": table.column("doc_id"),
@@ -107,6 +108,9 @@ def _inputs(qrels_path: Path, run_path: Path) -> dict[str, Any]:
             }
         ),
     }
+    if only is not None:
+        return {only: builders[only]()}
+    return {name: build() for name, build in builders.items()}
 
 
 def _peak_mb() -> float:
@@ -132,7 +136,9 @@ def memory_child(scale: str, shape: str, kind: str) -> None:
 
     qrels_path, run_path = _data(scale, shape)
     ev = ranklens.Evaluator(str(qrels_path), MEASURES)
-    obj: Any = str(run_path) if kind == "file (TREC text)" else _inputs(qrels_path, run_path)[kind]
+    obj: Any = str(run_path)
+    if kind != "file (TREC text)":
+        obj = _inputs(qrels_path, run_path, kind)[kind]
     gc.collect()
     before = _rss_mb()
     highest = [before]

@@ -1,4 +1,5 @@
-"""Shared fixtures: where the shared test data lives."""
+"""Shared fixtures: where the test data lives (tests/data, copied from the project's shared
+folder so that a plain clone runs every test)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,14 @@ import pytest
 pytest_plugins = ["browser"]  # the headless Chromium fixture of the report tests
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-TREC_EVAL_DATA = SHARED / "data" / "trec_eval"
-QRELS_DATA = SHARED / "data" / "qrels"
-SEEDS = SHARED / "seeds"
+DATA = ROOT / "tests" / "data"
+TREC_EVAL_DATA = DATA / "trec_eval"
+"""trec_eval 10.0's test inputs and expected outputs (9.0.8's in ``v9.0.8/``)."""
+SEEDS = DATA / "seeds"
+"""The founding documents (their worked examples are test cases) and their ERRATA."""
 
 
 @pytest.fixture(scope="session")
 def trec_eval_data() -> Path:
     """trec_eval's own test inputs and expected outputs."""
-    if not TREC_EVAL_DATA.is_dir():
-        pytest.skip(f"shared trec_eval data not found at {TREC_EVAL_DATA}")
     return TREC_EVAL_DATA

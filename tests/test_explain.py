@@ -6,7 +6,7 @@ parameters, ``explain(...).value`` equals ``ranklens.evaluate``'s per-query valu
 (the rows are computed from the kernels' arrays, summed in the kernels' order), and the
 last running-sum row agrees with the value. Then the founding documents' worked examples
 (000's DCG@k / NDCG@k tables and binary example, 001's AP@5 with norm='ret'), corrected
-per ../shared/seeds/ERRATA.md, and the shape of the Markdown, JSON and text output.
+per tests/data/seeds/ERRATA.md, and the shape of the Markdown, JSON and text output.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """F1@k / F@k, CG@k, ERR@k and the AP@k / R@k denominators (``norm``) of issue #4.
 
-Worked examples come from the founding documents (../shared/seeds), asserted at their
-mathematically correct values (../shared/seeds/ERRATA.md); the rest are hand-computed
+Worked examples come from the founding documents (tests/data/seeds, copied from the project's shared folder), asserted at their
+mathematically correct values (tests/data/seeds/ERRATA.md); the rest are hand-computed
 cases and plain-Python references on random rankings.
 """
 

@@ -1,7 +1,7 @@
-"""The founding documents' worked examples (../shared/seeds) for the core measures.
+"""The founding documents' worked examples (tests/data/seeds, copied from the project's shared folder) for the core measures.
 
 Each test names its source; values are the mathematically correct ones (see
-../shared/seeds/ERRATA.md where the document's arithmetic slips).
+tests/data/seeds/ERRATA.md where the document's arithmetic slips).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Every core measure equals trec_eval 10.0's printed value, per query and overall, on
-trec_eval's own test files (../shared/data/trec_eval; commands in its README)."""
+trec_eval's own test files (tests/data/trec_eval; commands in its README)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The trec_eval 10.0 measures of ``catalog_trec`` (and nDCG's gains).
 
 * Golden: every value of those measures in trec_eval's own expected outputs
-  (../shared/data/trec_eval, 10.0 and 9.0.8), per query and ``all``, printed as trec_eval
+  (tests/data/trec_eval, 10.0 and 9.0.8), per query and ``all``, printed as trec_eval
   prints them.
 * Oracle: :func:`trec_reference`, a line-by-line Python transcription of trec_eval 10's C
   loops (m_*.c, gain_init.c with glibc's merge sort), equals ranklens to the last bit on
