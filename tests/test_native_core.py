@@ -349,7 +349,7 @@ def test_parse_nul_byte() -> None:
         ("abc", "score 'abc' is not a number"),
         ("1,5", "score '1,5' is not a number"),
         ("infx", "score 'infx' is not a number"),
-        ("1" * 64, f"score '{'1' * 40}' is not a number"),
+        ("1" * 64 + "x", f"score '{'1' * 40}' is not a number"),
         ("x" * 100, f"score '{'x' * 40}' is not a number"),
         ("é" * 50, f"score '{'é' * 40}' is not a number"),
     ],
@@ -617,10 +617,6 @@ def test_parse_scores_are_exact(value: float, style: str) -> None:
     text = {"r": repr(value), "e": f"{value:.17e}", "f": f"{value:.6f}", "g": f"{value:.12g}"}
     field = text[style]
     buf = f"q Q0 d 1 {field} t\n".encode()
-    if len(field) > 63:  # longer numbers are refused
-        with pytest.raises(ValueError, match="is not a number"):
-            _core.parse_trec(buf, 0, 1)
-        return
     got = _core.parse_trec(buf, 0, 1)[4]
     assert got.tolist() == [float(field)]
 

@@ -9,7 +9,8 @@ Every error that ranklens raises on purpose derives from :class:`RanklensError`:
     │   └── EmptyInputError     a file or object holds no data at all
     ├── MeasureError            an unknown measure name or an invalid parameter
     ├── OptionError             an invalid option value (tie policy, query set, ...)
-    └── MissingDependencyError  an optional dependency is not installed (also an ImportError)
+    ├── MissingDependencyError  an optional dependency is not installed (also an ImportError)
+    └── ResourceError           out of memory reading or evaluating (also a MemoryError)
 
 The command line prints ``ranklens: error: <message>`` for any of them and exits with 2.
 """
@@ -25,6 +26,7 @@ __all__ = [
     "OptionError",
     "ParseError",
     "RanklensError",
+    "ResourceError",
 ]
 
 
@@ -98,3 +100,7 @@ class OptionError(RanklensError, ValueError):
 
 class MissingDependencyError(RanklensError, ImportError):
     """An optional dependency needed for this feature is not installed."""
+
+
+class ResourceError(RanklensError, MemoryError):
+    """The machine ran out of memory reading or evaluating the input."""

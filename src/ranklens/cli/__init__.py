@@ -75,6 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if isinstance(exc, RanklensError):
             message = str(exc)
+        elif isinstance(exc, MemoryError):
+            message = (
+                "out of memory: the input does not fit this machine's memory; evaluate fewer "
+                "runs at once, or split the run by query"
+            )
         elif isinstance(exc, OSError):
             message = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
         else:

@@ -5,6 +5,7 @@ display)."""
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ def register(commands: Any) -> None:
         required=True,
         metavar="FILE",
         help="the file to write; its extension (.png, .svg or .pdf) chooses the format",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="overwrite FILE if it exists (never an input file)"
     )
     p.add_argument(
         "-m",
@@ -127,6 +131,10 @@ def run_plot(args: argparse.Namespace) -> int:
     """Handle ``ranklens plot``."""
     fmt = _output_format(args.output)
     _check(args)
+    from ranklens.data.output import check_destination, write_atomically
+
+    inputs = [args.qrels, *args.runs]
+    check_destination(args.output, inputs, args.force)
     from ranklens.base.optional import require
 
     require("matplotlib", "ranklens plot")  # fail before reading any file
@@ -173,6 +181,8 @@ def run_plot(args: argparse.Namespace) -> int:
             fig = plots.plot_delta(results[0], results[1], measure, **common)
         else:
             fig = plots.plot_dist(results, measure, args.style, **common)
-    fig.savefig(args.output, format=fmt)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=fmt)
+    write_atomically(args.output, buffer.getvalue(), inputs=inputs, force=args.force)
     sys.stderr.write(f"ranklens: wrote {args.output}\n")
     return 0

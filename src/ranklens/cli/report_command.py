@@ -27,6 +27,9 @@ def register(commands: Any) -> None:
     _options.add_files(p, "run file(s) (TREC format)")
     _options.add_measures(p, DEFAULT_MEASURES)
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
+    p.add_argument(
+        "--force", action="store_true", help="overwrite FILE if it exists (never an input file)"
+    )
     p.add_argument("--title", default="ranklens report", help="the page's title")
     p.add_argument(
         "--explain-limit",
@@ -61,6 +64,7 @@ def run_report(args: argparse.Namespace) -> int:
         explain_limit=args.explain_limit,
         plots=not args.no_plots,
         progress=not args.quiet,
+        force=args.force,
         **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
     )
     if not args.quiet:

@@ -7,15 +7,20 @@ import gzip
 import lzma
 import mmap
 import os
+import re
+import stat
 import sys
+import zlib
 from pathlib import Path
 from typing import IO
 
-from ranklens.base.errors import InputError
+from ranklens.base.errors import InputError, ParseError, ResourceError
 
 Source = str | os.PathLike[str] | IO[bytes] | IO[str]
 
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
+_BOM = b"\xef\xbb\xbf"
+_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 def describe(source: object) -> str:
@@ -30,21 +35,69 @@ def describe(source: object) -> str:
 def read_source(source: object) -> tuple[bytes | mmap.mmap | memoryview, str]:
     """Return the (decompressed) content of ``source`` and its display name.
 
-    Plain files are memory-mapped rather than copied. Compression (gzip, bzip2, xz) is
-    recognised by its magic number, whatever the file is called.
+    Plain files are memory-mapped rather than copied; pipes, process substitution, ``/proc``
+    files and stdin are read as streams. Compression (gzip, bzip2, xz) is recognised by its
+    magic number, whatever the file is called. A UTF-8 byte-order mark at the start is
+    skipped. Line ends are ``\n`` or ``\r\n``; a carriage return that does not end a line
+    (a file with classic-Mac ``\r`` line ends) is an error naming the line, since reading
+    such a file as one long line would give wrong numbers.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, or a compressed file is corrupt or truncated.
+    ParseError
+        A lone carriage return.
+    ResourceError
+        Out of memory reading or decompressing it.
     """
     name = describe(source)
-    if isinstance(source, str | os.PathLike):
-        if os.fspath(source) == "-":
-            raw: bytes | mmap.mmap = sys.stdin.buffer.read()
+    try:
+        if isinstance(source, str | os.PathLike):
+            if os.fspath(source) == "-":
+                raw: bytes | mmap.mmap = sys.stdin.buffer.read()
+            else:
+                raw = _read_path(Path(os.fspath(source)), name)
+        elif hasattr(source, "read"):
+            data = source.read()
+            raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         else:
-            raw = _read_path(Path(os.fspath(source)), name)
-    elif hasattr(source, "read"):
-        data = source.read()
-        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    else:
-        raise TypeError(f"expected a path, '-' or a file object, got {type(source).__name__}")
-    return _decompress(raw, name), name
+            raise TypeError(f"expected a path, '-' or a file object, got {type(source).__name__}")
+        content = _decompress(raw, name)
+    except MemoryError:
+        raise ResourceError(
+            f"{name}: out of memory while reading it; free memory or split the input"
+        ) from None
+    _check_line_ends(content, name)
+    if bytes(content[:3]) == _BOM:
+        return memoryview(content)[3:], name
+    return content, name
+
+
+def _check_line_ends(content: bytes | mmap.mmap, name: str) -> None:
+    if content.find(b"\r") < 0:
+        return
+    lone = _LONE_CR.search(content)
+    if lone is not None:
+        line = bytes(content[: lone.start()]).count(b"\n") + 1
+        raise ParseError(
+            "has a carriage return (\\r) that does not end a line: the file seems to use "
+            "classic-Mac line ends, which ranklens does not read (they would make it one long "
+            "line); convert them first, e.g. tr '\\r' '\\n' < FILE > FILE.unix",
+            path=name,
+            line=line,
+        )
+
+
+def release(content: object) -> None:
+    """Close what :func:`read_source` returned (an mmap, or a view of one)."""
+    if isinstance(content, memoryview):
+        base = content.obj
+        content.release()
+        content = base
+    close = getattr(content, "close", None)
+    if close is not None:
+        close()
 
 
 def read_bytes(source: object) -> tuple[bytes, str]:
@@ -53,17 +106,16 @@ def read_bytes(source: object) -> tuple[bytes, str]:
     try:
         return bytes(content), name
     finally:
-        close = getattr(content, "close", None)
-        if close is not None:
-            close()
+        release(content)
 
 
 def _read_path(path: Path, name: str) -> bytes | mmap.mmap:
     try:
         with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size == 0:
-                return b""
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+                # a pipe, process substitution, /proc file or device: its size says nothing
+                return handle.read()
             try:
                 return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
             except (OSError, ValueError):
@@ -88,6 +140,8 @@ def _decompress(raw: bytes | mmap.mmap, name: str) -> bytes | mmap.mmap:
                 if kind == "bzip2":
                     return bz2.decompress(raw)
                 return lzma.decompress(raw)
-            except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
-                raise InputError(f"is not a valid {kind} file ({exc})", path=name) from None
+            except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
+                raise InputError(
+                    f"is not a valid {kind} file: it is corrupt or truncated ({exc})", path=name
+                ) from None
     return raw

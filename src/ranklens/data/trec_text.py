@@ -10,7 +10,7 @@ import numpy as np
 import ranklens.data._core as _core
 from ranklens.base.errors import EmptyInputError, ParseError
 from ranklens.base.types import Int64Array, UInt8Array
-from ranklens.data.source import read_source
+from ranklens.data.source import read_source, release
 
 if TYPE_CHECKING:
     from ranklens.data.qrels import Qrels
@@ -32,9 +32,7 @@ def _parse(source: object, kind: int) -> tuple[Parsed, str]:
             raise ParseError(str(message), path=name, line=line or None) from None
         raise
     finally:
-        close = getattr(content, "close", None)
-        if close is not None:
-            close()
+        release(content)
     if not parsed[0]:
         what = "run" if kind == _RUN else "qrels"
         raise EmptyInputError(

@@ -93,12 +93,14 @@ def grade_gains(pairs: GainPairs | None, num_grades: int) -> Float64Array:
 
 
 def rank_gains(r: Ranked, pairs: GainPairs | None) -> Float64Array:
-    """The gain of the document at every rank (0 for unjudged and negative judgments)."""
-    table = grade_gains(pairs, int(r.grades.grade.max(initial=-1)) + 1)
-    if table.shape[0] == 0:
-        return np.zeros(r.rel.shape[0], dtype=np.float64)
+    """The gain of the document at every rank (0 for unjudged and negative judgments): its
+    grade, or the gain ``pairs`` maps it to (no table over the grades, so a huge grade
+    costs nothing)."""
     judged = r.rel >= 0
-    return np.where(judged, table[np.where(judged, r.rel, 0)], 0.0)
+    gains = np.where(judged, r.rel, 0).astype(np.float64)
+    for grade, gain in pairs or ():
+        gains[judged & (r.rel == grade)] = gain
+    return gains
 
 
 def trec_compare(a: float, b: float) -> int:

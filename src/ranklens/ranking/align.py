@@ -54,8 +54,19 @@ class GradeCounts:
         if not judged.any():
             empty = np.zeros(0, dtype=np.int64)
             return cls(empty, empty, empty, num_queries)
-        width = int(rels[judged].max()) + 1
-        key = qidx[judged] * width + rels[judged]  # sorts as (query, grade)
+        queries, grades = qidx[judged], rels[judged]
+        width = int(grades.max()) + 1
+        if num_queries * width >= 1 << 62:  # grades so large that a combined key overflows
+            order = np.lexsort((grades, queries))
+            queries, grades = queries[order], grades[order]
+            starts = np.flatnonzero(
+                np.concatenate(
+                    ([True], (queries[1:] != queries[:-1]) | (grades[1:] != grades[:-1]))
+                )
+            )
+            count = np.diff(np.append(starts, queries.shape[0]))
+            return cls(queries[starts], grades[starts], count.astype(np.int64), num_queries)
+        key = queries * width + grades  # sorts as (query, grade)
         if num_queries * width <= max(4 * key.shape[0], 1 << 20):
             counts = np.bincount(key, minlength=num_queries * width)
             present = np.flatnonzero(counts)
@@ -84,8 +95,21 @@ class GradeCounts:
         )
 
     def dense(self) -> Int64Array:
-        """``counts[q, g]`` for grades 0..max (memory grows with the highest grade)."""
-        width = int(self.grade.max(initial=0)) + 1
+        """``counts[q, g]`` for grades 0..max (memory grows with the highest grade).
+
+        Raises
+        ------
+        MeasureError
+            The highest grade makes the table too large (over 2^28 cells).
+        """
+        highest = int(self.grade.max(initial=0))
+        if self.num_queries * (highest + 1) > 1 << 28:
+            raise MeasureError(
+                f"a relevance grade of {highest} is too large for the measures that walk every "
+                "grade as trec_eval does (nDCG with custom gains, ...): map the grades to a "
+                "smaller range"
+            )
+        width = highest + 1
         out = np.zeros((self.num_queries, width), dtype=np.int64)
         out[self.query, self.grade] = self.count
         return out

@@ -30,7 +30,7 @@
 #endif
 #endif
 
-#define NUMBUF 64 /* numbers are at most NUMBUF - 1 characters */
+#define NUMBUF 64 /* numbers of NUMBUF - 1 characters or fewer are parsed on the stack */
 
 /* Byte classes for the TREC tokenizer: 0 = ordinary ASCII, 1 = byte >= 0x80,
  * 2 = whitespace other than '\n' (C isspace: ' ', \t, \v, \f, \r), 3 = '\n'.
@@ -164,25 +164,34 @@ static inline int padded_eq(const uint8_t *a, const uint8_t *b, size_t n)
  * not handle.  Returns RL_E_NONE, RL_E_NOTNUM or RL_E_NONFINITE. */
 static int slow_double(const uint8_t *s, size_t n, double *out)
 {
-    char buf[NUMBUF];
+    char small[NUMBUF], *buf = small;
     char *endp;
     size_t i;
     double v;
-    if (n == 0 || n >= NUMBUF)
+    int status = RL_E_NONE;
+    if (n == 0)
         return RL_E_NOTNUM;
     for (i = 0; i < n; i++) {
         if (s[i] == 'x' || s[i] == 'X') /* hexadecimal floats */
+            return RL_E_NOTNUM;
+    }
+    if (n >= NUMBUF) { /* a long literal (many digits): strtod reads it from the heap */
+        buf = (char *)malloc(n + 1);
+        if (buf == NULL)
             return RL_E_NOTNUM;
     }
     memcpy(buf, s, n);
     buf[n] = '\0';
     v = strtod(buf, &endp);
     if (endp != buf + n)
-        return RL_E_NOTNUM;
-    if (!isfinite(v))
-        return RL_E_NONFINITE;
-    *out = v;
-    return RL_E_NONE;
+        status = RL_E_NOTNUM;
+    else if (!isfinite(v))
+        status = RL_E_NONFINITE;
+    if (buf != small)
+        free(buf);
+    if (status == RL_E_NONE)
+        *out = v;
+    return status;
 }
 
 static inline int is_digit(uint8_t c) { return (unsigned)(c - '0') < 10u; }
@@ -198,8 +207,6 @@ static inline int parse_double(const uint8_t *s, size_t n, double *out)
     uint64_t m = 0;
     int nd = 0, any = 0, neg = 0;
     int64_t dexp = 0;
-    if (n >= NUMBUF)
-        return RL_E_NOTNUM;
     if (*p == '+' || *p == '-') {
         neg = *p == '-';
         p++;
@@ -274,8 +281,6 @@ static inline int parse_rel(const uint8_t *s, size_t n, int64_t *out)
     int neg = 0, ok = 1;
     uint64_t v = 0;
     double d;
-    if (n >= NUMBUF)
-        return RL_E_REL;
     if (*p == '+' || *p == '-') {
         neg = *p == '-';
         p++;

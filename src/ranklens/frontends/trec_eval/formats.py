@@ -68,7 +68,8 @@ def _check_missing(judged: tuple[str, ...], run: Run, opts: TrecOptions) -> None
             if qid not in present:
                 raise TrecUsageError(
                     f"trec_eval: judged query '{qid}' has no results in the run (trec_eval "
-                    "10 stops here); give -c to score it 0",
+                    "10 stops here); give -c to score it 0, or --v9 to leave it out as "
+                    "trec_eval 9.0.8 does",
                     4,
                 )
     if not any(q in present for q in judged):

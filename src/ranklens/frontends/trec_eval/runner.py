@@ -150,7 +150,8 @@ def _query_set(qrels: Qrels, run: Run, opts: TrecOptions) -> Qrels:
             if qid not in run_qids:
                 raise TrecUsageError(
                     f"trec_eval: qrels query '{qid}' has no results in the run (trec_eval "
-                    "10 stops here); give -c to score it 0",
+                    "10 stops here); give -c to score it 0, or --v9 to leave it out as "
+                    "trec_eval 9.0.8 does",
                     4,
                 )
     if not any(q in run_qids for q in qrels.qids):
@@ -162,7 +163,15 @@ def _qrels_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOp
     try:
         qrels = Qrels.from_file(qrels_source)
     except DuplicateError as exc:
-        raise TrecUsageError(f"ranklens: {exc}", 4) from None
+        # trec_eval's words and exit code (form_res_rels.c), with the file and lines added
+        where = exc.path or "qrels"
+        if exc.lines:
+            where += f", lines {exc.lines[0]} and {exc.lines[1]}"
+        raise TrecUsageError(
+            f"trec_eval.form_res_rels: duplicate docs {exc.document} (query '{exc.query}', "
+            f"{where})",
+            4,
+        ) from None
     qrels = _query_set(qrels, run, opts)
     aligned: Aligned = align(
         PreparedQrels.of(qrels),

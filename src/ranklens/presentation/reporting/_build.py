@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.base.errors import MissingDependencyError, OptionError
 from ranklens.data.coerce import QrelsLike, RunLike, as_run
+from ranklens.data.output import check_destination, write_atomically
 from ranklens.data.run import Run
 from ranklens.evaluation.evaluator import Evaluator
 from ranklens.evaluation.results import Results
@@ -164,11 +165,19 @@ def build_report(
     return page(title, meta, sections, figures, header, payload)
 
 
-def write_report(path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> None:
-    """Write :func:`build_report`'s page to ``path`` (UTF-8)."""
+def write_report(
+    path: str | os.PathLike[str], *args: Any, force: bool = False, **kwargs: Any
+) -> None:
+    """Write :func:`build_report`'s page to ``path`` (UTF-8), through a temporary file and
+    a rename; an input file is never overwritten, another existing file only with
+    ``force`` (see :func:`ranklens.data.output.write_atomically`)."""
+    inputs = [a for a in args if isinstance(a, str | os.PathLike)]
+    for a in args:
+        if isinstance(a, list | tuple):
+            inputs.extend(x for x in a if isinstance(x, str | os.PathLike))
+    check_destination(path, inputs, force)
     html = build_report(*args, **kwargs)
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(html)
+    write_atomically(path, html, inputs=inputs, force=force)
 
 
 def _version() -> str:
