@@ -68,9 +68,8 @@ def describe_one(name: str) -> dict[str, Any]:
     """The record of the measure called ``name`` (or with that alias), with its reference
     documentation: equivalents, conventions and example."""
     from ranklens.measures.reference import conventions, measure_doc, render_doctest
-    from ranklens.measures.registry import get_spec
 
-    spec = get_spec(name)
+    spec, _ = _resolve(name)
     mdoc = measure_doc(spec.name)
     entry = next(e for e in describe_all() if e["name"] == spec.name)
     example = mdoc.example
@@ -93,11 +92,31 @@ def describe_one(name: str) -> dict[str, Any]:
     return entry
 
 
+def _resolve(name: str) -> tuple[Any, str]:
+    """The declaration ``name`` stands for, and a line saying how a name in another tool's
+    language (``ndcg@10``, ``hits@10``, ``ndcg_cut.10``) was read ("" for a ranklens name)."""
+    from ranklens.base.errors import MeasureError
+    from ranklens.measures import parse_measure, peer_names
+    from ranklens.measures.registry import get_spec, lookup
+
+    spec = lookup(name)
+    if spec is not None:
+        return spec, ""
+    try:
+        measure = parse_measure(name)
+    except MeasureError:
+        return get_spec(name), ""  # raises with suggestions
+    told = peer_names.note(name)
+    origin = f" ({told})" if told else ""
+    return measure.spec, f"{name}{origin} is {measure.name} in ranklens.\n\n"
+
+
 def _run_one(name: str, fmt: str) -> int:
     from ranklens.measures.reference import measure_doc, render_markdown, render_text
-    from ranklens.measures.registry import get_spec
 
-    spec = get_spec(name)
+    spec, reading = _resolve(name)
+    if fmt != "json":
+        sys.stdout.write(reading)
     if fmt == "json":
         sys.stdout.write(json.dumps(describe_one(name), indent=2) + "\n")
     elif fmt in ("markdown", "reference"):

@@ -15,7 +15,7 @@ from ranklens.base.types import Float64Array
 from ranklens.kernels._running import powers
 from ranklens.ranking.align import Ranked
 
-RBP_GAINS = ("binary", "graded")
+RBP_GAINS = ("binary", "graded", "raw")
 RESIDUAL_TAILS = ("always", "trec")
 
 
@@ -26,10 +26,13 @@ def rbp_gains(r: Ranked, rel: int, gain: str) -> Float64Array:
     divided by L, the highest grade judged for the query, when L > 1 (else the grade
     itself): trec_eval 10's ``rbp`` as it runs alone or in ``all_trec`` (its normalisation
     reads uninitialised variables, which behave as 0 there). ``rel`` plays no part in the
-    graded gain. Unjudged and negatively judged documents gain 0.
+    graded gain. ``raw``: the grade itself for a relevant document (grade >= ``rel``), else 0
+    (ranx's ``rbp``). Unjudged and negatively judged documents gain 0.
     """
     if gain == "binary":
         return r.relevant(rel).astype(np.float64)
+    if gain == "raw":
+        return np.where(r.relevant(rel), r.rel, 0).astype(np.float64)
     if gain != "graded":
         raise MeasureError(f"RBP gain must be one of {list(RBP_GAINS)}, got {gain!r}")
     top = r.max_grade.astype(np.float64)  # L per query, -1 if none

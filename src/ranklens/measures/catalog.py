@@ -244,6 +244,15 @@ SPECS: tuple[MeasureSpec, ...] = (
         trec_name="|num_rel_ret",
     ),
     MeasureSpec(
+        "Hits",
+        "the number of relevant documents in the top k (ranx's hits), averaged over queries",
+        "Hits@k = |{relevant in top k}|; the mean over queries (NumRelRet@k is its sum)",
+        lambda r, rel, cutoff: pr.relevant_retrieved(r, rel, cutoff),
+        (REL, JUDGED_ONLY),
+        CUTOFF,
+        bounds=(0.0, INF),
+    ),
+    MeasureSpec(
         "NumRel",
         "the number of relevant documents in the qrels (R), retrieved or not",
         "NumRel = |{judged with grade >= rel}|",

@@ -304,12 +304,15 @@ SPECS: tuple[MeasureSpec, ...] = (
         "persistence p (Moffat & Zobel, 2008)",
         "RBP = (1 - p) * sum_{i >= 0} g_i * p^i over 0-based ranks i; binary gain: g = 1 if "
         "grade >= rel; graded: g = grade / L, L the query's highest judged grade, if L > 1 "
-        "(trec_eval 10 rbp, which is RBP(p=0.9,gain='graded'))",
+        "(trec_eval 10 rbp, which is RBP(p=0.9,gain='graded')); raw: g = grade if grade >= rel "
+        "(ranx's rbp)",
         lambda r, p, rel, gain: rbp.rbp(r, p, rel, gain),
         (
             PERSISTENCE,
             RBP_REL,
-            Param("gain", str, "binary", "binary or graded gain", choices=rbp.RBP_GAINS),
+            Param(
+                "gain", str, "binary", "binary, graded or raw-grade gain", choices=rbp.RBP_GAINS
+            ),
         ),
     ),
     MeasureSpec(

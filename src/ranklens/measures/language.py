@@ -171,7 +171,7 @@ def parse_measure(text: str | Measure) -> Measure:
 
 
 def _parse_any(text: str) -> list[Measure]:
-    from ranklens.measures import trec_names
+    from ranklens.measures import peer_names, trec_names
 
     stripped = text.strip()
     head = re.match(r"\d*[A-Za-z_][A-Za-z0-9_\-]*", stripped)
@@ -181,6 +181,9 @@ def _parse_any(text: str) -> list[Measure]:
     found = trec_names.parse_trec_name(stripped)
     if found is not None:
         return found
+    peer = peer_names.translate(stripped)
+    if peer is not None:
+        return [parse_ir_measure(peer)]
     if head is None:
         raise MeasureError(f"cannot parse measure '{text}'")
     if head.group(0) in trec_names.known_names():
@@ -188,6 +191,34 @@ def _parse_any(text: str) -> list[Measure]:
             f"cannot parse measure '{text}': trec_eval's '{head.group(0)}' takes parameters "
             "after a '.', as in P.5,10 or ndcg_cut.10"
         )
-    raise MeasureError(
-        f"unknown measure '{head.group(0)}'{suggest(head.group(0), trec_names.known_names())}"
+    raise MeasureError(f"unknown measure '{head.group(0)}'{_suggestions(stripped)}")
+
+
+def _suggestions(text: str) -> str:
+    """"Did you mean" for an unknown name, in both languages and without repeats: a name
+    run together with its cut-off (``ndcg_cut10``) is offered in trec_eval's form
+    (``ndcg_cut.10``) and in ranklens' (``nDCG@10``); otherwise the closest names."""
+    from ranklens.measures import peer_names, trec_names
+
+    offers: list[str] = []
+    glued = re.fullmatch(r"(?P<base>[A-Za-z_]+?)_?(?P<k>\d+)", text)
+    if glued is not None:
+        base, k = glued.group("base"), glued.group("k")
+        for candidate in (f"{base}.{k}", f"{base}_{k}", f"{base}@{k}"):
+            try:
+                measures = _parse_any(candidate)
+            except MeasureError:
+                continue
+            if len(measures) == 1:
+                offers.extend([candidate, measures[0].name])
+                break
+    if not offers:
+        head = re.match(r"[A-Za-z_][A-Za-z0-9_\-]*", text)
+        name = head.group(0) if head else text
+        hint = suggest(name, (*trec_names.known_names(), *peer_names.PEER_NAMES))
+        return hint
+    unique = list(dict.fromkeys(offers))
+    return (
+        f"; did you mean {' or '.join(repr(o) for o in unique)}? "
+        "('ranklens measures' lists them all)"
     )

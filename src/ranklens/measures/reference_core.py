@@ -236,7 +236,20 @@ DOCS = MappingProxyType(
             ),
             trec_eval="num_rel_ret (with -l 2 for rel=2)",
             ir_measures="NumRet(rel=1)",
-            ranx="hits@k (averaged over queries, not summed)",
+            ranx="hits@k is Hits@k (the same count, averaged over queries, not summed)",
+        ),
+        "Hits": doc(
+            MeasureExample(
+                "Hits@3",
+                BASIC_QRELS,
+                BASIC_RUN,
+                2.0,
+                "the top 3 hold two relevant documents: 2 (a query's count; the mean over "
+                "queries is reported, where NumRelRet@3 sums)",
+            ),
+            "What ranx calls hits@k; hit_rate@k (1 if any relevant document) is Success@k.",
+            ranx="hits@k",
+            trec_eval="none per query (num_rel_ret is the sum over the whole ranking)",
         ),
         "NumRel": doc(
             MeasureExample(

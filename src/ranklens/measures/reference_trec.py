@@ -264,7 +264,7 @@ DOCS = MappingProxyType(
             trec_eval="rbp (= RBP(p=0.9,gain='graded'); rbp.p=0.5 sets p; trec_eval 10 only; "
             "see docs/trec_eval.md difference 2)",
             ir_measures="RBP(p=0.8,rel=1) for binary gain",
-            ranx="rbp.p (binary gain, p^i over 0-based ranks)",
+            ranx="rbp.p = RBP(p=0.p,gain='raw'), the grade itself as gain (rbp.8 is p = 0.8)",
         ),
         "RBPResid": doc(
             MeasureExample(

@@ -29,7 +29,7 @@ def lookup(name: str) -> MeasureSpec | None:
 
 def suggest(name: str, extra: tuple[str, ...] = ()) -> str:
     """A "did you mean" hint for an unknown measure name."""
-    pool = [*REGISTRY, *ALIASES, *extra]
+    pool = list(dict.fromkeys([*REGISTRY, *ALIASES, *extra]))
     close = difflib.get_close_matches(name, pool, n=3, cutoff=0.5)
     if not close:
         lower = {p.lower(): p for p in pool}
