@@ -45,6 +45,14 @@ def register(commands: Any) -> None:
     _options.add_conventions(p)
     _options.add_example(p, "evaluate")
     p.add_argument("--quiet", action="store_true", help="no query counts on stderr")
+    p.add_argument(
+        "--precision",
+        choices=("short", "full"),
+        default="short",
+        help="numbers in tsv/csv/json/jsonl: 'short' (default) drops binary noise (0.8, not "
+        "0.7999999999999998), 'full' prints the exact float (the shortest text that reads "
+        "back as it)",
+    )
     p.set_defaults(handler=run_eval)
 
 
@@ -89,7 +97,7 @@ def run_eval(args: argparse.Namespace) -> int:
         if not args.quiet:
             _report_counts(path, result.query_counts, args.queries)
         results.append(result)
-    write_results(results, args.format, args.per_query, sys.stdout)
+    write_results(results, args.format, args.per_query, sys.stdout, full=args.precision == "full")
     return 0
 
 

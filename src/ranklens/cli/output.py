@@ -23,16 +23,47 @@ def _trec_value(value: float, count: bool) -> str:
     return str(int(value)) if count else f"{value:6.4f}"
 
 
-def _json_value(value: float) -> float | None:
-    return None if math.isnan(value) else value
+def shortest(value: float) -> float:
+    """``value`` without binary noise: when it is within rounding of a decimal of fewer than
+    15 significant digits, that decimal (``0.8``, not ``0.7999999999999998``; ``0.3``, not
+    ``0.30000000000000004``); otherwise ``value`` itself (``1/3`` keeps every digit)."""
+    if not math.isfinite(value):
+        return value
+    text = f"{value:.15g}"
+    mantissa = text.split("e")[0].lstrip("-").replace(".", "").lstrip("0")
+    return float(text) if len(mantissa) < 15 else value
 
 
-def write_results(results: Sequence[Results], fmt: str, per_query: bool, out: IO[str]) -> None:
-    """Write ``results`` (one per run) to ``out`` in format ``fmt``."""
+def write_results(
+    results: Sequence[Results], fmt: str, per_query: bool, out: IO[str], *, full: bool = False
+) -> None:
+    """Write ``results`` (one per run) to ``out`` in format ``fmt``; numbers of the text
+    formats are :func:`shortest` unless ``full``."""
+
+    def _json_value(value: float) -> float | None:
+        if math.isnan(value):
+            return None
+        return value if full else shortest(value)
+
+    def _text_value(value: float) -> str:
+        return repr(value if full else shortest(value))
+
+    def _json_run(r: Results) -> dict[str, object]:
+        run: dict[str, object] = {
+            "name": r.run,
+            "aggregate": {k: _json_value(v) for k, v in r.aggregate.items()},
+        }
+        if per_query:
+            run["per_query"] = {
+                qid: {k: _json_value(v) for k, v in values.items()}
+                for qid, values in r.per_query.items()
+            }
+        return run
+
     if fmt == "json":
         payload = {
             "measures": results[0].names if results else [],
-            "runs": [_json_run(r, per_query) for r in results],
+            "runs": [_json_run(r) for r in results],
         }
         out.write(json.dumps(payload, allow_nan=False) + "\n")
     elif fmt == "jsonl":
@@ -50,9 +81,9 @@ def write_results(results: Sequence[Results], fmt: str, per_query: bool, out: IO
             if per_query:
                 for qid, values in r.per_query.items():
                     for name, value in values.items():
-                        writer.writerow([r.run, qid, name, repr(value)])
+                        writer.writerow([r.run, qid, name, _text_value(value)])
             for name, value in r.aggregate.items():
-                writer.writerow([r.run, "all", name, repr(value)])
+                writer.writerow([r.run, "all", name, _text_value(value)])
     elif fmt == "trec":
         for r in results:
             if per_query:
@@ -68,47 +99,48 @@ def write_results(results: Sequence[Results], fmt: str, per_query: bool, out: IO
         _write_table(results, per_query, out)
 
 
-def _json_run(r: Results, per_query: bool) -> dict[str, object]:
-    run: dict[str, object] = {
-        "name": r.run,
-        "aggregate": {k: _json_value(v) for k, v in r.aggregate.items()},
-    }
-    if per_query:
-        run["per_query"] = {
-            qid: {k: _json_value(v) for k, v in values.items()}
-            for qid, values in r.per_query.items()
-        }
-    return run
-
-
 def _cell(value: float, count: bool) -> str:
     if math.isnan(value):
         return "nan"
     return f"{value:.0f}" if count else f"{value:.4f}"
 
 
-def _write_table(results: Sequence[Results], per_query: bool, out: IO[str]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def _width(out: IO[str]) -> int:
+    """The width to fit: the terminal's, or $COLUMNS; unlimited for a pipe or a file."""
+    import os
+    import shutil
 
-    console = Console(file=out, highlight=False, soft_wrap=False)
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    if out.isatty():
+        return shutil.get_terminal_size().columns
+    return 1 << 30
+
+
+def _write_table(results: Sequence[Results], per_query: bool, out: IO[str]) -> None:
+    """Tables that never cut a number: boxes on a terminal, aligned text otherwise; wide
+    tables are transposed or split to fit (see :mod:`ranklens.presentation.tables`)."""
+    from ranklens.presentation.tables import render_plain, render_rich
+
     names = results[0].names if results else []
+    terminal = out.isatty()
+    width = _width(out)
+
+    def emit(header: list[str], rows: list[list[str]], title: str | None, bold: bool) -> None:
+        if terminal:
+            render_rich(header, rows, out, title=title, bold_last=bold)
+        else:
+            if title:
+                out.write(f"{title}\n")
+            out.write(render_plain(header, rows, width) + "\n")
+
     if per_query:
         for r in results:
-            table = Table(title=f"{r.run}: per query")
-            table.add_column("query")
-            for name in names:
-                table.add_column(name, justify="right")
-            for qid, values in r.per_query.items():
-                table.add_row(qid, *(_cell(values[n], _is_count(r, n)) for n in names))
-            table.add_row(
-                "all", *(_cell(r.aggregate[n], _is_count(r, n)) for n in names), style="bold"
-            )
-            console.print(table)
-    table = Table(title=None if len(results) == 1 else "all queries")
-    table.add_column("run")
-    for name in names:
-        table.add_column(name, justify="right")
-    for r in results:
-        table.add_row(r.run, *(_cell(r.aggregate[n], _is_count(r, n)) for n in names))
-    console.print(table)
+            rows = [
+                [qid, *(_cell(values[n], _is_count(r, n)) for n in names)]
+                for qid, values in r.per_query.items()
+            ]
+            rows.append(["all", *(_cell(r.aggregate[n], _is_count(r, n)) for n in names)])
+            emit(["query", *names], rows, f"{r.run}: per query", True)
+    rows = [[r.run, *(_cell(r.aggregate[n], _is_count(r, n)) for n in names)] for r in results]
+    emit(["run", *names], rows, None if len(results) == 1 else "all queries", False)
