@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 
 import numpy as np
@@ -26,7 +27,14 @@ def test_evaluate_returns_floats_and_query_counts() -> None:
     assert all(type(v) is float for v in res.aggregate.values())
     assert all(type(v) is float for row in res.per_query.values() for v in row.values())
     assert res.queries == ("q1", "q2", "q3", "q4")
-    assert res.query_counts == {"qrels": 4, "run": 4, "evaluated": 4, "missing": 1, "unjudged": 1}
+    assert res.query_counts == {
+        "qrels": 4,
+        "run": 4,
+        "evaluated": 4,
+        "missing": 1,
+        "unjudged": 1,
+        "shared": 3,
+    }
     assert res["NumQ"] == 4.0
     assert res["map"] == res["AP"] == res.aggregate["AP"]
     assert res.query_values("P@2")["q3"] == 0.0
@@ -73,8 +81,10 @@ def test_tie_policies_decide_rank_order(ties: str, order: list[str]) -> None:
 
 def test_input_order_tie_policy_keeps_file_order() -> None:
     run = {"q2": {"a": 1.0, "b": 1.0}}
-    assert ranklens.evaluate(QRELS, run, "RR", ties="input").per_query["q2"]["RR"] == 1.0
-    assert ranklens.evaluate(QRELS, run, "RR").per_query["q2"]["RR"] == 0.5
+    with pytest.warns(ranklens.InputWarning, match="missing from run"):
+        assert ranklens.evaluate(QRELS, run, "RR", ties="input").per_query["q2"]["RR"] == 1.0
+    with pytest.warns(ranklens.InputWarning):
+        assert ranklens.evaluate(QRELS, run, "RR").per_query["q2"]["RR"] == 0.5
 
 
 def test_depth_truncates_before_judged_only() -> None:
@@ -134,5 +144,28 @@ def test_invalid_options_are_named() -> None:
 
 
 def test_no_queries_evaluated_gives_nan_means_not_a_crash() -> None:
-    res = ranklens.evaluate({"q": {"a": 1}}, {"other": {"a": 1.0}}, ["AP", "NumQ"], queries="both")
+    res = ranklens.evaluate({"q": {"a": 1}}, {}, ["AP", "NumQ"], queries="both")
     assert res.queries == () and math.isnan(res["AP"]) and res["NumQ"] == 0.0
+
+
+def test_a_run_sharing_no_query_with_the_qrels_is_an_error() -> None:
+    with pytest.raises(ranklens.InputError, match="share no query"):
+        ranklens.evaluate({"q": {"a": 1}}, {"other": {"a": 1.0}}, ["AP"])
+    with pytest.raises(ranklens.InputError, match="share no query"):
+        ranklens.evaluate({"q": {"a": 1}}, {"other": {"a": 1.0}}, ["AP"], queries="both")
+    # queries="run" evaluates the run's own queries, judged or not
+    res = ranklens.evaluate({"q": {"a": 1}}, {"other": {"a": 1.0}}, ["AP"], queries="run")
+    assert res.queries == ("other",)
+
+
+def test_an_empty_run_in_python_scores_every_qrels_query_zero() -> None:
+    res = ranklens.evaluate({"q": {"a": 1}, "r": {"b": 2}}, {}, ["AP", "nDCG@10", "P@5"])
+    assert res.queries == ("q", "r") and res.aggregate == {"AP": 0.0, "nDCG@10": 0.0, "P@5": 0.0}
+    with pytest.raises(ranklens.EmptyInputError):
+        ranklens.evaluate({"q": {"a": 1}}, io.BytesIO(b""), ["AP"])  # an empty file is not
+
+
+def test_most_qrels_queries_missing_is_a_loud_warning() -> None:
+    qrels = {f"q{i}": {"a": 1} for i in range(10)}
+    with pytest.warns(ranklens.InputWarning, match="9 of the 10 qrels queries are missing"):
+        ranklens.evaluate(qrels, {"q0": {"a": 1.0}}, ["AP"])

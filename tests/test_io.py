@@ -170,7 +170,8 @@ def test_in_memory_errors_name_the_entry() -> None:
         Run.from_records([("q", "d", 1.0), ("q", "d", 2.0)])
     assert info.value.lines == (1, 2)
     with pytest.raises(EmptyInputError):
-        Run.from_dict({})
+        Qrels.from_dict({})
+    assert len(Run.from_dict({})) == 0  # an empty run in Python retrieves nothing
 
 
 def test_duplicate_policies_first_and_max(tmp_path: Path) -> None:

@@ -25,8 +25,8 @@ def ranking(labels: list[int | None], extra_relevant: int = 0) -> tuple[dict, di
     qrels = {"q": {d: g for d, g in zip(docs, labels, strict=True) if g is not None}}
     qrels["q"].update({f"missing{i}": 1 for i in range(extra_relevant)})
     run = {"q": {d: float(len(docs) - i) for i, d in enumerate(docs)}}
-    if not docs:  # an empty ranking: the run only answers a query without judgments
-        run = {"unjudged": {"x": 1.0}}
+    if not docs:  # an empty ranking: an empty run (every qrels query retrieves nothing)
+        run = {}
     return qrels, run
 
 

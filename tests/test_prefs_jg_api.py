@@ -331,7 +331,8 @@ def test_depth_ties_and_duplicates(tmp_path: Path, trec_eval_data: Path) -> None
     prefs_file = tmp_path / "prefs.txt"
     prefs_file.write_text(PREFS_LINES)
     dup = [("q1", "d1", 0.1), ("q1", "d1", 3.0), ("q1", "d3", 2.0)]
-    got = ranklens.evaluate(prefs_file, dup, ["NumPrefsFul"], duplicates="max")
+    with pytest.warns(ranklens.InputWarning, match="2 of the 3"):  # the run answers q1 only
+        got = ranklens.evaluate(prefs_file, dup, ["NumPrefsFul"], duplicates="max")
     want = evaluate_prefs(read_prefs(prefs_file), {"q1": {"d1": 3.0, "d3": 2.0}})
     assert got.per_query["q1"]["NumPrefsFul"] == want["q1"]["prefs_num_prefs_ful"]
 

@@ -18,6 +18,7 @@ __all__ = [
     "EmptyInputError",
     "Evaluator",
     "InputError",
+    "InputWarning",
     "Measure",
     "MeasureError",
     "MissingDependencyError",
@@ -25,6 +26,7 @@ __all__ = [
     "ParseError",
     "Qrels",
     "RanklensError",
+    "ResourceError",
     "Results",
     "Run",
     "__version__",
@@ -41,11 +43,13 @@ if TYPE_CHECKING:
         DuplicateError,
         EmptyInputError,
         InputError,
+        InputWarning,
         MeasureError,
         MissingDependencyError,
         OptionError,
         ParseError,
         RanklensError,
+        ResourceError,
     )
     from ranklens.data.qrels import Qrels
     from ranklens.data.run import Run

@@ -12,6 +12,9 @@ Every error that ranklens raises on purpose derives from :class:`RanklensError`:
     ├── MissingDependencyError  an optional dependency is not installed (also an ImportError)
     └── ResourceError           out of memory reading or evaluating (also a MemoryError)
 
+and one warning, :class:`InputWarning` (a ``UserWarning``): most qrels queries are missing
+from the run.
+
 The command line prints ``ranklens: error: <message>`` for any of them and exits with 2.
 """
 
@@ -21,6 +24,7 @@ __all__ = [
     "DuplicateError",
     "EmptyInputError",
     "InputError",
+    "InputWarning",
     "MeasureError",
     "MissingDependencyError",
     "OptionError",
@@ -104,3 +108,8 @@ class MissingDependencyError(RanklensError, ImportError):
 
 class ResourceError(RanklensError, MemoryError):
     """The machine ran out of memory reading or evaluating the input."""
+
+
+class InputWarning(UserWarning):
+    """The input is valid but probably not what was meant (most qrels queries missing from
+    the run, so they score 0)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -65,7 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_ERROR
     try:
-        status: int = args.handler(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")  # print, never raise
+            warnings.showwarning = _one_line_warning
+            status: int = args.handler(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -90,6 +94,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"ranklens: error: {message}\n")
         return EXIT_ERROR
     return status
+
+
+def _one_line_warning(message: Warning | str, *args: object, **kwargs: object) -> None:
+    """Warnings as one line on stderr (no source line, no file name of ranklens' own)."""
+    sys.stderr.write(f"ranklens: warning: {message}\n")
 
 
 def _tune_numpy() -> None:

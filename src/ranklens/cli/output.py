@@ -24,14 +24,16 @@ def _trec_value(value: float, count: bool) -> str:
 
 
 def shortest(value: float) -> float:
-    """``value`` without binary noise: when it is within rounding of a decimal of fewer than
-    15 significant digits, that decimal (``0.8``, not ``0.7999999999999998``; ``0.3``, not
-    ``0.30000000000000004``); otherwise ``value`` itself (``1/3`` keeps every digit)."""
+    """``value`` without binary noise: when it rounds at 15 significant digits to a decimal
+    of at most 12 (``0.8``, not ``0.7999999999999998``; ``0.3``, not
+    ``0.30000000000000004``), that decimal; otherwise ``value`` itself (``1/3`` and
+    ``0.4174542400168801`` keep every digit)."""
     if not math.isfinite(value):
         return value
     text = f"{value:.15g}"
     mantissa = text.split("e")[0].lstrip("-").replace(".", "").lstrip("0")
-    return float(text) if len(mantissa) < 15 else value
+    # noise is a long tail of 9s or 0s after a short decimal: 12 digits or fewer remain
+    return float(text) if len(mantissa) <= 12 else value
 
 
 def write_results(

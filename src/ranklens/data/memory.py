@@ -23,16 +23,28 @@ def group_columns(
     source: str,
     *,
     all_used: bool = False,
+    allow_empty: bool = False,
 ) -> dict[str, Any]:
     """Group entries by query (queries in byte order, entries in input order).
 
     ``qid_codes[i]`` indexes ``uniques``, which may be in any order and may hold ids no
     entry uses (unused categories), which are dropped (``all_used`` says there are none).
     Entry ``i`` came from line (row) ``first_line + i``. Entries already grouped in query
-    order (as most runs are) are not moved.
+    order (as most runs are) are not moved. No entry at all is an
+    :class:`~ranklens.base.errors.EmptyInputError` unless ``allow_empty``.
     """
     codes = np.asarray(qid_codes, dtype=np.int64)
     if codes.shape[0] == 0:
+        if allow_empty:
+            return {
+                "qids": (),
+                "q_offsets": np.zeros(1, dtype=np.int64),
+                "doc_data": np.zeros(0, dtype=np.uint8),
+                "doc_offsets": np.zeros(1, dtype=np.int64),
+                "lines": np.zeros(0, dtype=np.int64),
+                "source": source,
+                "values": np.zeros(0, dtype=values.dtype),
+            }
         raise EmptyInputError("holds no entries", path=source)
     if not all_used:
         used = np.bincount(codes, minlength=len(uniques)) > 0
@@ -99,7 +111,11 @@ def _id(value: object) -> str | None:
 
 
 def from_records(
-    records: Iterable[tuple[object, object, object]], integer: bool, source: str
+    records: Iterable[tuple[object, object, object]],
+    integer: bool,
+    source: str,
+    *,
+    allow_empty: bool = False,
 ) -> dict[str, Any]:
     """Columns from ``(qid, docid, value)`` tuples; ``row`` in messages counts from 1.
 
@@ -140,6 +156,7 @@ def from_records(
         1,
         source,
         all_used=True,
+        allow_empty=allow_empty,
     )
 
 
@@ -159,7 +176,11 @@ def _insertion_rows(mapping: Mapping[Any, Any], keys: list[Any], counts: np.ndar
 
 
 def from_dict(
-    mapping: Mapping[str, Mapping[str, object]], integer: bool, source: str
+    mapping: Mapping[str, Mapping[str, object]],
+    integer: bool,
+    source: str,
+    *,
+    allow_empty: bool = False,
 ) -> dict[str, Any]:
     """Columns from ``{qid: {docid: value}}``.
 
@@ -177,7 +198,9 @@ def from_dict(
     if fast is not None:
         qids, counts, doc_data, doc_offsets, values = fast
         codes = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
-        columns = group_columns(codes, qids, doc_data, doc_offsets, values, 1, source)
+        columns = group_columns(
+            codes, qids, doc_data, doc_offsets, values, 1, source, allow_empty=allow_empty
+        )
         if keys is not None:  # rows are numbered in the dict's own order
             columns["lines"] = _insertion_rows(mapping, keys, counts)
         return columns
@@ -193,4 +216,4 @@ def from_dict(
             for docid, value in docs.items():
                 yield qid, docid, value
 
-    return from_records(records(), integer, source)
+    return from_records(records(), integer, source, allow_empty=allow_empty)

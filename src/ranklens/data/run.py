@@ -52,10 +52,12 @@ class Run(Grouped):
 
     @classmethod
     def from_dict(cls, mapping: Mapping[str, Mapping[str, float]], name: str = "run") -> Run:
-        """Build from ``{qid: {docid: score}}``."""
+        """Build from ``{qid: {docid: score}}``. An empty mapping is an empty run (every
+        qrels query then scores as retrieving nothing, as in ir_measures); an empty run
+        *file* is an error."""
         from ranklens.data.memory import from_dict
 
-        return cls._make(from_dict(mapping, False, "<dict>"), name)
+        return cls._make(from_dict(mapping, False, "<dict>", allow_empty=True), name)
 
     @classmethod
     def from_records(

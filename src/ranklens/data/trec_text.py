@@ -29,7 +29,8 @@ def _parse(source: object, kind: int) -> tuple[Parsed, str]:
     except ValueError as exc:
         if len(exc.args) == 2 and isinstance(exc.args[0], int):
             line, message = exc.args
-            raise ParseError(str(message), path=name, line=line or None) from None
+            hint = _likely_cause(str(message), kind, content, line)
+            raise ParseError(str(message) + hint, path=name, line=line or None) from None
         raise
     finally:
         release(content)
@@ -40,6 +41,55 @@ def _parse(source: object, kind: int) -> tuple[Parsed, str]:
             path=name,
         )
     return parsed, name
+
+
+def _line_text(content: object, line: int) -> bytes:
+    """The bytes of physical line ``line`` (1-based) of ``content`` (its first 4 KiB)."""
+    view = memoryview(content)  # type: ignore[arg-type]
+    start = 0
+    for _ in range(line - 1):
+        found = bytes(view[start : start + (1 << 20)]).find(b"\n")
+        if found < 0:
+            return b""
+        start += found + 1
+    text = bytes(view[start : start + 4096])
+    return text.split(b"\n", 1)[0]
+
+
+def _likely_cause(message: str, kind: int, content: object, line: int) -> str:
+    """What a column-count error most likely means: swapped files, CSV, 3-column files."""
+    if "expected" not in message or line <= 0:
+        return ""
+    try:
+        text = _line_text(content, line)
+    except (TypeError, ValueError):
+        return ""
+    fields = text.split()
+    if text.count(b",") >= 2 and len(fields) <= 2:
+        return (
+            "; this looks like CSV (comma-separated): TREC files are separated by whitespace; "
+            "convert it (tr ',' ' ' < FILE) or pass the table as a DataFrame in Python"
+        )
+    if kind == _RUN and len(fields) == 4:
+        return (
+            "; this looks like a qrels file (qid iter docid relevance) given as the run: the "
+            "qrels come first, then the run"
+        )
+    if kind == _QRELS and len(fields) == 6:
+        return (
+            "; this looks like a run file given as the qrels: the qrels come first, then the run"
+        )
+    if kind == _RUN and len(fields) == 3:
+        return (
+            "; this looks like a 3-column run (qid docid score): convert it to TREC's 6 "
+            "columns, e.g. awk '{print $1, \"Q0\", $2, 0, $3, \"run\"}' FILE"
+        )
+    if kind == _QRELS and len(fields) == 3:
+        return (
+            "; this looks like 3-column qrels (qid docid relevance): add the iteration "
+            "column, e.g. awk '{print $1, 0, $2, $3}' FILE"
+        )
+    return ""
 
 
 def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> dict[str, Any]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ranklens.base.errors import OptionError
+from ranklens.base.errors import InputError, InputWarning, OptionError
 from ranklens.base.types import (
     DUPLICATE_POLICIES,
     QUERY_POLICIES,
@@ -34,6 +35,35 @@ def check_options(ties: str, queries: str, depth: int | None, duplicates: str) -
             raise OptionError(f"{option} must be one of {list(allowed)}, not {value!r}")
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise OptionError(f"depth must be a positive number of documents, not {depth!r}")
+
+
+def _examples(ids: Sequence[str]) -> str:
+    shown = ", ".join(repr(q) for q in ids[:3])
+    return shown + (", ..." if len(ids) > 3 else "")
+
+
+def check_overlap(aligned: Aligned) -> None:
+    """Refuse a run that shares no query with the qrels; warn when most qrels queries are
+    missing from it (see :meth:`Evaluator.evaluate`)."""
+    counts = aligned.query_counts
+    run = aligned.run
+    # (queries="run" evaluates the run's queries with or without judgments: no check there)
+    by_judgments = counts["unjudged"] > 0 or counts["missing"] > 0
+    if run.num_queries and counts["qrels"] and counts["shared"] == 0 and by_judgments:
+        raise InputError(
+            f"the run and the qrels share no query: the run has {counts['run']} "
+            f"({_examples(run.qids)}), the qrels {counts['qrels']}; check that these are "
+            "the right files and that the ids are written the same way",
+            path=run.source,
+        )
+    if run.num_queries and counts["missing"] * 2 > counts["qrels"] > 0:
+        warnings.warn(
+            f"{counts['missing']} of the {counts['qrels']} qrels queries are missing from run "
+            f"'{run.name}' and score 0 (only {counts['shared']} are in it); to evaluate only "
+            "the queries in both, pass queries='both' (ranklens eval --queries both)",
+            InputWarning,
+            stacklevel=3,
+        )
 
 
 class Evaluator:
@@ -127,8 +157,21 @@ class Evaluator:
         )
 
     def evaluate(self, run: RunLike, name: str | None = None) -> Results:
-        """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...)."""
+        """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...).
+
+        Raises
+        ------
+        InputError
+            The run and the qrels share no query (the wrong pair of files, or ids written
+            differently): every value would be a silent 0.
+
+        Warns
+        -----
+        InputWarning
+            More than half of the qrels queries are missing from the run (scored 0).
+        """
         aligned = self.align(run, name)
+        check_overlap(aligned)
         nq = aligned.base.num_queries
         values = np.empty((nq, len(self.measures)), dtype=np.float64)
         for j, measure in enumerate(self.measures):

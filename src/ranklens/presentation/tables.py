@@ -7,16 +7,19 @@ repeating the first column. A cell is never cut: a column wider than the width a
 prints whole. :func:`render_plain` writes aligned text (for pipes, files and CI logs);
 :func:`render_rich` draws the same blocks with rich, for a terminal.
 
->>> header = ["run", "nDCG@10", "AP"]
->>> rows = [["bm25", "0.4193", "0.1446"], ["rerank", "0.6771", "0.2161"]]
+>>> header = ["run", "nDCG@10", "AP", "P@10", "RR"]
+>>> rows = [["bm25", "0.4193", "0.1446", "0.5023", "0.8241"],
+...         ["rerank", "0.6771", "0.2161", "0.7442", "0.9474"]]
 >>> print(render_plain(header, rows, width=80))
-run     nDCG@10      AP
-bm25     0.4193  0.1446
-rerank   0.6771  0.2161
->>> print(render_plain(header, rows, width=18))
+run     nDCG@10      AP    P@10      RR
+bm25     0.4193  0.1446  0.5023  0.8241
+rerank   0.6771  0.2161  0.7442  0.9474
+>>> print(render_plain(header, rows, width=30))
 measure    bm25  rerank
 nDCG@10  0.4193  0.6771
 AP       0.1446  0.2161
+P@10     0.5023  0.7442
+RR       0.8241  0.9474
 """
 
 from __future__ import annotations

@@ -347,7 +347,8 @@ class Aligned:
     run: Run
     query_counts: dict[str, int]
     """``qrels``, ``run``, ``evaluated``, ``missing`` (qrels queries absent from the run,
-    scored on an empty ranking) and ``unjudged`` (run queries without judgments, left out)."""
+    scored on an empty ranking), ``unjudged`` (run queries without judgments, left out) and
+    ``shared`` (queries in both)."""
     _views: dict[bool, Ranked] = field(default_factory=dict, repr=False)
 
     @property
@@ -480,5 +481,6 @@ def align(
         "evaluated": len(qids),
         "missing": len(qrels.qids) - in_both if queries == "qrels" else 0,
         "unjudged": run.num_queries - in_both if queries != "run" else 0,
+        "shared": in_both,
     }
     return Aligned(base, entry, run, query_counts)
