@@ -61,7 +61,10 @@ def generated(seed: int, num_queries: int = 40) -> tuple[dict, dict]:
         pool = rng.permutation(names)
         judged = pool[: rng.integers(1, 25)]
         top = int(rng.integers(0, 4))  # 0: no relevant document at all
-        qrels[qid] = {str(d): int(g) for d, g in zip(judged, rng.integers(-1, top + 1, len(judged)), strict=True)}
+        qrels[qid] = {
+            str(d): int(g)
+            for d, g in zip(judged, rng.integers(-1, top + 1, len(judged)), strict=True)
+        }
         if rng.random() < 0.1:
             continue  # missing from the run
         retrieved = rng.permutation(names)[: rng.integers(0, 30)]

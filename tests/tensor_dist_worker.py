@@ -6,6 +6,7 @@ import datetime
 from typing import Any
 
 import numpy as np
+
 from tensor_data import generated, padded
 
 MEASURES = ["nDCG@10", "AP", "R@20", "RR", "P@5"]

@@ -9,15 +9,14 @@ import socket
 
 import numpy as np
 import pytest
-from tensor_data import generated, padded
 
 import ranklens
+from tensor_data import generated, padded
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchmetrics")
-from tensor_dist_worker import MEASURES, batches, run  # noqa: E402
-
 from ranklens.tensor import MeasureAccumulator, RetrievalMeasures  # noqa: E402
+from tensor_dist_worker import MEASURES, batches, run  # noqa: E402
 
 
 def _free_port() -> int:

@@ -12,11 +12,11 @@ import gzip
 
 import numpy as np
 import pytest
-from tensor_data import Padded, generated, padded
 
 import ranklens
 from ranklens.examples import example_paths
 from ranklens.tensor import evaluate
+from tensor_data import Padded, generated, padded
 
 MEASURES = [
     "nDCG@10",
@@ -65,7 +65,10 @@ def _read(path) -> dict[str, dict[str, str]]:
 def _example() -> list[tuple[dict, dict]]:
     qrels_path, run_paths = example_paths()
     qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in _read(qrels_path).items()}
-    runs = [{q: {d: float(s) for d, s in docs.items()} for q, docs in _read(p).items()} for p in run_paths]
+    runs = [
+        {q: {d: float(s) for d, s in docs.items()} for q, docs in _read(p).items()}
+        for p in run_paths
+    ]
     return [(qrels, run) for run in runs]
 
 
@@ -113,6 +116,11 @@ def test_equals_ranklens(case, measure: str, backend: str) -> None:
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
 def test_stays_on_the_input_namespace(backend: str) -> None:
     data = padded(*generated(3, 5))
-    out = evaluate(_as(backend, data.scores), _as(backend, data.labels), ["nDCG@3", "AP"], mask=_as(backend, data.mask))
+    out = evaluate(
+        _as(backend, data.scores),
+        _as(backend, data.labels),
+        ["nDCG@3", "AP"],
+        mask=_as(backend, data.mask),
+    )
     assert all(type(v) is type(_as(backend, data.scores)) for v in out.values())
     assert all(tuple(v.shape) == (5,) for v in out.values())

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tensor_data import generated, padded
 
 from ranklens.errors import InputError, MeasureError, OptionError
 from ranklens.tensor import MeasureAccumulator, evaluate
+from tensor_data import generated, padded
 
 # One query, four documents, three tied at the top; relevant: columns 1 and 3.
 SCORES = np.array([[1.0, 1.0, 1.0, 0.0]])
@@ -67,7 +67,19 @@ def _brute_average(scores: np.ndarray, labels: np.ndarray, measure: str) -> np.n
 
 
 @pytest.mark.parametrize(
-    "measure", ["P@2", "R@3", "nDCG@3", "nDCG(dcg='exp-log2')", "DCG@2", "RBP(p=0.5)", "CG@2", "F1@2", "Rprec", "RBP(gain='graded')"]
+    "measure",
+    [
+        "P@2",
+        "R@3",
+        "nDCG@3",
+        "nDCG(dcg='exp-log2')",
+        "DCG@2",
+        "RBP(p=0.5)",
+        "CG@2",
+        "F1@2",
+        "Rprec",
+        "RBP(gain='graded')",
+    ],
 )
 def test_average_is_the_expectation_over_tie_orders(measure: str) -> None:
     rng = np.random.default_rng(7)
@@ -100,7 +112,9 @@ def test_in_batch_versus_full_qrels() -> None:
     scores, labels = np.array([[0.9, 0.1]]), np.array([[1, 0]])
     names = ["R@10", "AP", "nDCG@10", "P@1"]
     in_batch = evaluate(scores, labels, names)
-    full = evaluate(scores, labels, names, n_rel=np.array([3]), ideal_labels=np.array([[2, 1, 1, 0]]))
+    full = evaluate(
+        scores, labels, names, n_rel=np.array([3]), ideal_labels=np.array([[2, 1, 1, 0]])
+    )
     assert float(in_batch["R@10"][0]) == 1.0 and float(full["R@10"][0]) == pytest.approx(1 / 3)
     assert float(in_batch["AP"][0]) == 1.0 and float(full["AP"][0]) == pytest.approx(1 / 3)
     assert float(in_batch["nDCG@10"][0]) == 1.0
@@ -114,7 +128,9 @@ def test_negative_labels_are_padding_without_mask() -> None:
     labels = np.where(data.mask, np.maximum(data.labels, 0), -1)  # unjudged as 0
     names = ["nDCG@5", "AP", "P", "RR@3", "ERR@5"]
     a = evaluate(data.scores, labels, names, doc_ids=data.doc_ids)
-    b = evaluate(data.scores, np.maximum(data.labels, 0), names, mask=data.mask, doc_ids=data.doc_ids)
+    b = evaluate(
+        data.scores, np.maximum(data.labels, 0), names, mask=data.mask, doc_ids=data.doc_ids
+    )
     for name in names:
         np.testing.assert_array_equal(a[name], b[name])
 
@@ -128,7 +144,14 @@ def test_doc_ids_make_the_result_independent_of_column_order(seed: int) -> None:
     names = ["nDCG@5", "AP", "RR", "ERR@3", "P@3"]
     kw = {"n_rel": data.n_rel, "ideal_labels": data.ideal_labels}
     a = evaluate(data.scores, data.labels, names, mask=data.mask, doc_ids=data.doc_ids, **kw)
-    b = evaluate(data.scores[:, perm], data.labels[:, perm], names, mask=data.mask[:, perm], doc_ids=data.doc_ids[:, perm], **kw)
+    b = evaluate(
+        data.scores[:, perm],
+        data.labels[:, perm],
+        names,
+        mask=data.mask[:, perm],
+        doc_ids=data.doc_ids[:, perm],
+        **kw,
+    )
     for name in names:
         np.testing.assert_allclose(a[name], b[name], atol=1e-12)
 
@@ -140,7 +163,10 @@ def test_pessimistic_average_optimistic_are_ordered(seed: int) -> None:
     scores = rng.integers(0, 3, (10, 8)).astype(float)
     labels = rng.integers(0, 3, (10, 8))
     for name in ["nDCG@4", "P@3", "DCG"]:
-        low, mid, high = (evaluate(scores, labels, name, ties=t)[name] for t in ("pessimistic", "average", "optimistic"))
+        low, mid, high = (
+            evaluate(scores, labels, name, ties=t)[name]
+            for t in ("pessimistic", "average", "optimistic")
+        )
         assert np.all(low <= mid + 1e-12) and np.all(mid <= high + 1e-12)
 
 
@@ -178,13 +204,33 @@ def test_the_array_api_standard_alone_suffices() -> None:
     xp = pytest.importorskip("array_api_strict")
     data = padded(*generated(5, 15))
     names = ["nDCG@5", "AP", "RR", "ERR@3", "P@3", "Rprec", "RBP(gain='graded')"]
-    kw = {"doc_ids": data.doc_ids, "n_rel": data.n_rel, "ideal_labels": data.ideal_labels, "mask": data.mask}
+    kw = {
+        "doc_ids": data.doc_ids,
+        "n_rel": data.n_rel,
+        "ideal_labels": data.ideal_labels,
+        "mask": data.mask,
+    }
     ref = evaluate(data.scores, data.labels, names, **kw)
-    got = evaluate(xp.asarray(data.scores), xp.asarray(data.labels), names, **{k: xp.asarray(v) for k, v in kw.items()})
+    got = evaluate(
+        xp.asarray(data.scores),
+        xp.asarray(data.labels),
+        names,
+        **{k: xp.asarray(v) for k, v in kw.items()},
+    )
     for name in names:
         np.testing.assert_array_equal(np.asarray(got[name]), ref[name])
-    avg = evaluate(xp.asarray(data.scores), xp.asarray(data.labels), ["nDCG@5"], mask=xp.asarray(data.mask), ties="average")
-    np.testing.assert_allclose(np.asarray(avg["nDCG@5"]), evaluate(data.scores, data.labels, "nDCG@5", mask=data.mask, ties="average")["nDCG@5"], atol=1e-15)
+    avg = evaluate(
+        xp.asarray(data.scores),
+        xp.asarray(data.labels),
+        ["nDCG@5"],
+        mask=xp.asarray(data.mask),
+        ties="average",
+    )
+    np.testing.assert_allclose(
+        np.asarray(avg["nDCG@5"]),
+        evaluate(data.scores, data.labels, "nDCG@5", mask=data.mask, ties="average")["nDCG@5"],
+        atol=1e-15,
+    )
 
 
 def test_float32_inputs_give_float32() -> None:

@@ -108,7 +108,9 @@ def prepare(
     shape = tuple(scores.shape)
     for name, arr in (("labels", labels), ("mask", mask), ("doc_ids", doc_ids)):
         if arr is not None and tuple(arr.shape) != shape:
-            raise InputError(f"{name} has shape {tuple(arr.shape)}, scores {shape}: they must match")
+            raise InputError(
+                f"{name} has shape {tuple(arr.shape)}, scores {shape}: they must match"
+            )
     if n_rel is not None and tuple(n_rel.shape) != shape[:1]:
         raise InputError(f"n_rel must have shape ({shape[0]},), got {tuple(n_rel.shape)}")
     if ideal_labels is not None and (
@@ -123,10 +125,7 @@ def prepare(
         dtype = xp.float64 if scores.dtype == xp.float64 else xp.float32
     elif not xp.isdtype(dtype, "real floating"):
         raise OptionError(f"dtype must be a real floating dtype, got {dtype}")
-    if mask is None:
-        valid = labels >= 0
-    else:
-        valid = mask if mask.dtype == xp.bool else mask != 0
+    valid = labels >= 0 if mask is None else (mask if mask.dtype == xp.bool else mask != 0)
     s = xp.astype(scores, dtype)
     lab = xp.astype(labels, dtype)
     if validate:

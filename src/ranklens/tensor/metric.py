@@ -24,8 +24,6 @@ from ranklens.measures import Measure
 from ranklens.tensor._batch import TensorTies
 from ranklens.tensor._evaluate import evaluate, tensor_measures
 
-__all__ = ["RetrievalMeasures"]
-
 
 @cache
 def _metric_class() -> type:
