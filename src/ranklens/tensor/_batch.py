@@ -47,11 +47,11 @@ class Batch:
     ----------
     xp, device, dtype : the namespace, the device and the floating dtype of the results.
     scores : (Q, N) float; ``-inf`` at padding.
-    labels : (Q, N) float; the grade of a judged document, ``-1`` for unjudged or padding.
+    labels : (Q, N) float; the grade of a judged document, negative for unjudged or padding.
     valid : (Q, N) bool; real documents.
     doc_ids : (Q, N) int or None.
     n_rel : (Q,) float or None; relevant documents per query (grade >= 1), all of them.
-    ideal : (Q, M) float or None; every judged grade of each query, padded with ``-1``.
+    ideal : (Q, M) float or None; every judged grade of each query, padded with negatives.
     """
 
     xp: Any
@@ -136,14 +136,12 @@ def prepare(
                 "(mask the entry out instead)"
             )
     minus_inf = xp.asarray(-math.inf, dtype=dtype, device=_device(s))
-    minus_one = xp.asarray(-1.0, dtype=dtype, device=_device(s))
     s = xp.where(valid, s, minus_inf)
-    lab = xp.where(valid, lab, minus_one)
-    lab = xp.where(lab < 0, minus_one, lab)
+    if mask is not None:  # without a mask, padding already has a negative label
+        lab = xp.where(valid, lab, xp.asarray(-1.0, dtype=dtype, device=_device(s)))
     ideal = None
     if ideal_labels is not None:
         ideal = xp.astype(ideal_labels, dtype)
-        ideal = xp.where(ideal < 0, minus_one, ideal)
     return Batch(
         xp=xp,
         device=_device(s),
@@ -163,7 +161,7 @@ class View:
 
     Attributes
     ----------
-    labels : (Q, N) float; the label at each rank (-1: unjudged or past the ranking).
+    labels : (Q, N) float; the label at each rank (< 0: unjudged or past the ranking).
     num_ret : (Q,) float; the documents ranked.
     bounds : ``(start, end)`` of the tie group of each rank (policy ``"average"``), or None.
     """
@@ -186,16 +184,21 @@ class View:
         sums = xp.take_along_axis(total, end, axis=1) - xp.take_along_axis(total, start, axis=1)
         return sums / xp.astype(end - start, x.dtype)
 
-    def relevant(self, rel: int) -> Array:
-        """1.0 where the document at a rank is relevant (judged, grade >= ``rel``), else 0."""
-        xp = self.batch.xp
-        return self.averaged(xp.astype(self.labels >= max(rel, 0), self.batch.dtype))
+    def relevant(self, rel: int, width: int | None = None) -> Array:
+        """1.0 where the document at a rank is relevant (judged, grade >= ``rel``), else 0;
+        the first ``width`` ranks (all when None)."""
+        xp, dtype = self.batch.xp, self.batch.dtype
+        if self.bounds is None:
+            return xp.astype(self.labels[:, :width] >= max(rel, 0), dtype)
+        return self.averaged(xp.astype(self.labels >= max(rel, 0), dtype))[:, :width]
 
-    def grades(self) -> Array:
-        """The grade at each rank as a gain: the label if positive, else 0."""
+    def grades(self, width: int | None = None) -> Array:
+        """The grade at each of the first ``width`` ranks as a gain: the label if positive,
+        else 0 (not averaged over ties)."""
         xp = self.batch.xp
         zero = xp.asarray(0.0, dtype=self.batch.dtype, device=self.batch.device)
-        return xp.where(self.labels > 0, self.labels, zero)
+        top = self.labels[:, :width]
+        return xp.where(top > 0, top, zero)
 
 
 def _rank(batch: Batch, judged_only: bool, ties: TensorTies) -> View:

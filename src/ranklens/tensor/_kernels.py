@@ -96,7 +96,7 @@ def safe_divide(ctx: Context, num: Array, den: Array) -> Array:
 
 def hits(ctx: Context, rel: int, cutoff: int | None) -> Array:
     """Relevant documents in the top ``cutoff`` (all ranked when None)."""
-    return ctx.xp.sum(ctx.view.relevant(rel)[:, : ctx.width(cutoff)], axis=1)
+    return ctx.xp.sum(ctx.view.relevant(rel, ctx.width(cutoff)), axis=1)
 
 
 def precision(ctx: Context, rel: int, cutoff: int | None) -> Array:
@@ -148,7 +148,7 @@ def reciprocal_rank(ctx: Context, rel: int, cutoff: int | None) -> Array:
     width = ctx.width(cutoff)
     if width == 0:
         return ctx.xp.zeros(ctx.batch.shape[0], dtype=ctx.batch.dtype, device=ctx.batch.device)
-    found = ctx.view.relevant(rel)[:, :width]
+    found = ctx.view.relevant(rel, width)
     return ctx.xp.max(found / ctx.ranks(width), axis=1)
 
 
@@ -158,7 +158,7 @@ def average_precision(ctx: Context, rel: int, cutoff: int | None, norm: str = "R
     ctx.linear_only("AP")
     xp = ctx.xp
     width = ctx.width(cutoff)
-    found = ctx.view.relevant(rel)[:, :width]
+    found = ctx.view.relevant(rel, width)
     running = xp.cumulative_sum(found, axis=1)
     total = xp.sum(found * running / ctx.ranks(width), axis=1)
     if norm == "R":
@@ -193,7 +193,7 @@ def _dcg(ctx: Context, cutoff: int | None, form: str) -> Array:
     xp = ctx.xp
     width = ctx.width(cutoff)
     if ctx.view.bounds is None:
-        gained = _shaped(ctx, ctx.view.grades()[:, :width], form)
+        gained = _shaped(ctx, ctx.view.grades(width), form)
     else:  # the mean must cover the whole tie group, also past the cutoff
         gained = ctx.view.averaged(_shaped(ctx, ctx.view.grades(), form))[:, :width]
     return xp.sum(gained / xp.log2(ctx.ranks(width) + 1.0), axis=1)
@@ -240,7 +240,7 @@ def err(ctx: Context, cutoff: int | None, p: float = 1.0, max_rel: int | None = 
         top = xp.maximum(top, ctx.const(0.0))
     else:
         top = ctx.const(float(max_rel))
-    grades = xp.minimum(ctx.view.grades()[:, :width], top)
+    grades = xp.minimum(ctx.view.grades(width), top)
     two = ctx.const(2.0)
     stop = (xp.pow(two, grades) - 1.0) / xp.pow(two, top)
     carry = xp.cumulative_prod(p * (1.0 - stop), axis=1)
