@@ -237,3 +237,29 @@ def test_float32_inputs_give_float32() -> None:
     torch = pytest.importorskip("torch")
     out = evaluate(torch.rand(4, 6), torch.randint(0, 3, (4, 6)), "nDCG@3")
     assert out["nDCG@3"].dtype == torch.float32
+
+
+def test_the_worked_example_of_the_docs_runs() -> None:
+    import doctest
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "tensors.md"
+    result = doctest.testfile(
+        str(path), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE
+    )
+    assert result.failed == 0 and result.attempted >= 5
+
+
+def test_average_equals_torchmetrics_per_query_ndcg() -> None:
+    torch = pytest.importorskip("torch")
+    tmf = pytest.importorskip("torchmetrics.functional.retrieval")
+    gen = torch.Generator().manual_seed(3)
+    scores = torch.randint(0, 4, (30, 9), generator=gen).double()
+    labels = torch.randint(0, 4, (30, 9), generator=gen)
+    got = evaluate(scores, labels, "nDCG@5", ties="average")["nDCG@5"]
+    want = torch.stack(
+        [tmf.retrieval_normalized_dcg(scores[i], labels[i], top_k=5) for i in range(30)]
+    )
+    np.testing.assert_allclose(
+        got.numpy(), want.double().numpy(), atol=1e-6
+    )  # torchmetrics: float32
