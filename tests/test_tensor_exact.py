@@ -124,3 +124,24 @@ def test_stays_on_the_input_namespace(backend: str) -> None:
     )
     assert all(type(v) is type(_as(backend, data.scores)) for v in out.values())
     assert all(tuple(v.shape) == (5,) for v in out.values())
+
+
+def test_jax_gives_the_same_values() -> None:
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    qrels, run = generated(1)
+    data = padded(qrels, run)
+    expected = ranklens.evaluate(qrels, run, MEASURES).per_query
+    previous = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)
+    try:
+        arrays = {
+            k: jnp.asarray(getattr(data, k))
+            for k in ("scores", "labels", "mask", "doc_ids", "n_rel", "ideal_labels")
+        }
+        out = evaluate(arrays.pop("scores"), arrays.pop("labels"), MEASURES, **arrays)
+        for name in MEASURES:
+            want = np.array([expected[q][name] for q in data.qids])
+            np.testing.assert_allclose(np.asarray(out[name]), want, rtol=0, atol=1e-12)
+    finally:
+        jax.config.update("jax_enable_x64", previous)
