@@ -20,6 +20,7 @@ must agree on nDCG@10; AP and R@100 agree when no query lacks relevant documents
 from __future__ import annotations
 
 import argparse
+import functools
 import platform
 import statistics
 import time
@@ -56,17 +57,20 @@ def data(q: int, n: int, seed: int = 0) -> dict[str, np.ndarray]:
     return {"scores": scores, "labels": labels, "doc_ids": doc_ids}
 
 
-def timed(fn: Callable[[], Any], repeat: int, sync: Callable[[], None]) -> tuple[float, Any]:
-    """The median wall time of ``repeat`` calls after one warm-up call, and a result."""
+def timed(fn: Callable[[], Any], repeat: int, sync: Callable[[], None]) -> tuple[float, float, Any]:
+    """The median wall time and the median CPU time of this process (all its threads) of
+    ``repeat`` calls after one warm-up call, and a result. On a shared machine the CPU time
+    is the steadier figure."""
     result = fn()
     sync()
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = fn()
         sync()
         times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(times), statistics.median(cpu), result
 
 
 def means(out: dict[str, Any]) -> dict[str, float]:
@@ -95,6 +99,7 @@ def torchmetrics_runs(measures: list[str], device: str) -> dict[str, Callable[..
         indexes = torch.arange(q, device=s.device).repeat_interleave(n)
         out: dict[str, Any] = {}
         for m in measures:
+            metric: Any
             if m == "nDCG@10":
                 metric = tm.RetrievalNormalizedDCG(top_k=10)
                 target = y.reshape(-1)
@@ -110,9 +115,10 @@ def torchmetrics_runs(measures: list[str], device: str) -> dict[str, Callable[..
     return {"torchmetrics functional": functional, "torchmetrics stateful": stateful}
 
 
-def bench_case(
-    name: str, args: argparse.Namespace, rows: list[tuple[str, str, float, str]]
-) -> None:
+Row = tuple[str, str, float, float, str, str]
+
+
+def bench_case(name: str, args: argparse.Namespace, rows: list[Row]) -> None:
     import torch
 
     from ranklens.tensor import evaluate
@@ -123,12 +129,12 @@ def bench_case(
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     tt = {k: torch.from_numpy(v).to(device) for k, v in d.items()}
     label = f"{q:,} x {n} {', '.join(measures)}"
-    results: list[tuple[str, float, dict[str, float]]] = []
+    results: list[tuple[str, float, float, dict[str, float]]] = []
 
     def add(impl: str, fn: Callable[[], Any], repeat: int) -> None:
-        seconds, out = timed(fn, repeat, sync)
-        results.append((impl, seconds, means(out)))
-        print(f"  {impl:<34} {seconds * 1e3:>10.2f} ms", flush=True)
+        seconds, cpu, out = timed(fn, repeat, sync)
+        results.append((impl, seconds, cpu, means(out)))
+        print(f"  {impl:<34} {seconds * 1e3:>10.2f} ms  (cpu {cpu * 1e3:.2f} ms)", flush=True)
 
     print(f"{label} on {device}:", flush=True)
     add(
@@ -165,13 +171,13 @@ def bench_case(
         except ImportError:
             print("  (cupy not installed: skipped)")
     if not (name == "large" and args.skip_torchmetrics_large):
-        for impl, fn in torchmetrics_runs(measures, device).items():
-            add(impl, lambda fn=fn: fn(tt["scores"], tt["labels"]), 1)
-    base = dict((impl, s) for impl, s, _ in results)
-    reference = base[f"ranklens torch ({device}, input ties)"]
-    for impl, seconds, out in results:
+        for impl, run in torchmetrics_runs(measures, device).items():
+            add(impl, functools.partial(run, tt["scores"], tt["labels"]), 1)
+    reference = next(r for r in results if r[0] == f"ranklens torch ({device}, input ties)")
+    for impl, seconds, cpu, out in results:
         shown = ", ".join(f"{k} {v:.4f}" for k, v in out.items())
-        rows.append((label, impl, seconds, f"{seconds / reference:.1f}x | {shown}"))
+        ratio = f"{seconds / reference[1]:.1f} / {cpu / reference[2]:.1f}"
+        rows.append((label, impl, seconds, cpu, ratio, shown))
 
 
 def main() -> None:
@@ -192,14 +198,13 @@ def main() -> None:
         f"device: {where}; torch {torch.__version__}, torchmetrics {torchmetrics.__version__}, "
         f"numpy {np.__version__}, {torch.get_num_threads()} torch threads\n"
     )
-    rows: list[tuple[str, str, float, str]] = []
+    rows: list[Row] = []
     for name in args.cases.split(","):
         bench_case(name, args, rows)
-    print("\n| case | implementation | time (ms) | vs ranklens torch | means |")
-    print("|---|---|---:|---:|---|")
-    for label, impl, seconds, rest in rows:
-        ratio, shown = rest.split(" | ", 1)
-        print(f"| {label} | {impl} | {seconds * 1e3:,.1f} | {ratio} | {shown} |")
+    print("\n| case | implementation | wall ms | cpu ms | x ranklens torch (wall / cpu) | means |")
+    print("|---|---|---:|---:|---:|---|")
+    for label, impl, seconds, cpu, ratio, shown in rows:
+        print(f"| {label} | {impl} | {seconds * 1e3:,.1f} | {cpu * 1e3:,.1f} | {ratio} | {shown} |")
 
 
 if __name__ == "__main__":

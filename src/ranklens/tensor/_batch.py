@@ -64,6 +64,8 @@ class Batch:
     n_rel: Array | None
     ideal: Array | None
     _views: dict[tuple[bool, str], View] = field(default_factory=dict, repr=False)
+    memo: dict[tuple[str, int], Array] = field(default_factory=dict, repr=False)
+    """Values shared by the measures of one call (the relevant documents per threshold)."""
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -168,8 +170,17 @@ class View:
 
     batch: Batch
     labels: Array
-    num_ret: Array
+    valid: Array
     bounds: tuple[Array, Array] | None
+    _memo: dict[tuple[str, int], Array] = field(default_factory=dict, repr=False)
+
+    @property
+    def num_ret(self) -> Array:
+        """The documents ranked in each query."""
+        if ("num_ret", 0) not in self._memo:
+            xp = self.batch.xp
+            self._memo["num_ret", 0] = xp.sum(xp.astype(self.valid, self.batch.dtype), axis=1)
+        return self._memo["num_ret", 0]
 
     def averaged(self, x: Array) -> Array:
         """``x`` with each value replaced by the mean over its tie group (policy
@@ -188,9 +199,13 @@ class View:
         """1.0 where the document at a rank is relevant (judged, grade >= ``rel``), else 0;
         the first ``width`` ranks (all when None)."""
         xp, dtype = self.batch.xp, self.batch.dtype
-        if self.bounds is None:
+        key = ("relevant", rel)
+        if key in self._memo:
+            return self._memo[key][:, :width]
+        if self.bounds is None and width is not None and width < self.batch.shape[1]:
             return xp.astype(self.labels[:, :width] >= max(rel, 0), dtype)
-        return self.averaged(xp.astype(self.labels >= max(rel, 0), dtype))[:, :width]
+        self._memo[key] = self.averaged(xp.astype(self.labels >= max(rel, 0), dtype))
+        return self._memo[key][:, :width]
 
     def grades(self, width: int | None = None) -> Array:
         """The grade at each of the first ``width`` ranks as a gain: the label if positive,
@@ -223,11 +238,10 @@ def _rank(batch: Batch, judged_only: bool, ties: TensorTies) -> View:
     else:
         raise OptionError(f"ties must be one of {list(TENSOR_TIES)}, not {ties!r}")
     ranked_labels = xp.take_along_axis(labels, perm, axis=1)
-    num_ret = xp.sum(xp.astype(valid, batch.dtype), axis=1)
     bounds = None
     if ties == "average":
         bounds = _tie_groups(xp, xp.take_along_axis(scores, perm, axis=1), q, n, batch.device)
-    return View(batch, ranked_labels, num_ret, bounds)
+    return View(batch, ranked_labels, valid, bounds)
 
 
 def _two_key_order(xp: Any, scores: Array, key: Array, key_descending: bool) -> Array:

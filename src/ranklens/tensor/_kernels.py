@@ -51,16 +51,18 @@ class Context:
         ``ideal_labels``, else ``n_rel`` (for ``rel=1``), else the batch."""
         xp, b = self.xp, self.batch
         threshold = max(rel, 0)
-        if b.ideal is not None:
-            return xp.sum(xp.astype(b.ideal >= threshold, b.dtype), axis=1)
-        if b.n_rel is not None:
+        if b.ideal is None and b.n_rel is not None:
             if rel != 1:
                 raise MeasureError(
                     f"n_rel counts the documents of grade >= 1; a measure with rel={rel} "
                     "needs ideal_labels (every judged grade of each query)"
                 )
             return b.n_rel
-        return xp.sum(xp.astype(b.labels >= threshold, b.dtype), axis=1)
+        key = ("num_rel", threshold)
+        if key not in b.memo:
+            grades = b.labels if b.ideal is None else b.ideal
+            b.memo[key] = xp.sum(xp.astype(grades >= threshold, b.dtype), axis=1)
+        return b.memo[key]
 
     def judged_grades(self) -> Array:
         """Every judged grade of each query (``ideal_labels``, else the batch's labels),
