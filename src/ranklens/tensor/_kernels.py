@@ -5,6 +5,32 @@ the measure's parameters, and returns one value per query, shape ``(Q,)``. The
 definitions are ranklens's (and trec_eval's); where a measure needs the query's relevant
 documents or grades beyond the batch, they come from ``n_rel`` / ``ideal_labels``
 (:class:`Context`), else from the batch ("in-batch").
+
+Every measure on one ranking, grades 0, 2, 0, 1 at ranks 1-4 (R = 2 relevant):
+P@2 = 1/2; R@2 = 1/2; F1@2 = 2 (1/2)(1/2) / 1; Success@1 = 0; Rprec = 1/2 (one relevant
+in the top R = 2); RR = 1/2; AP = (1/2 + 2/4) / 2; DCG@2 = 2 / log2(3); nDCG@2 = DCG@2 /
+(2 + 1 / log2(3)); CG@2 = 2; ERR@2 = (1/2) * (2^2 - 1) / 2^2 (the top grade is 2); RBP(p=0.5)
+= (1 - 0.5) (0.5^1 + 0.5^3):
+
+>>> import numpy as np
+>>> from ranklens.tensor import evaluate
+>>> scores, labels = np.array([[0.9, 0.8, 0.7, 0.6]]), np.array([[0, 2, 0, 1]])
+>>> names = ["P@2", "R@2", "F1@2", "Success@1", "Rprec", "RR", "AP", "DCG@2", "nDCG@2",
+...          "CG@2", "ERR@2", "RBP(p=0.5)"]
+>>> for name, value in evaluate(scores, labels, names).items():
+...     print(name, round(float(value[0]), 4))
+P@2 0.5
+R@2 0.5
+F1@2 0.5
+Success@1 0.0
+Rprec 0.5
+RR 0.5
+AP 0.5
+DCG@2 1.2619
+nDCG@2 0.4796
+CG@2 2.0
+ERR@2 0.375
+RBP(p=0.5) 0.3125
 """
 
 from __future__ import annotations
