@@ -164,7 +164,8 @@ class View:
     Attributes
     ----------
     labels : (Q, N) float; the label at each rank (< 0: unjudged or past the ranking).
-    num_ret : (Q,) float; the documents ranked.
+    valid : (Q, N) bool; the documents ranked (in input order: only counted).
+    num_ret : (Q,) float; the documents ranked per query.
     bounds : ``(start, end)`` of the tie group of each rank (policy ``"average"``), or None.
     """
 

@@ -238,9 +238,9 @@ def ideal_dcg(ctx: Context, cutoff: int | None, form: str) -> Array:
     """DCG of the ideal ranking: every judged grade of the query, highest first."""
     xp = ctx.xp
     grades = ctx.judged_grades()
-    positive = xp.where(grades > 0, grades, ctx.const(0.0))
-    width = int(positive.shape[1]) if cutoff is None else min(cutoff, int(positive.shape[1]))
-    top = ctx.batch.top_values(positive, width)
+    width = int(grades.shape[1]) if cutoff is None else min(cutoff, int(grades.shape[1]))
+    top = ctx.batch.top_values(grades, width)
+    top = xp.where(top > 0, top, ctx.const(0.0))  # negative: padding or unjudged, gain 0
     return xp.sum(_shaped(ctx, top, form) / xp.log2(ctx.ranks(width) + 1.0), axis=1)
 
 
