@@ -263,3 +263,38 @@ def test_average_equals_torchmetrics_per_query_ndcg() -> None:
     np.testing.assert_allclose(
         got.numpy(), want.double().numpy(), atol=1e-6
     )  # torchmetrics: float32
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0), (0, 0)])
+def test_empty_batches(shape: tuple[int, int]) -> None:
+    names = [
+        "P@2",
+        "P",
+        "R@2",
+        "F1@2",
+        "Success@1",
+        "Rprec",
+        "RR",
+        "AP",
+        "nDCG@2",
+        "nDCG",
+        "CG@2",
+        "ERR@2",
+        "ERR",
+        "RBP",
+        "RBP(gain='graded')",
+    ]
+    out = evaluate(np.zeros(shape), np.zeros(shape, dtype=int), names)
+    for name in names:
+        assert out[name].shape == (shape[0],)
+        assert np.all(out[name] == 0)
+
+
+def test_missing_array_api_compat_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from ranklens.errors import MissingDependencyError
+
+    monkeypatch.setitem(sys.modules, "array_api_compat", None)
+    with pytest.raises(MissingDependencyError, match=r"ranklens\[torch\]"):
+        evaluate(SCORES, LABELS, "AP")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ranklens._optional import require
-from ranklens.errors import InputError, OptionError
+from ranklens.errors import InputError, MissingDependencyError, OptionError
 
 Array = Any
 """An array of any Array API namespace (numpy, torch, CuPy, JAX, ...)."""
@@ -24,15 +24,23 @@ TENSOR_TIES: tuple[TensorTies, ...] = ("trec_eval", "input", "pessimistic", "opt
 """The tie policies of the tensor path (see :func:`ranklens.tensor.evaluate`)."""
 
 
+def _compat() -> Any:
+    try:
+        return require("array_api_compat", "ranklens.tensor")
+    except MissingDependencyError as exc:
+        raise MissingDependencyError(
+            "ranklens.tensor needs the optional package 'array_api_compat', which is not "
+            "installed: pip install 'ranklens[torch]' (or pip install array-api-compat)"
+        ) from exc
+
+
 def namespace(*arrays: Array) -> Any:
     """The Array API namespace of ``arrays`` (through ``array_api_compat``)."""
-    compat = require("array_api_compat", "ranklens.tensor")
-    return compat.array_namespace(*[a for a in arrays if a is not None])
+    return _compat().array_namespace(*[a for a in arrays if a is not None])
 
 
 def _device(x: Array) -> Any:
-    compat = require("array_api_compat", "ranklens.tensor")
-    return compat.device(x)
+    return _compat().device(x)
 
 
 def _is_torch(xp: Any) -> bool:

@@ -264,8 +264,9 @@ def err(ctx: Context, cutoff: int | None, p: float = 1.0, max_rel: int | None = 
     q = ctx.batch.shape[0]
     width = ctx.width(cutoff)
     if max_rel is None:
-        top = xp.max(ctx.judged_grades()) if ctx.judged_grades().shape[1] else ctx.const(0.0)
-        top = xp.maximum(top, ctx.const(0.0))
+        judged = ctx.judged_grades()
+        empty = int(judged.shape[0]) * int(judged.shape[1]) == 0
+        top = ctx.const(0.0) if empty else xp.maximum(xp.max(judged), ctx.const(0.0))
     else:
         top = ctx.const(float(max_rel))
     grades = xp.minimum(ctx.view.grades(width), top)
