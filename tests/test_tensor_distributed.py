@@ -73,3 +73,14 @@ def test_two_processes_equal_one() -> None:
             assert synced[name] == pytest.approx(synced_one[name], abs=1e-12)
             assert reduced[name] == pytest.approx(reduced_one[name], abs=1e-12)
     assert np.isfinite(list(synced_one.values())).all()
+
+
+def test_the_metric_pickles_and_forward_gives_the_batch_value() -> None:
+    import pickle
+
+    metric = RetrievalMeasures(["RR", "P@1"])
+    batch_value = metric(torch.tensor([[0.2, 0.8]]), torch.tensor([[1, 0]]))
+    assert float(batch_value["RR"]) == 0.5 and float(batch_value["P@1"]) == 0.0
+    metric.update(torch.tensor([[0.9, 0.1]]), torch.tensor([[1, 0]]))
+    copy = pickle.loads(pickle.dumps(metric))
+    assert {k: float(v) for k, v in copy.compute().items()} == {"RR": 0.75, "P@1": 0.5}

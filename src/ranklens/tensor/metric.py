@@ -100,6 +100,7 @@ def _metric_class() -> type:
             return {name: self.totals[i] / count for i, name in enumerate(self.measures)}
 
     RetrievalMeasures.__module__ = __name__
+    RetrievalMeasures.__qualname__ = "RetrievalMeasures"  # pickled by reference
     return RetrievalMeasures
 
 
