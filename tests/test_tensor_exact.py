@@ -12,6 +12,8 @@ import gzip
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import ranklens
 from ranklens.examples import example_paths
@@ -145,3 +147,24 @@ def test_jax_gives_the_same_values() -> None:
             np.testing.assert_allclose(np.asarray(out[name]), want, rtol=0, atol=1e-12)
     finally:
         jax.config.update("jax_enable_x64", previous)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12))
+def test_equals_ranklens_on_hypothesis_data(seed: int, num_queries: int) -> None:
+    qrels, run = generated(seed, num_queries)
+    assume(any(run.values()))  # ranklens refuses an empty run
+    names = ["nDCG@5", "AP", "P@3", "R@5", "RR", "Rprec", "ERR@5", "RBP(gain='graded')", "F1@3"]
+    expected = ranklens.evaluate(qrels, run, names).per_query
+    data = padded(qrels, run)
+    out = evaluate(
+        data.scores,
+        data.labels,
+        names,
+        mask=data.mask,
+        doc_ids=data.doc_ids,
+        ideal_labels=data.ideal_labels,
+    )
+    for name in names:
+        want = np.array([expected[q][name] for q in data.qids])
+        np.testing.assert_allclose(out[name], want, rtol=0, atol=1e-12)
