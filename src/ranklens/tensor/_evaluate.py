@@ -1,0 +1,152 @@
+"""``ranklens.tensor.evaluate``: measures on padded batches of scores and labels."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ranklens.base.errors import MeasureError, OptionError
+from ranklens.measures import Measure, parse_measures
+from ranklens.tensor._batch import TENSOR_TIES, Array, TensorTies, prepare
+from ranklens.tensor._kernels import KERNELS, Context
+
+SUPPORTED: tuple[str, ...] = tuple(KERNELS)
+"""The measure families the tensor path computes (by ranklens name)."""
+
+
+def tensor_measures(measures: Iterable[str | Measure] | str) -> list[Measure]:
+    """Parse ``measures`` in ranklens's measure language and check that the tensor path
+    computes each of them (raises :class:`~ranklens.base.errors.MeasureError` otherwise).
+
+    >>> [m.name for m in tensor_measures(["nDCG@10", "MAP", "P(rel=2)@5"])]
+    ['nDCG@10', 'AP', 'P(rel=2)@5']
+    """
+    names = [measures] if isinstance(measures, str) else list(measures)
+    parsed = parse_measures(names)
+    for measure in parsed:
+        if measure.spec.name not in KERNELS:
+            raise MeasureError(
+                f"{measure.name} is not computed on tensors; the tensor path computes "
+                f"{', '.join(SUPPORTED)} (ranklens.evaluate computes every measure on qrels "
+                "and runs)"
+            )
+    return parsed
+
+
+def evaluate(
+    scores: Array,
+    labels: Array,
+    measures: Iterable[str | Measure] | str,
+    *,
+    mask: Array | None = None,
+    doc_ids: Array | None = None,
+    n_rel: Array | None = None,
+    ideal_labels: Array | None = None,
+    ties: TensorTies | None = None,
+    dtype: Any = None,
+    validate: bool = True,
+) -> dict[str, Array]:
+    r"""Per-query measures of a padded batch, on the batch's own namespace and device.
+
+    Parameters
+    ----------
+    scores
+        ``(Q, N)`` scores of ``N`` documents (padded) for each of ``Q`` queries: a numpy,
+        torch, CuPy or JAX array (any Array API array). Higher ranks first.
+    labels
+        ``(Q, N)`` relevance grades (integers >= 0; ``1`` is relevant by default, as in
+        trec_eval). Without ``mask``, a negative label marks padding.
+    measures
+        Measure names in ranklens's language (``"nDCG@10"``, ``"nDCG(dcg='exp-log2')@10"``,
+        ``"AP"``, ``"P(rel=2)@5"``, ``"RBP(p=0.9)"``, ...), or one name. Supported: P, R, F1,
+        F, Success, Rprec, RR, AP, DCG, nDCG, CG, ERR, RBP, with their parameters
+        (``judged_only`` included, but not nDCG's ``gains`` map).
+    mask
+        ``(Q, N)`` bool, true for real documents. With a mask a negative label inside it is
+        an unjudged document (not relevant, gain 0, dropped by ``judged_only``).
+    doc_ids
+        ``(Q, N)`` integers; equal scores are ordered by decreasing id, as trec_eval orders
+        them by decreasing document number when the ids follow the byte order of the
+        document numbers (:func:`doc_id_codes` makes such ids).
+    n_rel
+        ``(Q,)`` the number of relevant documents (grade >= 1) of each query, in the batch
+        or not: the denominator of recall, AP and R-precision. Without it (and without
+        ``ideal_labels``) the measures are **in-batch**: only the batch's documents count.
+    ideal_labels
+        ``(Q, M)`` every judged grade of each query (padded with -1): the ideal ranking of
+        nDCG, ``R`` at any threshold, the highest grade of ERR and graded RBP.
+    ties
+        How equal scores are ordered: ``"trec_eval"`` (by ``doc_ids``, the default when
+        they are given), ``"input"`` (column order, the default otherwise),
+        ``"pessimistic"`` (lower grades first), ``"optimistic"`` (higher grades first) or
+        ``"average"`` (each tie group's gains averaged, as scikit-learn's ``ndcg_score``:
+        the expected value over the orders of the tied documents; only for measures linear
+        in the gains). Never random.
+    dtype
+        The floating dtype of the results (default: float64 for float64 scores, else
+        float32).
+    validate
+        Check that real scores are finite (one reduction and a host synchronisation; turn
+        off under ``jax.jit``).
+
+    Returns
+    -------
+    dict
+        ``{measure name: (Q,) array}``, in the order the measures were given.
+
+    Examples
+    --------
+    The relevant document of the second query is ranked second; the first query ties its
+    two documents, ordered by decreasing id as trec_eval does:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.5, 0.5, 0.1], [0.9, 0.8, 0.0]])
+    >>> labels = np.array([[1, 0, 0], [0, 2, -1]])  # -1: padding
+    >>> ids = np.array([[7, 9, 3], [1, 2, 0]])
+    >>> out = evaluate(scores, labels, ["RR", "P@2", "nDCG@2"], doc_ids=ids)
+    >>> out["RR"], out["P@2"]
+    (array([0.5, 0.5]), array([0.5, 0.5]))
+    >>> out["nDCG@2"].round(4)
+    array([0.6309, 0.6309])
+
+    With ``ties="average"`` the tied pair of the first query counts as half relevant at
+    each of its ranks:
+
+    >>> evaluate(scores, labels, "P@1", ties="average")["P@1"]
+    array([0.5, 0. ])
+    """
+    parsed = tensor_measures(measures)
+    if ties is None:
+        ties = "trec_eval" if doc_ids is not None else "input"
+    if ties not in TENSOR_TIES:
+        raise OptionError(f"ties must be one of {list(TENSOR_TIES)}, not {ties!r}")
+    batch = prepare(
+        scores,
+        labels,
+        mask=mask,
+        doc_ids=doc_ids,
+        n_rel=n_rel,
+        ideal_labels=ideal_labels,
+        dtype=dtype,
+        validate=validate,
+    )
+    out: dict[str, Array] = {}
+    for measure in parsed:
+        values = dict(measure.items)
+        judged_only = bool(values.pop("judged_only", False))
+        ctx = Context(batch.view(judged_only, ties), batch, ties)
+        out[measure.name] = KERNELS[measure.spec.name](ctx, **values)
+    return out
+
+
+def doc_id_codes(docnos: Sequence[str]) -> Any:
+    """Integer ids whose order is the byte order of ``docnos`` (UTF-8), for ``doc_ids``.
+
+    >>> doc_id_codes(["d10", "d9", "D1", "d10"]).tolist()
+    [1, 2, 0, 1]
+    """
+    import numpy as np
+
+    encoded = [d.encode("utf-8") for d in docnos]
+    order = {doc: i for i, doc in enumerate(sorted(set(encoded)))}
+    return np.fromiter((order[d] for d in encoded), dtype=np.int64, count=len(encoded))
