@@ -119,18 +119,24 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/statm") as handle:
-        pages = int(handle.read().split()[1])
-    import os
+def _parquet(run_path: Path) -> Path:
+    """The run as a Parquet file (query_id, doc_id as strings; score), written once."""
+    import pyarrow.parquet as pq
 
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    target = run_path.with_suffix(".parquet")
+    if not target.exists():
+        qrels_path = run_path.with_name(run_path.name.replace("run.", "qrels."))
+        pq.write_table(_inputs(qrels_path, run_path, "pyarrow Table")["pyarrow Table"], target)
+    return target
 
 
 def memory_child(scale: str, shape: str, kind: str) -> None:
-    """In a fresh process: build one input, then report the RSS before the evaluation and
-    its highest value during it (sampled every 2 ms), in MB."""
-    import threading
+    """In a fresh process: load one input (from Parquet, so that building it leaves no
+    garbage behind), then report the peak RSS before and after the evaluation, in MB."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     import ranklens
 
@@ -138,23 +144,18 @@ def memory_child(scale: str, shape: str, kind: str) -> None:
     ev = ranklens.Evaluator(str(qrels_path), MEASURES)
     obj: Any = str(run_path)
     if kind != "file (TREC text)":
-        obj = _inputs(qrels_path, run_path, kind)[kind]
+        table = pq.read_table(_parquet(run_path))
+        arrow_strings = {pa.string(): pd.StringDtype("pyarrow")}.get
+        obj = {
+            "pyarrow Table": lambda: table,
+            "polars (str)": lambda: pl.from_arrow(table),
+            "pandas (string[pyarrow])": lambda: table.to_pandas(types_mapper=arrow_strings),
+        }[kind]()
+        del table
     gc.collect()
-    before = _rss_mb()
-    highest = [before]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.is_set():
-            highest[0] = max(highest[0], _rss_mb())
-            time.sleep(0.002)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
+    before = _peak_mb()
     ev.evaluate(obj)
-    done.set()
-    sampler.join()
-    print(json.dumps({"before": before, "peak": max(highest[0], _rss_mb())}))
+    print(json.dumps({"before": before, "peak": _peak_mb()}))
 
 
 def measure_memory(scale: str, shape: str, kinds: list[str]) -> dict[str, float]:
@@ -239,7 +240,8 @@ def measure(scale: str, shape: str, repeat: int) -> dict[str, Any]:
     except ImportError:
         rows["pandas: ir_measures"] = {"tool": "ir_measures", "seconds": None}
     small = {q: dict(list(d.items())[:100]) for q, d in list(inputs["dict"].items())[:1000]}
-    per_run, _ = _best(lambda: ev.evaluate(small), max(repeat, 10))
+    small_ev = ranklens.Evaluator({q: qrels_dict.get(q, {}) for q in small}, MEASURES)
+    per_run, _ = _best(lambda: small_ev.evaluate(small), max(repeat, 10))
     rows["repeated: Evaluator.evaluate, 1,000 x 100 dict"] = {
         "tool": "ranklens",
         "seconds": per_run,
@@ -279,13 +281,7 @@ def main() -> None:
         return
     result = measure(args.scale, args.shape, args.repeat)
     if args.memory:
-        kinds = [
-            "file (TREC text)",
-            "pandas (object str)",
-            "pandas (string[pyarrow])",
-            "polars (str)",
-            "pyarrow Table",
-        ]
+        kinds = ["file (TREC text)", "pandas (string[pyarrow])", "polars (str)", "pyarrow Table"]
         extra = measure_memory(args.scale, args.shape, kinds)
         result["memory_mb"] = extra
         for kind, mb in extra.items():
