@@ -224,3 +224,19 @@ def test_reading_out_of_memory_is_a_typed_error(monkeypatch) -> None:
     monkeypatch.setattr(source.gzip, "decompress", exhausted)
     with pytest.raises(ResourceError, match="out of memory"):
         ranklens.evaluate(io.BytesIO(QRELS), io.BytesIO(gzip.compress(RUN)), ["AP"])
+
+
+@pytest.mark.parametrize(
+    "qrels,run,cause",
+    [
+        (QRELS, QRELS, "a qrels file .* given as the run"),
+        (RUN, RUN, "a run file given as the qrels"),
+        (QRELS, b"q1,d1,0.5\nq1,d2,0.4\n", "looks like CSV"),
+        (QRELS, b"q1 d1 0.5\n", "3-column run"),
+        (b"q1 d1 1\n", RUN, "3-column qrels"),
+        (QRELS, b"\xef\xbb\xbfq1 d1 0.5\n", "3-column run"),  # found after a byte-order mark
+    ],
+)
+def test_column_errors_name_the_likely_cause(qrels: bytes, run: bytes, cause: str) -> None:
+    with pytest.raises(ParseError, match=cause):
+        ranklens.evaluate(io.BytesIO(qrels), io.BytesIO(run), ["AP"])

@@ -43,22 +43,35 @@ def _parse(source: object, kind: int) -> tuple[Parsed, str]:
     return parsed, name
 
 
+_HINTS = {
+    (_RUN, 4): "; this looks like a qrels file (qid iter docid relevance) given as the run: the "
+    "qrels come first, then the run",
+    (_QRELS, 6): "; this looks like a run file given as the qrels: the qrels come first, then "
+    "the run",
+    (_RUN, 3): "; this looks like a 3-column run (qid docid score): convert it to TREC's 6 "
+    "columns, e.g. awk '{print $1, \"Q0\", $2, 0, $3, \"run\"}' FILE",
+    (_QRELS, 3): "; this looks like 3-column qrels (qid docid relevance): add the iteration "
+    "column, e.g. awk '{print $1, 0, $2, $3}' FILE",
+}
+"""The likely cause of a line with the wrong number of fields, by (file kind, fields)."""
+
+
 def _line_text(content: object, line: int) -> bytes:
-    """The bytes of physical line ``line`` (1-based) of ``content`` (its first 4 KiB)."""
-    view = memoryview(content)  # type: ignore[arg-type]
-    start = 0
+    """The bytes of physical line ``line`` (1-based) of ``content`` (at most 4 KiB)."""
+    data = content.obj if isinstance(content, memoryview) else content
+    skip = len(data) - len(content) if isinstance(content, memoryview) else 0  # type: ignore[arg-type]
+    start = skip
     for _ in range(line - 1):
-        found = bytes(view[start : start + (1 << 20)]).find(b"\n")
+        found = data.find(b"\n", start)  # type: ignore[attr-defined]
         if found < 0:
             return b""
-        start += found + 1
-    text = bytes(view[start : start + 4096])
-    return text.split(b"\n", 1)[0]
+        start = found + 1
+    return bytes(data[start : start + 4096]).split(b"\n", 1)[0]  # type: ignore[index]
 
 
 def _likely_cause(message: str, kind: int, content: object, line: int) -> str:
     """What a column-count error most likely means: swapped files, CSV, 3-column files."""
-    if "expected" not in message or line <= 0:
+    if "expected" not in message or not 0 < line <= 1000:  # a wrong format fails early
         return ""
     try:
         text = _line_text(content, line)
@@ -70,26 +83,7 @@ def _likely_cause(message: str, kind: int, content: object, line: int) -> str:
             "; this looks like CSV (comma-separated): TREC files are separated by whitespace; "
             "convert it (tr ',' ' ' < FILE) or pass the table as a DataFrame in Python"
         )
-    if kind == _RUN and len(fields) == 4:
-        return (
-            "; this looks like a qrels file (qid iter docid relevance) given as the run: the "
-            "qrels come first, then the run"
-        )
-    if kind == _QRELS and len(fields) == 6:
-        return (
-            "; this looks like a run file given as the qrels: the qrels come first, then the run"
-        )
-    if kind == _RUN and len(fields) == 3:
-        return (
-            "; this looks like a 3-column run (qid docid score): convert it to TREC's 6 "
-            "columns, e.g. awk '{print $1, \"Q0\", $2, 0, $3, \"run\"}' FILE"
-        )
-    if kind == _QRELS and len(fields) == 3:
-        return (
-            "; this looks like 3-column qrels (qid docid relevance): add the iteration "
-            "column, e.g. awk '{print $1, 0, $2, $3}' FILE"
-        )
-    return ""
+    return _HINTS.get((kind, len(fields)), "")
 
 
 def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> dict[str, Any]:
