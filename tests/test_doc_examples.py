@@ -47,6 +47,7 @@ TIMEOUT = 300  # seconds for one shell block or console command
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
 _MARKER = re.compile(r"<!--\s*(?P<kind>no-run|requires)\s*:\s*(?P<value>.*?)\s*-->", re.S)
+_INSTALL = re.compile(r"(?:^|[;&|(]\s*)(?:python3? -m )?pip3? install\b", re.M)
 _NUMBER = re.compile(r"(?<![\w.])[+-]?\d+\.\d+(?:e[+-]?\d+)?(?![\d.])")
 
 
@@ -139,7 +140,15 @@ def _environment(tmp: Path) -> dict[str, str]:
     return env
 
 
+def _refuse_installs(example: Example, code: str) -> None:
+    """An example that installs packages is never run by the tests (it would change this
+    environment, or download): it must be marked ``<!-- no-run: installs ... -->``."""
+    if _INSTALL.search(code):
+        pytest.fail(f"{example.where} runs pip install: mark it <!-- no-run: installs ... -->")
+
+
 def _run_shell(example: Example, cwd: Path, env: dict[str, str]) -> None:
+    _refuse_installs(example, example.code)
     done = subprocess.run(
         ["bash", "-e", "-o", "pipefail", "-c", example.code],
         cwd=cwd,
@@ -180,6 +189,7 @@ def console_commands(code: str) -> list[tuple[str, str]]:
 
 def _run_console(example: Example, cwd: Path, env: dict[str, str]) -> None:
     for command, shown in console_commands(example.code):
+        _refuse_installs(example, command)
         done = subprocess.run(
             ["bash", "-e", "-o", "pipefail", "-c", command],
             cwd=cwd,
@@ -287,6 +297,9 @@ def test_the_extractor_reads_fences_markers_and_console_commands(tmp_path: Path)
     ]
     assert found[1].code == "x = 1\n"
     assert console_commands(found[2].code) == [("echo 1.5 \\\n  2.5", "1.5 2.5"), ("true", "")]
+    assert _INSTALL.search("pip install 'ranklens[torch]'  # torch")
+    assert _INSTALL.search("cd x && python -m pip install -e .")
+    assert not _INSTALL.search("ranklens eval --example  # after pip install")
     assert _NUMBER.findall("0.6771ᵃ 1.5e-10 +0.2578 [0.1959, v1.2.3 43") == [
         "0.6771",
         "1.5e-10",
