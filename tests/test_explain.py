@@ -202,7 +202,7 @@ def test_value_equals_evaluate_property(
 def seed_text(prefix: str) -> str:
     found = sorted(Path(SEEDS).glob(f"{prefix}_*.txt"))
     if not found:
-        pytest.skip(f"founding document {prefix} not found in {SEEDS}")
+        pytest.fail(f"founding document {prefix} not found in {SEEDS} (tests/data/seeds)")
     return found[0].read_text(encoding="utf-8")
 
 

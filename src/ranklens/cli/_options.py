@@ -41,6 +41,33 @@ def add_example(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def add_quiet(p: argparse.ArgumentParser, what: str | None = None) -> None:
+    """``--quiet``: nothing on stderr but warnings and errors; every subcommand takes it, so
+    that scripts can pass it to any (``what`` says what it silences, if anything)."""
+    silences = f" ({what})" if what else " (this command prints nothing else there)"
+    p.add_argument(
+        "--quiet", action="store_true", help=f"nothing on stderr but warnings and errors{silences}"
+    )
+
+
+def resolve_one_run(args: argparse.Namespace) -> None:
+    """Fill in ``args.qrels`` and ``args.run`` for ``--example`` (the bundled qrels and the
+    bm25 run) and check that both files are given and at most one is ``-`` (stdin)."""
+    from ranklens.base.errors import OptionError
+
+    if args.example:
+        from ranklens.data.examples import example_paths
+
+        if args.qrels is not None:
+            raise OptionError("--example takes no files: it uses the bundled example data")
+        qrels_path, run_paths = example_paths()
+        args.qrels, args.run = str(qrels_path), str(run_paths[0])
+    if args.qrels is None or args.run is None:
+        raise OptionError("give a qrels file and a run file (or --example)")
+    if args.qrels == "-" and args.run == "-":
+        raise OptionError("only one of the files can be '-' (stdin)")
+
+
 def add_conventions(p: argparse.ArgumentParser, duplicates: bool = True) -> None:
     """``--ties``, ``--queries``, ``--depth`` (and ``--duplicates``)."""
     p.add_argument(

@@ -59,6 +59,7 @@ def register(commands: Any) -> None:
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
     _options.add_conventions(p)
     _options.add_example(p, "compare the runs of")
+    _options.add_quiet(p, "the count of queries left out")
     p.set_defaults(handler=run_compare)
 
 
@@ -84,7 +85,7 @@ def run_compare(args: argparse.Namespace) -> int:
         correlate_qrels=args.correlate_qrels,
         **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
     )
-    if cmp.queries_dropped:
+    if cmp.queries_dropped and not args.quiet:
         sys.stderr.write(
             f"ranklens: {cmp.queries_dropped} queries not in every run left out; "
             f"{len(cmp.queries)} compared\n"

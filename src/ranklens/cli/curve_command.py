@@ -1,4 +1,4 @@
-"""``ranklens curve QRELS RUN --kind pr|ipr|roc``: the points of a curve (see
+"""``ranklens curve QRELS RUN --kind pr|ipr|roc`` (or ``--example``): the points of a curve (see
 :mod:`ranklens.analysis.curves`)."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ import csv
 import json
 import sys
 from typing import IO, Any
+
+from ranklens.cli import _options
 
 KINDS = ("pr", "ipr", "roc")
 FORMATS = ("table", "csv", "json")
@@ -26,8 +28,8 @@ def register(commands: Any) -> None:
             "optimal cut-offs by Youden's J, distance to (0, 1) and TPR * (1 - FPR))."
         ),
     )
-    p.add_argument("qrels", help="qrels file (TREC format; .gz/.bz2/.xz; - for stdin)")
-    p.add_argument("run", help="run file (TREC format)")
+    p.add_argument("qrels", nargs="?", help="qrels file (TREC format; .gz/.bz2/.xz; - for stdin)")
+    p.add_argument("run", nargs="?", help="run file (TREC format)")
     p.add_argument("--kind", choices=KINDS, required=True, help="which curve")
     p.add_argument("--query", metavar="Q", help="only this query")
     p.add_argument("--rel", type=int, default=1, metavar="N", help="minimum relevant grade")
@@ -38,6 +40,8 @@ def register(commands: Any) -> None:
         default="trec_eval",
         help="order of equal scores (default: docid descending, as trec_eval)",
     )
+    _options.add_example(p, "draw the curves of (with the bm25 run)")
+    _options.add_quiet(p)
     p.set_defaults(handler=run_curve)
 
 
@@ -46,10 +50,7 @@ Rows = list[list[Any]]
 
 def run_curve(args: argparse.Namespace) -> int:
     """Handle ``ranklens curve``."""
-    from ranklens.base.errors import OptionError
-
-    if args.qrels == "-" and args.run == "-":
-        raise OptionError("only one of the files can be '-' (stdin)")
+    _options.resolve_one_run(args)
     options = {"ties": args.ties}
     if args.kind == "pr":
         payload, tables = _pr(args, options)

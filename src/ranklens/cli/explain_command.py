@@ -75,6 +75,7 @@ def register(commands: Any) -> None:
     )
     _options.add_conventions(p, duplicates=False)
     _options.add_example(p, "explain on (with the bm25 run)")
+    _options.add_quiet(p)
     p.set_defaults(handler=run_explain)
 
 

@@ -20,6 +20,7 @@ def register(commands: Any) -> None:
         "docs/measures-reference.md.",
     )
     p.add_argument("name", nargs="?", help="a measure name or alias, e.g. AP or nDCG")
+    p.add_argument("--quiet", action="store_true", help="accepted as by every ranklens command")
     p.add_argument(
         "-f", "--format", choices=("table", "markdown", "json", "reference"), default="table"
     )

@@ -41,7 +41,14 @@ def register(commands: Any) -> None:
         "--output",
         required=True,
         metavar="FILE",
-        help="the file to write; its extension (.png, .svg or .pdf) chooses the format",
+        help="the file to write; its extension (.png, .svg or .pdf) chooses the format "
+        "unless --format does",
+    )
+    p.add_argument(
+        "-f",
+        "--format",
+        choices=FORMATS,
+        help="the file's format (default: from the extension of --output)",
     )
     p.add_argument(
         "--force", action="store_true", help="overwrite FILE if it exists (never an input file)"
@@ -84,15 +91,22 @@ def register(commands: Any) -> None:
     p.add_argument("--dpi", type=float, default=100.0, help="dots per inch of a PNG (default: 100)")
     _options.add_conventions(p, duplicates=False)
     _options.add_example(p, "plot")
+    _options.add_quiet(p, "the name of the file written")
     p.set_defaults(handler=run_plot)
 
 
-def _output_format(path: str) -> str:
+def _output_format(path: str, chosen: str | None = None) -> str:
     from ranklens.base.errors import OptionError
 
     suffix = Path(path).suffix.lower().lstrip(".")
+    if chosen is not None:
+        if suffix in FORMATS and suffix != chosen:
+            raise OptionError(f"--format {chosen} contradicts the extension of {path!r}")
+        return chosen
     if suffix not in FORMATS:
-        raise OptionError(f"--output must end in .png, .svg or .pdf, not {path!r}")
+        raise OptionError(
+            f"--output must end in .png, .svg or .pdf, not {path!r} (or give --format)"
+        )
     return suffix
 
 
@@ -129,7 +143,7 @@ def _measures(args: argparse.Namespace) -> list[str]:
 
 def run_plot(args: argparse.Namespace) -> int:
     """Handle ``ranklens plot``."""
-    fmt = _output_format(args.output)
+    fmt = _output_format(args.output, args.format)
     _check(args)
     from ranklens.data.output import check_destination, write_atomically
 
@@ -184,5 +198,6 @@ def run_plot(args: argparse.Namespace) -> int:
     buffer = io.BytesIO()
     fig.savefig(buffer, format=fmt)
     write_atomically(args.output, buffer.getvalue(), inputs=inputs, force=args.force)
-    sys.stderr.write(f"ranklens: wrote {args.output}\n")
+    if not args.quiet:
+        sys.stderr.write(f"ranklens: wrote {args.output}\n")
     return 0

@@ -43,7 +43,9 @@ def register(commands: Any) -> None:
     _options.add_statistics(p)
     _options.add_conventions(p)
     _options.add_example(p, "report on")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
+    _options.add_quiet(p, "the progress bar and the name of the file written")
+    # -q stays for scripts that used it; it is not shown, as -q means --per-query in eval
+    p.add_argument("-q", dest="quiet", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(handler=run_report)
 
 

@@ -32,8 +32,8 @@ def register(commands: Any) -> None:
             "all_prefs, qrels_jg. 'ranklens measures' lists the ranklens measures behind them."
         ),
     )
-    p.add_argument("qrels", help="relevance file ('-' for stdin)")
-    p.add_argument("run", help="results file in trec_results format ('-' for stdin)")
+    p.add_argument("qrels", nargs="?", help="relevance file ('-' for stdin)")
+    p.add_argument("run", nargs="?", help="results file in trec_results format ('-' for stdin)")
     add = p.add_argument
     add("-q", "--query_eval_wanted", action="store_true", help="also print per-query values")
     add("-m", "--measure", action="append", default=[], metavar="MEASURE[.PARAMS]")
@@ -98,6 +98,12 @@ def register(commands: Any) -> None:
         help="print the trec_eval version this follows and exit",
     )
     add("--v9", action="store_true", help="behave as trec_eval 9.0.8 (as pytrec_eval)")
+    add(
+        "--example",
+        action="store_true",
+        help="evaluate the bundled example (TREC DL 2019 passage qrels, the bm25 run)",
+    )
+    add("--quiet", action="store_true", help="accepted as by every ranklens command (no effect)")
     p.set_defaults(handler=run_trec_eval)
 
 
@@ -121,6 +127,15 @@ def run_trec_eval(args: argparse.Namespace) -> int:
 
     if args.Results_format != "trec_results":
         return fail(f"Illegal retrieval results format '{args.Results_format}'", 2)
+    if args.example:
+        if args.qrels is not None:
+            return fail("--example takes no files: it uses the bundled example data", 1)
+        from ranklens.data.examples import example_paths
+
+        qrels_path, run_paths = example_paths()
+        args.qrels, args.run = str(qrels_path), str(run_paths[0])
+    if args.qrels is None or args.run is None:
+        return fail("give a relevance file and a results file (or --example)", 1)
     if args.qrels == "-" and args.run == "-":
         return fail("only one of the files can be '-' (stdin)", 1)
     only_query = None

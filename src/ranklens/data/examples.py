@@ -11,11 +11,51 @@ The TREC 2019 Deep Learning passage qrels (43 queries, graded 0-3) and two gener
 
 from __future__ import annotations
 
+import gzip
 from importlib import resources
 from pathlib import Path
+
+from ranklens.base.errors import OptionError
+
+EXAMPLE_FILE_NAMES = ("qrels.txt", "run.txt", "bm25.run", "rerank.run", "prefs.txt")
+"""The names :func:`write_example_files` writes, the names the documentation's examples use:
+the qrels, a run (the rerank run), the bm25 and rerank runs, and the qrels as trec_eval's
+5-column preference file (``qid jg jsg docno rel_level``, one judgement group per query)."""
 
 
 def example_paths() -> tuple[Path, list[Path]]:
     """The paths of the bundled qrels and runs."""
     root = Path(str(resources.files("ranklens.data") / "example_files"))
     return root / "dl19-passage.qrels.gz", [root / "dl19-bm25.run.gz", root / "dl19-rerank.run.gz"]
+
+
+def write_example_files(directory: str | Path = ".", *, force: bool = False) -> list[Path]:
+    """Write the bundled example as plain TREC files named as in the documentation.
+
+    Writes :data:`EXAMPLE_FILE_NAMES` into ``directory``, so that the examples of the README
+    and the docs (``ranklens eval qrels.txt run.txt``) run as written. Existing files are
+    left alone unless ``force``: then nothing is written and
+    :class:`~ranklens.base.errors.OptionError` names them.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     [p.name for p in write_example_files(tmp)]
+    ['qrels.txt', 'run.txt', 'bm25.run', 'rerank.run', 'prefs.txt']
+    """
+    folder = Path(directory)
+    targets = [folder / name for name in EXAMPLE_FILE_NAMES]
+    existing = [str(t) for t in targets if t.exists() or t.is_symlink()]
+    if existing and not force:
+        raise OptionError(f"{', '.join(existing)}: already there; --force replaces them")
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels_path, (bm25_path, rerank_path) = example_paths()
+    qrels = gzip.decompress(qrels_path.read_bytes())
+    rerank = gzip.decompress(rerank_path.read_bytes())
+    prefs = b"".join(
+        b"%s 0 0 %s %s\n" % (qid, doc, grade)
+        for qid, _, doc, grade in (line.split() for line in qrels.splitlines() if line.strip())
+    )
+    contents = [qrels, rerank, gzip.decompress(bm25_path.read_bytes()), rerank, prefs]
+    for target, content in zip(targets, contents, strict=True):
+        target.write_bytes(content)
+    return targets

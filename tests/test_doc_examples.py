@@ -1,0 +1,308 @@
+"""Every example of README.md and docs/*.md runs as written.
+
+Each Markdown file is one test. Its fenced examples run in the order of the page, in one
+fresh temporary folder (so a later example may read what an earlier one wrote), with the
+``ranklens`` of this interpreter first on ``PATH``:
+
+- ``bash``, ``sh``, ``shell``: the whole block is one ``bash -e -o pipefail`` script;
+- ``console``: each ``$ `` line (with its ``\\`` continuation lines) is one command; the
+  lines after it are its output as shown, and every number shown there (``0.4193``,
+  ``1.5e-10``) must appear in the real output, so a page cannot go stale;
+- ``python``: executed with ``exec`` in one namespace per page (an example may use names an
+  earlier one defined); a block of ``>>>`` lines (also ``pycon``) runs as a doctest, its
+  output compared;
+- any other language (``text``, ``json``, none) is shown, not run.
+
+Examples that name files (``qrels.txt``, ``run.txt``, ``bm25.run``, ``rerank.run``,
+``prefs.txt``) find them because the page says how to get them first, in a block that runs
+like the others: ``ranklens examples`` writes the bundled example under these names.
+
+Two HTML comments, on the line(s) just before a fence, change how it runs (README.md's
+Development section documents them):
+
+- ``<!-- no-run: REASON -->``: the example is not run (say why; keep these few: installing
+  the package, running this very suite, a cluster or a GPU the test cannot have);
+- ``<!-- requires: MODULE [MODULE ...] -->``: the page's test is skipped, saying so, when a
+  module outside ranklens is not installed.
+"""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SHELL = {"bash", "sh", "shell", "console", "shell-session"}
+PYTHON = {"python", "py", "python3", "pycon", "pycon3"}
+TIMEOUT = 300  # seconds for one shell block or console command
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
+_MARKER = re.compile(r"<!--\s*(?P<kind>no-run|requires)\s*:\s*(?P<value>.*?)\s*-->", re.S)
+_INSTALL = re.compile(r"(?:^|[;&|(]\s*)(?:python3? -m )?pip3? install\b", re.M)
+_NUMBER = re.compile(r"(?<![\w.])[+-]?\d+\.\d+(?:e[+-]?\d+)?(?![\d.])")
+
+
+@dataclass(frozen=True)
+class Example:
+    """One fenced block of a page."""
+
+    page: Path
+    line: int  # of the opening fence, 1-based
+    language: str
+    code: str
+    no_run: str | None  # the reason, when marked no-run
+    requires: tuple[str, ...]
+
+    @property
+    def where(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def examples_of(page: Path) -> list[Example]:
+    """The fenced blocks of ``page`` with their markers."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    found: list[Example] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, fence = len(m["indent"]), m["fence"]
+        language = m["info"].split()[0].lower() if m["info"].split() else ""
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines):
+            close = _FENCE.match(lines[j])
+            if (
+                close
+                and close["fence"][0] == fence[0]
+                and len(close["fence"]) >= len(fence)
+                and not close["info"].strip()
+            ):
+                break
+            body.append(lines[j][indent:] if lines[j][:indent].strip() == "" else lines[j])
+            j += 1
+        no_run, requires = _markers_before(lines, i)
+        found.append(Example(page, i + 1, language, "\n".join(body) + "\n", no_run, requires))
+        i = j + 1
+    return found
+
+
+def _markers_before(lines: list[str], fence: int) -> tuple[str | None, tuple[str, ...]]:
+    """The markers in the HTML comments directly above line ``fence`` (blank lines allowed)."""
+    k = fence - 1
+    comments: list[str] = []
+    while k >= 0 and (not lines[k].strip() or lines[k].strip().endswith("-->")):
+        if lines[k].strip():
+            start = k
+            while "<!--" not in lines[start] and start > 0:
+                start -= 1
+            comments.append("\n".join(lines[start : k + 1]))
+            k = start
+        k -= 1
+    no_run: str | None = None
+    requires: list[str] = []
+    for comment in comments:
+        for m in _MARKER.finditer(comment):
+            if m["kind"] == "no-run":
+                no_run = m["value"]
+            else:
+                requires += m["value"].split()
+    return no_run, tuple(requires)
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+def _environment(tmp: Path) -> dict[str, str]:
+    """``ranklens`` and ``python`` of this interpreter first on PATH."""
+    bin_dir = Path(sys.executable).parent
+    shims = tmp / ".bin"
+    shims.mkdir()
+    if not (bin_dir / "ranklens").exists():  # not installed as a script: run the module
+        (shims / "ranklens").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m ranklens "$@"\n')
+        (shims / "ranklens").chmod(0o755)
+    (shims / "python").symlink_to(sys.executable)
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(shims), str(bin_dir), env.get("PATH", "")])
+    env["MPLBACKEND"] = "Agg"
+    env.pop("PYTHONSTARTUP", None)
+    return env
+
+
+def _refuse_installs(example: Example, code: str) -> None:
+    """An example that installs packages is never run by the tests (it would change this
+    environment, or download): it must be marked ``<!-- no-run: installs ... -->``."""
+    if _INSTALL.search(code):
+        pytest.fail(f"{example.where} runs pip install: mark it <!-- no-run: installs ... -->")
+
+
+def _run_shell(example: Example, cwd: Path, env: dict[str, str]) -> None:
+    _refuse_installs(example, example.code)
+    done = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", example.code],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    if done.returncode != 0:
+        pytest.fail(
+            f"{example.where}: exit status {done.returncode}\n{example.code}\n"
+            f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
+        )
+
+
+def console_commands(code: str) -> list[tuple[str, str]]:
+    """The ``$ `` commands of a console block, each with the output shown after it."""
+    commands: list[tuple[str, str]] = []
+    lines = code.splitlines()
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("$ "):
+            i += 1
+            continue
+        command = [lines[i][2:]]
+        while command[-1].rstrip().endswith("\\") and i + 1 < len(lines):
+            i += 1
+            command.append(lines[i])
+        i += 1
+        shown: list[str] = []
+        while i < len(lines) and not lines[i].startswith("$ "):
+            shown.append(lines[i])
+            i += 1
+        commands.append(("\n".join(command), "\n".join(shown)))
+    return commands
+
+
+def _run_console(example: Example, cwd: Path, env: dict[str, str]) -> None:
+    for command, shown in console_commands(example.code):
+        _refuse_installs(example, command)
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", command],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+        if done.returncode != 0:
+            pytest.fail(
+                f"{example.where}: exit status {done.returncode}: $ {command}\n"
+                f"stderr:\n{done.stderr[-3000:]}"
+            )
+        real = set(_NUMBER.findall(done.stdout + done.stderr))
+        stale = [n for n in _NUMBER.findall(shown) if n not in real]
+        assert not stale, (
+            f"{example.where}: $ {command}: the page shows {stale}, which the command no "
+            f"longer prints; its output is:\n{done.stdout[-3000:]}"
+        )
+
+
+def _run_python(example: Example, namespace: dict[str, object]) -> None:
+    code = example.code
+    if example.language.startswith("pycon") or code.lstrip().startswith(">>>"):
+        test = doctest.DocTestParser().get_doctest(code, namespace, example.where, None, 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        report: list[str] = []
+        runner.run(test, out=report.append, clear_globs=False)
+        assert runner.failures == 0, f"{example.where}:\n" + "".join(report)
+        return
+    try:
+        exec(compile(code, example.where, "exec"), namespace)
+    except Exception as exc:
+        pytest.fail(f"{example.where}: {type(exc).__name__}: {exc}\n{code}")
+    finally:
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_example_of_the_page_runs(
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    examples = [e for e in examples_of(page) if e.language in SHELL | PYTHON]
+    runnable = [e for e in examples if e.no_run is None]
+    for module in sorted({m for e in runnable for m in e.requires}):
+        pytest.importorskip(module, reason=f"{page.name}'s examples need {module}")
+    if not runnable:
+        return
+    if any(e.language in SHELL for e in runnable) and shutil.which("bash") is None:
+        pytest.skip("the shell examples need bash, which this system lacks")
+    work = tmp_path / "work"
+    work.mkdir()
+    env = _environment(tmp_path)
+    monkeypatch.chdir(work)
+    for key in ("PATH", "MPLBACKEND"):
+        monkeypatch.setenv(key, env[key])
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    for example in runnable:
+        if example.language == "console":
+            _run_console(example, work, env)
+        elif example.language in SHELL:
+            _run_shell(example, work, env)
+        else:
+            _run_python(example, namespace)
+
+
+# --- the conventions themselves ------------------------------------------------------------
+
+
+def test_every_no_run_marker_gives_a_reason_and_sits_on_a_runnable_example() -> None:
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        marked = [e for e in examples_of(page) if e.no_run is not None or e.requires]
+        for example in marked:
+            assert example.language in SHELL | PYTHON, f"{example.where}: a marker on a non-example"
+            if example.no_run is not None:
+                assert len(example.no_run.split()) >= 2, f"{example.where}: say why it is not run"
+        markers = sum(1 for line in text.splitlines() if _MARKER.fullmatch(line.strip()))
+        assert markers == sum((e.no_run is not None) + bool(e.requires) for e in marked), (
+            f"{page.name}: a no-run/requires marker not directly above a fenced example"
+        )
+
+
+def test_the_extractor_reads_fences_markers_and_console_commands(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "text\n\n"
+        "<!-- no-run: installs the package -->\n"
+        "```bash\npip install .\n```\n\n"
+        "- a list\n\n"
+        "  ```python\n  x = 1\n  ```\n\n"
+        "<!-- requires: numpy -->\n"
+        "~~~~console\n$ echo 1.5 \\\n  2.5\n1.5 2.5\n$ true\n~~~~\n"
+        "```json\n{}\n```\n",
+        encoding="utf-8",
+    )
+    found = examples_of(page)
+    assert [(e.line, e.language, e.no_run, e.requires) for e in found] == [
+        (4, "bash", "installs the package", ()),
+        (10, "python", None, ()),
+        (15, "console", None, ("numpy",)),
+        (21, "json", None, ()),
+    ]
+    assert found[1].code == "x = 1\n"
+    assert console_commands(found[2].code) == [("echo 1.5 \\\n  2.5", "1.5 2.5"), ("true", "")]
+    assert _INSTALL.search("pip install 'ranklens[torch]'  # torch")
+    assert _INSTALL.search("cd x && python -m pip install -e .")
+    assert not _INSTALL.search("ranklens eval --example  # after pip install")
+    assert _NUMBER.findall("0.6771ᵃ 1.5e-10 +0.2578 [0.1959, v1.2.3 43") == [
+        "0.6771",
+        "1.5e-10",
+        "+0.2578",
+        "0.1959",
+    ]
