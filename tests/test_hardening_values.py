@@ -170,3 +170,22 @@ def _named(data: bytes, name: str) -> io.BytesIO:
     stream = io.BytesIO(data)
     stream.name = name  # type: ignore[attr-defined]
     return stream
+
+
+def test_evaluation_out_of_memory_is_a_resource_error_naming_the_run(
+    monkeypatch, tmp_path: Path
+) -> None:
+    from ranklens.evaluation.evaluator import Evaluator
+
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"q1 Q0 a 1 2 t\n")
+    evaluator = Evaluator({"q1": {"a": 1}}, ["AP"])
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(Evaluator, "align", exhausted)
+    with pytest.raises(ResourceError, match=r"run\.txt: out of memory while evaluating"):
+        evaluator.evaluate(str(run))
+    with pytest.raises(ResourceError, match=r"<dict>: out of memory"):
+        evaluator.evaluate({"q1": {"a": 1.0}})

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ranklens.base.errors import OptionError
+from ranklens.base.errors import OptionError, ResourceError
 from ranklens.base.types import (
     DUPLICATE_POLICIES,
     QUERY_POLICIES,
@@ -127,15 +127,38 @@ class Evaluator:
         )
 
     def evaluate(self, run: RunLike, name: str | None = None) -> Results:
-        """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...)."""
-        aligned = self.align(run, name)
-        nq = aligned.base.num_queries
-        values = np.empty((nq, len(self.measures)), dtype=np.float64)
-        for j, measure in enumerate(self.measures):
-            values[:, j] = measure.compute(aligned)
+        """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...).
+
+        Raises :class:`~ranklens.ResourceError` (a ``MemoryError``) naming the run when the
+        machine runs out of memory."""
+        try:
+            aligned = self.align(run, name)
+            nq = aligned.base.num_queries
+            values = np.empty((nq, len(self.measures)), dtype=np.float64)
+            for j, measure in enumerate(self.measures):
+                values[:, j] = measure.compute(aligned)
+        except ResourceError:
+            raise
+        except MemoryError:
+            raise ResourceError(
+                f"{_name_of(run)}: out of memory while evaluating it; evaluate fewer measures "
+                "or runs at once, or split the run by query"
+            ) from None
         return Results(
             aligned.run_name, self.measures, aligned.base.qids, values, aligned.query_counts
         )
+
+
+def _name_of(run: object) -> str:
+    """The run's file for a message (its source when it was read from one)."""
+    from ranklens.data.source import describe
+
+    source = getattr(run, "source", None)
+    if isinstance(source, str):
+        return source
+    if isinstance(run, dict):
+        return "<dict>"
+    return describe(run)
 
 
 def evaluate(
