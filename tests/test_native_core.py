@@ -38,29 +38,28 @@ INT_RE = re.compile(rb"[+-]?[0-9]+")
 
 
 def _text(field: bytes) -> str:
-    return field.decode("utf-8", "replace")[:40]
+    return field[:160].decode("utf-8", "replace")[:40]  # the core keeps 160 bytes
 
 
 def ref_score(field: bytes, line: int) -> float:
-    if len(field) <= 63:
-        if FLOAT_RE.fullmatch(field):
-            value = float(field)
-            if math.isfinite(value):
-                return value
-            raise ValueError(line, f"score '{_text(field)}' is not finite (NaN or infinity)")
-        if SPECIAL_RE.fullmatch(field):
-            raise ValueError(line, f"score '{_text(field)}' is not finite (NaN or infinity)")
+    # numbers of any length (the core copies long ones to the heap)
+    if FLOAT_RE.fullmatch(field):
+        value = float(field)
+        if math.isfinite(value):
+            return value
+        raise ValueError(line, f"score '{_text(field)}' is not finite (NaN or infinity)")
+    if SPECIAL_RE.fullmatch(field):
+        raise ValueError(line, f"score '{_text(field)}' is not finite (NaN or infinity)")
     raise ValueError(line, f"score '{_text(field)}' is not a number")
 
 
 def ref_rel(field: bytes, line: int) -> int:
-    if len(field) <= 63:
-        if INT_RE.fullmatch(field) and -(2**63) <= int(field) < 2**63:
-            return int(field)
-        if FLOAT_RE.fullmatch(field):
-            value = float(field)
-            if math.isfinite(value) and value == int(value) and abs(value) < 2**53:
-                return int(value)
+    if INT_RE.fullmatch(field) and -(2**63) <= int(field) < 2**63:
+        return int(field)
+    if FLOAT_RE.fullmatch(field):
+        value = float(field)
+        if math.isfinite(value) and value == int(value) and abs(value) < 2**53:
+            return int(value)
     raise ValueError(line, f"relevance '{_text(field)}' is not an integer")
 
 

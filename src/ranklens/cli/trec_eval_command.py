@@ -143,6 +143,8 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         only_query = args.Debug_level.split(".", 1)[1]
     if args.Max_retrieved_per_topic is not None and args.Max_retrieved_per_topic < 1:
         return fail("-M needs a positive number of documents", 1)
+    if args.Max_retrieved_per_topic is not None:  # trec_eval's atol saturates at LONG_MAX
+        args.Max_retrieved_per_topic = min(args.Max_retrieved_per_topic, 2**63 - 1)
     opts = TrecOptions(
         measures=tuple(args.measure),
         per_query=args.query_eval_wanted,

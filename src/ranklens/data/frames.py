@@ -186,6 +186,12 @@ def from_frame(
     if not (pa.types.is_integer(values_col.type) or pa.types.is_floating(values_col.type)):
         raise InputError(f"column '{vname}' must be numeric, not {values_col.type}", path=_SOURCE)
     exact = integer and pa.types.is_integer(values_col.type)
+    if exact and pa.types.is_uint64(values_col.type):
+        big = pc.max(values_col).as_py()
+        if big is not None and big >= 2**63:
+            raise InputError(
+                f"column '{vname}' value {big} does not fit a 64-bit integer", path=_SOURCE
+            )
     values = np.concatenate(
         [
             np.asarray(c.to_numpy(zero_copy_only=False), np.int64 if exact else np.float64)
@@ -200,9 +206,13 @@ def from_frame(
     bad = (
         ~np.isfinite(values) if not integer else (values != np.trunc(values)) | ~np.isfinite(values)
     )
+    if integer and not bad.any():
+        bad = (values < -(2.0**63)) | (values >= 2.0**63)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         what = "an integer" if integer else "a finite number"
+        if integer and np.isfinite(values[row]) and values[row] == np.trunc(values[row]):
+            what = "an integer that fits 64 bits"
         raise InputError(
             f"column '{vname}' value {values[row]!r} is not {what}", path=_SOURCE, line=row
         )

@@ -13,6 +13,8 @@ need exactly 4 fields and an integer ``rel`` (``2`` or ``2.0``); a docno twice i
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
@@ -55,7 +57,11 @@ class QrelsJG(Grouped):
         """
         rows = []
         for row, (qid, jg, docno, rel) in enumerate(records, start=1):
-            if isinstance(rel, bool) or int(rel) != rel:
+            try:
+                ok = not isinstance(rel, bool) and int(rel) == rel and -(2**63) <= rel < 2**63
+            except (TypeError, ValueError, OverflowError):
+                ok = False
+            if not ok:
                 raise InputError(f"relevance {rel!r} is not an integer", path=source, line=row)
             rows.append((str(qid), str(jg), str(docno), int(rel), row))
         if not rows:
@@ -99,16 +105,17 @@ def _build(rows: list[tuple[str, str, str, int, int]], source: str) -> QrelsJG:
     )
 
 
+_INT = re.compile(r"[+-]?[0-9]+\Z")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+
+
 def _parse_rel(text: str, path: str, line: int) -> int:
-    try:
+    """A relevance as the qrels reader takes it: an integer of 64 bits, or a decimal
+    literal with an integral value below 2^53 in magnitude (``2.0``)."""
+    if _INT.match(text) and -(2**63) <= int(text) < 2**63:
         return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not value.is_integer() or "_" in text:
+    value = float(text) if _FLOAT.match(text) else math.nan
+    if not (math.isfinite(value) and value.is_integer() and abs(value) < 2.0**53):
         raise ParseError(f"relevance '{text}' is not an integer", path=path, line=line)
     return int(value)
 

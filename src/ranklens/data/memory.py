@@ -86,11 +86,21 @@ def check_value(value: object, integer: bool, where: str, source: str, row: int)
         raise InputError(f"{where}: {what} {value!r} is not a number", path=source, line=row)
     if integer:
         if isinstance(value, Integral):
-            return int(value)
-        number = float(value)
-        if math.isfinite(number) and number == int(number):
-            return int(number)
-        raise InputError(f"{where}: relevance {value!r} is not an integer", path=source, line=row)
+            grade = int(value)
+        else:
+            number = float(value)
+            if not (math.isfinite(number) and number == int(number)):
+                raise InputError(
+                    f"{where}: relevance {value!r} is not an integer", path=source, line=row
+                )
+            grade = int(number)
+        if not -(2**63) <= grade < 2**63:
+            raise InputError(
+                f"{where}: relevance {value!r} does not fit a 64-bit integer",
+                path=source,
+                line=row,
+            )
+        return grade
     try:
         number = float(value)
     except OverflowError:

@@ -33,7 +33,7 @@ __all__ = ["Prefs", "read_prefs", "read_qrels_prefs", "read_table"]
 Source = str | os.PathLike[str] | IO[bytes] | IO[str]
 """A judgement file: a path (``.gz``/``.bz2``/``.xz`` recognised), ``-`` or a file object."""
 
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 
 
 def read_table(

@@ -60,7 +60,9 @@ def read_source(source: object) -> tuple[bytes | mmap.mmap | memoryview, str]:
                 raw = _read_path(Path(os.fspath(source)), name)
         elif hasattr(source, "read"):
             data = source.read()
-            raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+            # lone surrogates (text decoded with surrogateescape) stay invalid UTF-8 bytes,
+            # which the readers reject naming the line
+            raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
         else:
             raise TypeError(f"expected a path, '-' or a file object, got {type(source).__name__}")
         content = _decompress(raw, name)

@@ -8,7 +8,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 import ranklens.data._core as _core
-from ranklens.base.errors import EmptyInputError, ParseError
+from ranklens.base.errors import EmptyInputError, ParseError, ResourceError
 from ranklens.base.types import Int64Array, UInt8Array
 from ranklens.data.source import read_source, release
 
@@ -32,6 +32,10 @@ def _parse(source: object, kind: int) -> tuple[Parsed, str]:
             hint = _likely_cause(str(message), kind, content, line)
             raise ParseError(str(message) + hint, path=name, line=line or None) from None
         raise
+    except MemoryError:
+        raise ResourceError(
+            f"{name}: out of memory while parsing it; free memory or split the input"
+        ) from None
     finally:
         release(content)
     if not parsed[0]:

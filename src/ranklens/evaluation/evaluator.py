@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ranklens.base.errors import InputError, InputWarning, OptionError
+from ranklens.base.errors import InputError, InputWarning, OptionError, ResourceError
 from ranklens.base.types import (
     DUPLICATE_POLICIES,
     QUERY_POLICIES,
@@ -164,21 +164,43 @@ class Evaluator:
         InputError
             The run and the qrels share no query (the wrong pair of files, or ids written
             differently): every value would be a silent 0.
+        ResourceError
+            The machine runs out of memory (also a ``MemoryError``); it names the run.
 
         Warns
         -----
         InputWarning
             More than half of the qrels queries are missing from the run (scored 0).
         """
-        aligned = self.align(run, name)
-        check_overlap(aligned)
-        nq = aligned.base.num_queries
-        values = np.empty((nq, len(self.measures)), dtype=np.float64)
-        for j, measure in enumerate(self.measures):
-            values[:, j] = measure.compute(aligned)
+        try:
+            aligned = self.align(run, name)
+            check_overlap(aligned)
+            nq = aligned.base.num_queries
+            values = np.empty((nq, len(self.measures)), dtype=np.float64)
+            for j, measure in enumerate(self.measures):
+                values[:, j] = measure.compute(aligned)
+        except ResourceError:
+            raise
+        except MemoryError:
+            raise ResourceError(
+                f"{_name_of(run)}: out of memory while evaluating it; evaluate fewer measures "
+                "or runs at once, or split the run by query"
+            ) from None
         return Results(
             aligned.run_name, self.measures, aligned.base.qids, values, aligned.query_counts
         )
+
+
+def _name_of(run: object) -> str:
+    """The run's file for a message (its source when it was read from one)."""
+    from ranklens.data.source import describe
+
+    source = getattr(run, "source", None)
+    if isinstance(source, str):
+        return source
+    if isinstance(run, dict):
+        return "<dict>"
+    return describe(run)
 
 
 def evaluate(

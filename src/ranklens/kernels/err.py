@@ -21,13 +21,24 @@ from ranklens.base.types import Float64Array, Int64Array
 from ranklens.kernels._running import segment_cumprod
 from ranklens.ranking.align import Ranked
 
+_DIRECT = 1000
+"""Up to this ``g_max`` the stop probability is computed as written (2^g_max is finite)."""
+
 
 def stop_probability(rel: Int64Array, max_rel: int) -> Float64Array:
     """``R_i = (2^g_i - 1) / 2^max_rel`` for the judgments ``rel``, ``g_i`` the grade
     clipped to ``0..max_rel`` (unjudged and negatively judged documents: 0)."""
-    grades = np.clip(rel, 0, max_rel).astype(np.float64)
-    stop: Float64Array = (np.exp2(grades) - 1.0) / np.exp2(np.float64(max_rel))
-    return stop
+    if max_rel <= _DIRECT:
+        grades = np.clip(rel, 0, max_rel).astype(np.float64)
+        stop: Float64Array = (np.exp2(grades) - 1.0) / np.exp2(np.float64(max_rel))
+        return stop
+    if max_rel >= 2**63:  # beyond every int64 grade: 2^(g - max_rel) is 0 for all of them
+        return np.zeros(rel.shape[0], dtype=np.float64)
+    # 2^max_rel overflows a double: the same value as 2^(g - max_rel) - 2^-max_rel, with
+    # g - max_rel computed exactly in int64 (g is clipped to 0..max_rel)
+    below = (np.clip(rel, 0, max_rel) - np.int64(max_rel)).astype(np.float64)
+    scaled: Float64Array = np.exp2(below) - np.exp2(-np.float64(max_rel))
+    return scaled
 
 
 def top_grade(r: Ranked) -> int:

@@ -41,6 +41,10 @@ GainPairs = tuple[tuple[int, float], ...]
 DCG_FORMS = ("log2", "exp-log2")
 """``log2``: gain / log2(rank + 1) (trec_eval); ``exp-log2``: (2^gain - 1) / log2(rank + 1)."""
 
+_EXP_MAX = 960
+"""The largest gain whose ``2^gain`` the exp-log2 form accepts: sums of 2^960 over even
+2^60 documents stay finite."""
+
 
 def gain_pairs(gains: object) -> GainPairs | None:
     """The validated custom gain map of a ``gains`` parameter (``None``: linear gains).
@@ -69,12 +73,21 @@ def gain_pairs(gains: object) -> GainPairs | None:
                 f"gains: grade {grade} is negative; unjudged and negatively judged documents "
                 "always gain 0"
             )
-        if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not math.isfinite(gain):
+        if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not _finite(gain):
             raise MeasureError(f"gains: the gain of grade {grade} must be a finite number")
+        if grade >= 2**63:
+            raise MeasureError(f"gains: grade {grade} does not fit a 64-bit integer")
         if grade in seen:
             raise MeasureError(f"gains: grade {grade} is given twice")
         seen[grade] = float(gain)
     return tuple(sorted(seen.items())) or None
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int beyond the range of a double
+        return False
 
 
 def check_form(dcg: str) -> None:
@@ -258,6 +271,12 @@ def ideal_gains(r: Ranked, pairs: GainPairs | None) -> IdealGains:
 def shaped(gains: Float64Array, dcg: str) -> Float64Array:
     """The gains as DCG form ``dcg`` uses them: as they are, or ``2^g - 1``."""
     if dcg == "exp-log2":
+        if gains.shape[0] and float(gains.max()) > _EXP_MAX:
+            raise MeasureError(
+                f"dcg='exp-log2': a gain of {float(gains.max()):g} makes 2^gain - 1 overflow a "
+                f"double (gains above {_EXP_MAX} cannot be summed); use linear gains "
+                "(dcg='log2') or map the grades to smaller gains"
+            )
         out: Float64Array = np.exp2(gains) - 1.0
         return out
     return gains

@@ -161,7 +161,8 @@ static inline int padded_eq(const uint8_t *a, const uint8_t *b, size_t n)
 }
 
 /* Strict decimal number syntax check + strtod, for what the fast path does
- * not handle.  Returns RL_E_NONE, RL_E_NOTNUM or RL_E_NONFINITE. */
+ * not handle.  Returns RL_E_NONE, RL_E_NOTNUM, RL_E_NONFINITE, or RL_E_NOMEM
+ * when a long literal's copy cannot be allocated. */
 static int slow_double(const uint8_t *s, size_t n, double *out)
 {
     char small[NUMBUF], *buf = small;
@@ -178,7 +179,7 @@ static int slow_double(const uint8_t *s, size_t n, double *out)
     if (n >= NUMBUF) { /* a long literal (many digits): strtod reads it from the heap */
         buf = (char *)malloc(n + 1);
         if (buf == NULL)
-            return RL_E_NOTNUM;
+            return RL_E_NOMEM;
     }
     memcpy(buf, s, n);
     buf[n] = '\0';
@@ -200,7 +201,7 @@ static inline int is_digit(uint8_t c) { return (unsigned)(c - '0') < 10u; }
  * significant digits, value exactly m * 10^e with m <= 2^53, |e| <= 22) are
  * converted exactly with one correctly rounded IEEE operation (Clinger's
  * fast path, so the result equals strtod's); everything else goes through
- * strtod.  Returns RL_E_NONE, RL_E_NOTNUM or RL_E_NONFINITE. */
+ * strtod.  Returns RL_E_NONE, RL_E_NOTNUM, RL_E_NONFINITE or RL_E_NOMEM. */
 static inline int parse_double(const uint8_t *s, size_t n, double *out)
 {
     const uint8_t *p = s, *e = s + n;
@@ -307,8 +308,14 @@ static inline int parse_rel(const uint8_t *s, size_t n, int64_t *out)
             }
         }
     }
-    if (slow_double(s, n, &d) != RL_E_NONE)
+    switch (slow_double(s, n, &d)) {
+    case RL_E_NONE:
+        break;
+    case RL_E_NOMEM:
+        return RL_E_NOMEM;
+    default:
         return RL_E_REL;
+    }
     if (d != trunc(d) || fabs(d) >= 9007199254740992.0)
         return RL_E_REL;
     *out = (int64_t)d;

@@ -221,7 +221,12 @@ def _load_zscores(source: Source) -> dict[tuple[str, str], tuple[float, float]]:
 
     content, name = read_bytes(source)
     out: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, line in enumerate(content.decode("utf-8").splitlines(), start=1):
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = content[: exc.start].count(b"\n") + 1
+        raise InputError("is not valid UTF-8 text", path=name, line=where) from None
+    for number, line in enumerate(text.split("\n"), start=1):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
