@@ -20,8 +20,21 @@ ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
 DATA = TESTS / "data"
 _OUTSIDE = re.compile(
-    r"(?:^|[/\\])(?:\.\.[/\\])*shared(?:[/\\]|$)|^/work/|(?:^|[/\\])\.\.(?:[/\\]|$)"
+    r"(?:^|[/\\])shared[/\\]|[/\\]shared(?:[/\\]|$)|^/work/|(?:^|[/\\])\.\.(?:[/\\]|$)"
 )
+
+
+_PATH_CALLS = {"Path", "PurePath", "join", "joinpath"}
+
+
+def _is_shared(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == "shared"
+
+
+def _name(func: ast.AST) -> str:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
 
 
 def _test_modules() -> list[Path]:
@@ -51,9 +64,18 @@ def test_no_test_reads_outside_the_repository(module: Path) -> None:
             if id(node) in docstrings:
                 continue
             value = node.value
-            assert value != "shared" and not _OUTSIDE.search(value), (
+            assert not _OUTSIDE.search(value), (
                 f"{module.name}:{node.lineno}: {value!r} points outside the repository; copy "
                 "the data into tests/data"
+            )
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            parts = (node.left, node.right)
+            assert not any(_is_shared(p) for p in parts), (
+                f"{module.name}:{node.lineno}: a path through the shared folder"
+            )
+        if isinstance(node, ast.Call) and _name(node.func) in _PATH_CALLS:
+            assert not any(_is_shared(a) for a in node.args), (
+                f"{module.name}:{node.lineno}: a path through the shared folder"
             )
         if (
             isinstance(node, ast.Subscript)

@@ -8,6 +8,8 @@ import json
 import sys
 from typing import Any
 
+from ranklens.cli import _options
+
 
 def register(commands: Any) -> None:
     """Add the ``measures`` subcommand."""
@@ -20,7 +22,7 @@ def register(commands: Any) -> None:
         "docs/measures-reference.md.",
     )
     p.add_argument("name", nargs="?", help="a measure name or alias, e.g. AP or nDCG")
-    p.add_argument("--quiet", action="store_true", help="accepted as by every ranklens command")
+    _options.add_quiet(p)
     p.add_argument(
         "-f", "--format", choices=("table", "markdown", "json", "reference"), default="table"
     )

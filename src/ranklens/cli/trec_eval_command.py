@@ -12,6 +12,8 @@ import argparse
 import sys
 from typing import Any
 
+from ranklens.cli import _options
+
 TREC_EVAL_VERSION = "10.0"
 
 
@@ -103,7 +105,7 @@ def register(commands: Any) -> None:
         action="store_true",
         help="evaluate the bundled example (TREC DL 2019 passage qrels, the bm25 run)",
     )
-    add("--quiet", action="store_true", help="accepted as by every ranklens command (no effect)")
+    _options.add_quiet(p)
     p.set_defaults(handler=run_trec_eval)
 
 
