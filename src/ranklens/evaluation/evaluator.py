@@ -126,8 +126,22 @@ class Evaluator:
             self._prepared, the_run, self.ties, self.queries, self.depth, self._judgments
         )
 
-    def evaluate(self, run: RunLike, name: str | None = None) -> Results:
-        """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...)."""
+    def evaluate(
+        self, run: RunLike, name: str | None = None, *, stream: bool | None = None
+    ) -> Results:
+        """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...).
+
+        A run file larger than 2 GiB (or a quarter of the available memory) is read in
+        chunks of whole queries, in bounded memory, with the same results
+        (:func:`ranklens.evaluation.streaming.evaluate_stream`; the run must be grouped by
+        query); ``stream=True`` or ``False`` forces the choice for a path or file object.
+        """
+        from ranklens.data.chunks import should_stream
+
+        if stream or (stream is None and should_stream(run)):
+            from ranklens.evaluation.streaming import evaluate_stream
+
+            return evaluate_stream(self, run, name)
         aligned = self.align(run, name)
         nq = aligned.base.num_queries
         values = np.empty((nq, len(self.measures)), dtype=np.float64)
