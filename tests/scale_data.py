@@ -43,9 +43,7 @@ class Case:
         return "".join(f"{q} 0 {d} {r}\n" for q, d, r in self.qrels)
 
     def run_text(self, tag: str = "tagged") -> str:
-        return "".join(
-            f"{q} Q0 {d} {i + 1} {s!r} {tag}\n" for i, (q, d, s) in enumerate(self.run)
-        )
+        return "".join(f"{q} Q0 {d} {i + 1} {s!r} {tag}\n" for i, (q, d, s) in enumerate(self.run))
 
 
 def make_case(seed: int, n_queries: int = 40) -> Case:

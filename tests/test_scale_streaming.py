@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scale_data import MEASURES, MEASURES_FIXED, make_case
 
 import ranklens
 from ranklens.base.errors import DuplicateError, EmptyInputError, InputError, ParseError
 from ranklens.scale.streaming import evaluate_stream, query_chunks, query_cut, should_stream
+from scale_data import MEASURES, MEASURES_FIXED, make_case
 
 
 def same(a: ranklens.Results, b: ranklens.Results) -> None:
@@ -146,3 +146,41 @@ def test_err_default_max_rel_needs_the_whole_run_under_other_policies(tmp_path: 
     ev = ranklens.Evaluator(case.qrels, ["ERR@10"], queries="both")
     with pytest.raises(ranklens.OptionError, match="max_rel"):
         evaluate_stream(ev, io.BytesIO(case.run_text().encode()))
+
+
+def test_cli_stream_flags(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    case = make_case(2)
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(case.qrels_text())
+    run.write_text(case.run_text())
+    outs = [
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ranklens",
+                "eval",
+                str(qrels),
+                str(run),
+                "-m",
+                "AP",
+                "-m",
+                "ERR@10",
+                "-q",
+                "-f",
+                "json",
+                "--precision",
+                "full",
+                flag,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        for flag in ("--stream", "--no-stream")
+    ]
+    assert outs[0].stdout == outs[1].stdout
+    assert outs[0].stderr == outs[1].stderr  # the same query counts

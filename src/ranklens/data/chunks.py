@@ -83,16 +83,22 @@ def should_stream(source: object, threshold: int | None = None) -> bool:
     return size > limit
 
 
-def _open_stream(source: str | os.PathLike[str] | IO[bytes]) -> tuple[IO[bytes], bool]:
+def is_file_source(source: object) -> bool:
+    """Whether ``source`` is a path, ``-`` or a file object (what can be streamed)."""
+    return isinstance(source, str | os.PathLike) or hasattr(source, "read")
+
+
+def _open_stream(source: object) -> tuple[IO[bytes], bool]:
     """A binary stream of the decompressed text, and whether the caller must close it."""
     if not isinstance(source, str | os.PathLike) or os.fspath(source) == "-":
-        if not isinstance(source, str | os.PathLike | io.IOBase) and not hasattr(source, "read"):
-            raise TypeError(f"expected a path or a binary file object, got {type(source).__name__}")
+        if not is_file_source(source):
+            name = type(source).__name__
+            raise TypeError(f"expected a path or a binary file object, got {name}")
         if isinstance(source, str | os.PathLike):
             import sys
 
             source = sys.stdin.buffer
-        buffered = source if hasattr(source, "peek") else io.BufferedReader(source)  # type: ignore[arg-type]
+        buffered = source if hasattr(source, "peek") else io.BufferedReader(source)  # type: ignore[type-var]
         return _decompressed(buffered, describe(source)), False
     path = os.fspath(source)
     try:
@@ -114,11 +120,15 @@ def _decompressed(handle: Any, name: str) -> IO[bytes]:
     head = handle.peek(6)[:6] if hasattr(handle, "peek") else b""
     for magic, kind in _MAGIC:
         if head.startswith(magic):
+            opened: Any
             if kind == "gzip":
-                return gzip.GzipFile(fileobj=handle, mode="rb")
-            if kind == "bzip2":
-                return bz2.BZ2File(handle, "rb")
-            return lzma.LZMAFile(handle, "rb")
+                opened = gzip.GzipFile(fileobj=handle, mode="rb")
+            elif kind == "bzip2":
+                opened = bz2.BZ2File(handle, "rb")
+            else:
+                opened = lzma.LZMAFile(handle, "rb")  # noqa: SIM115 (closed by the caller)
+            stream_of: IO[bytes] = opened
+            return stream_of
     stream: IO[bytes] = handle
     return stream
 
@@ -190,7 +200,7 @@ def query_cut(block: bytes, end: int) -> int:
 
 
 def query_chunks(
-    source: str | os.PathLike[str] | IO[bytes], chunk_bytes: int = DEFAULT_CHUNK_BYTES
+    source: object, chunk_bytes: int = DEFAULT_CHUNK_BYTES
 ) -> Iterator[tuple[bytes, int]]:
     """The run text in chunks of whole lines cut where the query id changes, each with the
     line number of its first line. A query longer than ``chunk_bytes`` makes its chunk

@@ -134,11 +134,12 @@ class Evaluator:
         A run file larger than 2 GiB (or a quarter of the available memory) is read in
         chunks of whole queries, in bounded memory, with the same results
         (:func:`ranklens.evaluation.streaming.evaluate_stream`; the run must be grouped by
-        query); ``stream=True`` or ``False`` forces the choice for a path or file object.
+        query); ``stream=True`` or ``False`` forces the choice for a path or a binary file
+        object.
         """
-        from ranklens.data.chunks import should_stream
+        from ranklens.data.chunks import is_file_source, should_stream
 
-        if stream or (stream is None and should_stream(run)):
+        if should_stream(run) if stream is None else stream and is_file_source(run):
             from ranklens.evaluation.streaming import evaluate_stream
 
             return evaluate_stream(self, run, name)

@@ -92,8 +92,7 @@ def pinned(measures: Sequence[Measure], g_max: int) -> list[Measure]:
     measures as asked)."""
     dependent = {id(m) for m in set_dependent(measures)}
     return [
-        m.spec.make(**{**m.params, "max_rel": g_max}) if id(m) in dependent else m
-        for m in measures
+        m.spec.make(**{**m.params, "max_rel": g_max}) if id(m) in dependent else m for m in measures
     ]
 
 

@@ -22,8 +22,7 @@ qrels missing from the run are scored at the end as the ``queries=`` policy says
 
 from __future__ import annotations
 
-import os
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -60,12 +59,19 @@ class _Chunk:
 
 def _shifted(exc: InputError, name: str, first_line: int) -> InputError:
     """``exc`` (raised on a chunk) with the file's name and line numbers."""
+
     def shift(n: int | None) -> int | None:
         return None if n is None else n + first_line - 1
 
     if isinstance(exc, DuplicateError):
-        lines = None if exc.lines is None else (first_line - 1 + exc.lines[0], first_line - 1 + exc.lines[1])
-        return DuplicateError(exc.message, path=name, lines=lines, query=exc.query, document=exc.document)
+        lines = (
+            None
+            if exc.lines is None
+            else (first_line - 1 + exc.lines[0], first_line - 1 + exc.lines[1])
+        )
+        return DuplicateError(
+            exc.message, path=name, lines=lines, query=exc.query, document=exc.document
+        )
     kind = type(exc)
     return kind(exc.message, path=name, line=shift(exc.line))
 
@@ -81,7 +87,7 @@ def _chunk_run(chunk: bytes, first_line: int, name: str, duplicates: DuplicatePo
 
 def evaluate_stream(
     evaluator: Evaluator,
-    source: str | os.PathLike[str] | IO[bytes],
+    source: object,
     name: str | None = None,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
 ) -> Results:
@@ -108,6 +114,7 @@ def evaluate_stream(
     Examples
     --------
     >>> import io
+    >>> from ranklens import Evaluator
     >>> ev = Evaluator({"q1": {"a": 1}, "q2": {"b": 1}}, ["P@1"])
     >>> text = b"q2 Q0 b 1 0.9 t\\nq1 Q0 c 1 0.8 t\\nq1 Q0 a 2 0.5 t\\n"
     >>> evaluate_stream(ev, io.BytesIO(text), chunk_bytes=8).per_query

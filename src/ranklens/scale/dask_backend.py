@@ -84,7 +84,13 @@ def _split(dd: Any, frame: Any, columns: tuple[str, str, str], parts: int) -> An
 
     lengths = frame.map_partitions(len).compute()
     first = np.concatenate(([0], np.cumsum(np.asarray(lengths, dtype=np.int64))))
-    meta = {QUERY: object, DOC: object, VALUE: frame[columns[2]].dtype, ROW: "int64", _PART: "int64"}
+    meta = {
+        QUERY: object,
+        DOC: object,
+        VALUE: frame[columns[2]].dtype,
+        ROW: "int64",
+        _PART: "int64",
+    }
     prepared = frame.map_partitions(
         _prepare_partition, columns, parts, first, meta=meta, align_dataframes=False
     )
@@ -167,3 +173,33 @@ def evaluate(
     )
     original = Options.of(measures, ties, queries, depth, duplicates)
     return combine(name, original.measures, queries, results)
+
+
+def evaluate_files(
+    scheduler: str,
+    qrels: str,
+    runs: Sequence[str],
+    measures: Sequence[str | Measure],
+    **options: Any,
+) -> list[Results]:
+    """``ranklens eval --dask SCHEDULER``: evaluate Parquet runs (paths or globs) against
+    Parquet qrels on a Dask scheduler (an address, or ``"local"`` for a LocalCluster started
+    and stopped here); each run is named after its file."""
+    import os
+
+    distributed = require("distributed", "ranklens eval --dask")
+    if scheduler == "local":
+        cluster: Any = distributed.LocalCluster(processes=True, dashboard_address=None)
+        client = distributed.Client(cluster)
+    else:
+        cluster, client = None, distributed.Client(scheduler)
+    try:
+        out = []
+        for run in runs:
+            stem = os.path.basename(run.rstrip("/")).split(".")[0] or run
+            out.append(evaluate(qrels, run, measures, name=stem, **options))
+        return out
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -65,16 +65,26 @@ class Options:
         if g_max is None or not set_dependent(self.measures):
             return self
         return Options(
-            tuple(pinned(self.measures, g_max)), self.ties, self.queries, self.depth, self.duplicates
+            tuple(pinned(self.measures, g_max)),
+            self.ties,
+            self.queries,
+            self.depth,
+            self.duplicates,
         )
 
 
-def pick_columns(columns: Sequence[str], value_names: tuple[str, ...], what: str,
-                 given: tuple[str | None, str | None, str | None]) -> tuple[str, str, str]:
+def pick_columns(
+    columns: Sequence[str],
+    value_names: tuple[str, ...],
+    what: str,
+    given: tuple[str | None, str | None, str | None],
+) -> tuple[str, str, str]:
     """The query, document and value columns of a table (the usual names unless given)."""
     out = []
     for wanted, names, kind in zip(
-        given, (QID_NAMES, DOC_NAMES, value_names), ("query id", "document id", what),
+        given,
+        (QID_NAMES, DOC_NAMES, value_names),
+        ("query id", "document id", what),
         strict=True,
     ):
         if wanted is not None:
@@ -92,12 +102,16 @@ def pick_columns(columns: Sequence[str], value_names: tuple[str, ...], what: str
     return out[0], out[1], out[2]
 
 
-def qrels_columns(columns: Sequence[str], given: tuple[str | None, str | None, str | None]) -> tuple[str, str, str]:
+def qrels_columns(
+    columns: Sequence[str], given: tuple[str | None, str | None, str | None]
+) -> tuple[str, str, str]:
     """:func:`pick_columns` for qrels (relevance)."""
     return pick_columns(columns, REL_NAMES, "relevance", given)
 
 
-def run_columns(columns: Sequence[str], given: tuple[str | None, str | None, str | None]) -> tuple[str, str, str]:
+def run_columns(
+    columns: Sequence[str], given: tuple[str | None, str | None, str | None]
+) -> tuple[str, str, str]:
     """:func:`pick_columns` for a run (score)."""
     return pick_columns(columns, SCORE_NAMES, "score", given)
 
@@ -131,13 +145,19 @@ def evaluate_frames(qrels: Any, run: Any, options: Options) -> Part:
     q = None
     if qrels is not None and len(qrels):
         q = Qrels.from_frame(
-            _ordered(qrels), qid_col=QUERY, doc_col=DOC, rel_col=VALUE,
+            _ordered(qrels),
+            qid_col=QUERY,
+            doc_col=DOC,
+            rel_col=VALUE,
             duplicates=options.duplicates,
         )
     r = None
     if run is not None and len(run):
         r = Run.from_frame(
-            _ordered(run), qid_col=QUERY, doc_col=DOC, score_col=VALUE,
+            _ordered(run),
+            qid_col=QUERY,
+            doc_col=DOC,
+            score_col=VALUE,
             duplicates=options.duplicates,
         )
     return evaluate_part(q, r, options)

@@ -50,26 +50,26 @@ _SCHEMA = (
 )
 
 
-def _normalised(F: Any, frame: Any, columns: tuple[str, str, str], buckets: int) -> Any:
+def _normalised(fn: Any, frame: Any, columns: tuple[str, str, str], buckets: int) -> Any:
     q, d, v = columns
-    qid = F.col(q).cast("string")
+    qid = fn.col(q).cast("string")
     return frame.select(
         qid.alias(QUERY),
-        F.col(d).cast("string").alias(DOC),
-        F.col(v).alias(VALUE),
-        F.monotonically_increasing_id().alias(ROW),
-        F.pmod(F.xxhash64(qid), F.lit(buckets)).alias(_BUCKET),
+        fn.col(d).cast("string").alias(DOC),
+        fn.col(v).alias(VALUE),
+        fn.monotonically_increasing_id().alias(ROW),
+        fn.pmod(fn.xxhash64(qid), fn.lit(buckets)).alias(_BUCKET),
     )
 
 
 def _group_function(options: Options) -> Any:
     def evaluate_group(run: Any, qrels: Any) -> Any:
-        import pandas as pd
+        pd = require("pandas", "ranklens.spark")
 
         part = evaluate_frames(qrels, run, options)
         rows = {
-            "query_id": list(part.queries) + [None],
-            "vals": [row for row in np.asarray(part.values, dtype=np.float64)] + [None],
+            "query_id": [*part.queries, None],
+            "vals": [*np.asarray(part.values, dtype=np.float64), None],
             "qrels_queries": [0] * len(part.queries) + [part.qrels_queries],
             "run_queries": [0] * len(part.queries) + [part.run_queries],
             "both": [0] * len(part.queries) + [part.both],
@@ -80,11 +80,11 @@ def _group_function(options: Options) -> Any:
     return evaluate_group
 
 
-def _g_max(F: Any, qrels: Any, run: Any, queries: QueryPolicy) -> int:
+def _g_max(fn: Any, qrels: Any, run: Any, queries: QueryPolicy) -> int:
     judged = qrels
     if queries != "qrels":
         judged = qrels.join(run.select(QUERY).distinct(), on=QUERY, how="left_semi")
-    top = judged.agg(F.max(F.col(VALUE).cast("long")).alias("g")).collect()[0]["g"]
+    top = judged.agg(fn.max(fn.col(VALUE).cast("long")).alias("g")).collect()[0]["g"]
     return max(int(top), 0) if top is not None else 0
 
 
@@ -120,16 +120,16 @@ def evaluate(
     qrels_cols, run_cols
         ``(query, document, value)`` column names where they are not the usual ones.
     """
-    F = require("pyspark.sql.functions", "ranklens.spark")
+    fn = require("pyspark.sql.functions", "ranklens.spark")
     options = Options.of(measures, ties, queries, depth, duplicates)
     spark = run.sparkSession
     count = int(buckets or int(spark.conf.get("spark.sql.shuffle.partitions", "200")))
     q_cols = qrels_columns(list(qrels.columns), qrels_cols)
     r_cols = run_columns(list(run.columns), run_cols)
-    q_frame = _normalised(F, qrels, q_cols, count)
-    r_frame = _normalised(F, run, r_cols, count)
+    q_frame = _normalised(fn, qrels, q_cols, count)
+    r_frame = _normalised(fn, run, r_cols, count)
     if set_dependent(options.measures):
-        options = options.pinned(_g_max(F, q_frame, r_frame, queries))
+        options = options.pinned(_g_max(fn, q_frame, r_frame, queries))
     out = (
         r_frame.groupBy(_BUCKET)
         .cogroup(q_frame.groupBy(_BUCKET))
