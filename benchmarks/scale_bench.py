@@ -5,6 +5,7 @@ Usage (from the repository root, in an environment with ``ranklens[dask,spark]``
 
     python benchmarks/generate.py --scale large,huge --shape msmarco   # 7M and 70M lines
     python benchmarks/scale_bench.py stream --scale large,huge
+    python benchmarks/scale_bench.py replicate --scale huge --times 3  # 210M lines, piped
     python benchmarks/scale_bench.py engines --scale large [--engines single,dask,spark]
 
 Every measurement runs in a fresh process (``_one``), which prints one JSON line: wall
@@ -18,6 +19,7 @@ engine's means are checked ``==`` against the single-machine evaluation.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -66,10 +68,8 @@ class _Sampler:
         while not self._stop.is_set():
             try:
                 for child in me.children(recursive=True):
-                    try:
+                    with contextlib.suppress(psutil.Error):
                         self.peak = max(self.peak, child.memory_info().rss)
-                    except psutil.Error:
-                        pass
             except psutil.Error:
                 pass
             time.sleep(0.2)
@@ -145,6 +145,39 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
     return out
 
 
+def _replicated(scale: str, times: int) -> dict[str, Any]:
+    """Stream ``times`` copies of a run (query ids prefixed ``a``, ``b``, ... so that every
+    copy adds new queries) from a pipe, generated on the fly: nothing is written to disk."""
+    import shlex
+    import tempfile
+
+    import ranklens
+    from ranklens.scale.streaming import evaluate_stream
+
+    qrels_txt, run_txt = _paths(scale)
+    letters = "abcdefghijklmnopqrstuvwxyz"[:times]
+    text = qrels_txt.read_text()
+    with tempfile.NamedTemporaryFile("w", suffix=".qrels", delete=False) as handle:
+        for letter in letters:
+            handle.write("".join(letter + line + "\n" for line in text.splitlines()))
+    ev = ranklens.Evaluator(handle.name, MEASURES)
+    os.unlink(handle.name)
+    quoted = shlex.quote(str(run_txt))
+    command = "; ".join(f"sed 's/^/{c}/' {quoted}" for c in letters)
+    t0 = time.perf_counter()
+    with subprocess.Popen(["sh", "-c", command], stdout=subprocess.PIPE) as proc:
+        assert proc.stdout is not None
+        res = evaluate_stream(ev, proc.stdout)
+    return {
+        "mode": f"stream x{times} (pipe)",
+        "scale": scale,
+        "time_s": time.perf_counter() - t0,
+        "means": res.aggregate,
+        "queries": len(res.queries),
+        "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    }
+
+
 def _measure(mode: str, scale: str) -> dict[str, Any]:
     proc = subprocess.run(
         [sys.executable, __file__, "_one", mode, scale], capture_output=True, text=True
@@ -161,30 +194,38 @@ def _gib(n: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=("stream", "engines", "_one"))
+    parser.add_argument("what", choices=("stream", "replicate", "engines", "_one"))
     parser.add_argument("rest", nargs="*")
     parser.add_argument("--scale", default="large")
     parser.add_argument("--engines", default="single,dask,spark")
+    parser.add_argument("--times", type=int, default=3, help="copies for 'replicate'")
     args = parser.parse_args()
     if args.what == "_one":
-        print("@@" + json.dumps(_one(args.rest[0], args.rest[1])), flush=True)
+        if args.rest[0].startswith("x"):
+            result = _replicated(args.rest[1], int(args.rest[0][1:]))
+        else:
+            result = _one(args.rest[0], args.rest[1])
+        print("@@" + json.dumps(result), flush=True)
         return
-    modes = ["memory", "stream"] if args.what == "stream" else args.engines.split(",")
-    print(
-        "| lines | mode | time (s) | start-up (s) | peak RSS (driver) | peak RSS per worker | means == |"
-    )
+    modes = {
+        "stream": ["memory", "stream"],
+        "replicate": ["stream", f"x{args.times}"],
+        "engines": args.engines.split(","),
+    }[args.what]
+    header = "| lines | mode | time (s) | start-up (s) | peak RSS (driver) | peak RSS per worker |"
+    print(header + " means == |")
     print("|---|---|---|---|---|---|---|")
     for scale in args.scale.split(","):
         reference = None
         for mode in modes:
             r = _measure(mode, scale)
-            if reference is None:
-                reference = r["means"]
+            if reference is None or mode.startswith("x"):
+                reference = r["means"]  # the copies have their own (the same) means
             worker = r.get("worker_maxrss") or r.get("descendant_peak_rss") or 0
             print(
                 f"| {scale} | {mode} | {r['time_s']:.1f} | {r.get('startup_s', 0):.1f} | "
                 f"{_gib(r['maxrss'])} | {_gib(worker) if worker else '-'} | "
-                f"{'yes' if r['means'] == reference else 'NO'} |",
+                f"{'-' if mode.startswith('x') else 'yes' if r['means'] == reference else 'NO'} |",
                 flush=True,
             )
 
