@@ -5,12 +5,15 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import itertools
 import lzma
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ranklens
 from ranklens.base.errors import DuplicateError, EmptyInputError, InputError, ParseError
@@ -184,3 +187,34 @@ def test_cli_stream_flags(tmp_path: Path) -> None:
     ]
     assert outs[0].stdout == outs[1].stdout
     assert outs[0].stderr == outs[1].stderr  # the same query counts
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "cc", "d\u00e9", "10", "9"]), st.integers(1, 6)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(1, 80),
+    st.booleans(),
+)
+def test_chunks_never_split_a_query(groups: list[tuple[str, int]], size: int, gaps: bool) -> None:
+    """Whatever the chunk size: the chunks put together are the text, and every run of
+    lines of one query stays in one chunk (a query id may come back later, as its own run
+    of lines, which the evaluation then reports)."""
+    lines: list[str] = []
+    for qid, count in groups:
+        for k in range(count):
+            lines.append(f"{qid} Q0 d{k} {k + 1} 1.0 t\n")
+            if gaps and k == 0:
+                lines.append("# comment\n")
+    data = "".join(lines).encode()
+    chunks = [c for c, _ in query_chunks(io.BytesIO(data), size)]
+    assert b"".join(chunks) == data
+    where = []  # chunk index of each data line
+    for i, chunk in enumerate(chunks):
+        where += [(line.split()[0], i) for line in chunk.splitlines() if not line.startswith(b"#")]
+    for (q1, c1), (q2, c2) in itertools.pairwise(where):
+        if q1 == q2:
+            assert c1 == c2
