@@ -102,16 +102,16 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
 
         qrels, run = _parquet(scale)
         s0 = time.perf_counter()
-        cluster = distributed.LocalCluster(
+        cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         )
-        client = distributed.Client(cluster)
+        client = distributed.Client(cluster)  # type: ignore[no-untyped-call]
         out["startup_s"] = time.perf_counter() - s0
         t0 = time.perf_counter()
         res = ranklens.dask.evaluate(str(qrels), str(run), MEASURES)
         rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
         out["worker_maxrss"] = max(rss.values())
-        client.close()
+        client.close()  # type: ignore[no-untyped-call]
         cluster.close()
     elif mode == "spark":
         from pyspark.sql import SparkSession
