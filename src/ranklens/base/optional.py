@@ -7,7 +7,15 @@ from types import ModuleType
 
 from ranklens.base.errors import MissingDependencyError
 
-_EXTRA_OF = {"pandas": "frames", "polars": "frames", "pyarrow": "frames", "matplotlib": "plot"}
+_EXTRA_OF = {
+    "pandas": "frames",
+    "polars": "frames",
+    "pyarrow": "frames",
+    "matplotlib": "plot",
+    "dask": "dask",
+    "distributed": "dask",
+    "pyspark": "spark",
+}
 
 
 def require(module: str, feature: str) -> ModuleType:

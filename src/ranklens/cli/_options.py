@@ -94,6 +94,24 @@ def add_conventions(p: argparse.ArgumentParser, duplicates: bool = True) -> None
         )
 
 
+def add_scale(p: argparse.ArgumentParser) -> None:
+    """``--stream``/``--no-stream`` and ``--dask`` (ranklens.scale)."""
+    p.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="read each run file in chunks of whole queries, in bounded memory (the run must "
+        "be grouped by query); default: only files over 2 GiB or a quarter of the free memory",
+    )
+    p.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="evaluate on Dask: a scheduler address (tcp://host:8786) or 'local' for a "
+        "LocalCluster; QRELS and RUN are then Parquet files or globs (pip install "
+        "'ranklens[dask]')",
+    )
+
+
 def add_statistics(p: argparse.ArgumentParser) -> None:
     """The significance comparison: baseline, test, correction, level, draws, pairs."""
     p.add_argument("--baseline", metavar="NAME", help="the baseline run's name (default: first)")

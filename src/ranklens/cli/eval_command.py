@@ -43,6 +43,7 @@ def register(commands: Any) -> None:
         "(as -R qrels_prefs / qrels_jg); default: the qrels file",
     )
     _options.add_conventions(p)
+    _options.add_scale(p)
     _options.add_example(p, "evaluate")
     p.add_argument("--quiet", action="store_true", help="no query counts on stderr")
     p.add_argument(
@@ -82,6 +83,19 @@ def run_eval(args: argparse.Namespace) -> int:
 
     if args.num_docs is not None and args.num_docs < 1:
         raise OptionError(f"--num-docs must be a positive number, not {args.num_docs}")
+    if args.dask is not None:
+        from ranklens.scale.dask_backend import evaluate_files
+
+        results = evaluate_files(
+            args.dask,
+            args.qrels,
+            args.runs,
+            with_num_docs(_options.measure_names(args.measures, DEFAULT_MEASURES), args.num_docs),
+            **_options.chosen(args, ("ties", "queries", "depth", "duplicates")),
+        )
+        full = args.precision == "full"
+        write_results(results, args.format, args.per_query, sys.stdout, full=full)
+        return 0
     evaluator = Evaluator(
         args.qrels,
         with_num_docs(_options.measure_names(args.measures, DEFAULT_MEASURES), args.num_docs),
@@ -93,7 +107,7 @@ def run_eval(args: argparse.Namespace) -> int:
     )
     results = []
     for path in args.runs:
-        result = evaluator.evaluate(path)
+        result = evaluator.evaluate(path, stream=args.stream)
         if not args.quiet:
             _report_counts(path, result.query_counts, args.queries)
         results.append(result)

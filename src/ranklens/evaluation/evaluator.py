@@ -156,8 +156,16 @@ class Evaluator:
             self._prepared, the_run, self.ties, self.queries, self.depth, self._judgments
         )
 
-    def evaluate(self, run: RunLike, name: str | None = None) -> Results:
+    def evaluate(
+        self, run: RunLike, name: str | None = None, *, stream: bool | None = None
+    ) -> Results:
         """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...).
+
+        A run file larger than 2 GiB (or a quarter of the available memory) is read in
+        chunks of whole queries, in bounded memory, with the same results
+        (:func:`ranklens.evaluation.streaming.evaluate_stream`; the run must be grouped by
+        query); ``stream=True`` or ``False`` forces the choice for a path or a binary file
+        object.
 
         Raises
         ------
@@ -172,6 +180,12 @@ class Evaluator:
         InputWarning
             More than half of the qrels queries are missing from the run (scored 0).
         """
+        from ranklens.data.chunks import is_file_source, should_stream
+
+        if should_stream(run) if stream is None else stream and is_file_source(run):
+            from ranklens.evaluation.streaming import evaluate_stream
+
+            return evaluate_stream(self, run, name)
         try:
             aligned = self.align(run, name)
             check_overlap(aligned)

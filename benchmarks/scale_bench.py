@@ -1,0 +1,234 @@
+"""Scale-out figures: streaming vs in memory on one machine, and one machine vs Dask
+LocalCluster vs Spark local on Parquet.
+
+Usage (from the repository root, in an environment with ``ranklens[dask,spark]``)::
+
+    python benchmarks/generate.py --scale large,huge --shape msmarco   # 7M and 70M lines
+    python benchmarks/scale_bench.py stream --scale large,huge
+    python benchmarks/scale_bench.py replicate --scale huge --times 3  # 210M lines, piped
+    python benchmarks/scale_bench.py engines --scale large [--engines single,dask,spark]
+
+Every measurement runs in a fresh process (``_one``), which prints one JSON line: wall
+time from before reading the inputs to the means, the means, and the peak resident memory
+(``ru_maxrss``) of the process; a sampler thread also reads the resident memory of every
+descendant process (Dask workers, Spark's JVM and Python workers) every 0.2 s and reports
+the largest one seen ("peak per worker"; sampled, so a short spike can be missed). Each
+engine's means are checked ``==`` against the single-machine evaluation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data"
+MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "R@1000", "RR@10"]
+
+
+def _paths(scale: str, shape: str = "msmarco") -> tuple[Path, Path]:
+    return DATA / f"qrels.{shape}.{scale}.txt", DATA / f"run.{shape}.{scale}.txt"
+
+
+def _parquet(scale: str) -> tuple[Path, Path]:
+    """The qrels and run as Parquet (made once from the TREC files)."""
+    qrels_txt, run_txt = _paths(scale)
+    qrels_pq, run_pq = qrels_txt.with_suffix(".parquet"), run_txt.with_suffix(".parquet")
+    if not run_pq.exists():
+        import ranklens
+
+        ranklens.Qrels.from_file(qrels_txt).to_pandas().to_parquet(qrels_pq, index=False)
+        ranklens.Run.from_file(run_txt).to_pandas().to_parquet(
+            run_pq, index=False, row_group_size=1_000_000
+        )
+    return qrels_pq, run_pq
+
+
+class _Sampler:
+    """The largest resident memory of any descendant process, sampled."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while not self._stop.is_set():
+            try:
+                for child in me.children(recursive=True):
+                    with contextlib.suppress(psutil.Error):
+                        self.peak = max(self.peak, child.memory_info().rss)
+            except psutil.Error:
+                pass
+            time.sleep(0.2)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return self.peak
+
+
+def _one(mode: str, scale: str) -> dict[str, Any]:
+    import ranklens
+
+    out: dict[str, Any] = {"mode": mode, "scale": scale}
+    sampler = _Sampler()
+    if mode in ("memory", "stream"):
+        qrels, run = _paths(scale)
+        t0 = time.perf_counter()
+        res = ranklens.Evaluator(qrels, MEASURES).evaluate(run, stream=mode == "stream")
+    elif mode == "single":
+        import pandas as pd
+
+        qrels, run = _parquet(scale)
+        t0 = time.perf_counter()
+        res = ranklens.evaluate(pd.read_parquet(qrels), pd.read_parquet(run), MEASURES)
+    elif mode == "dask":
+        import distributed
+
+        import ranklens.dask
+
+        qrels, run = _parquet(scale)
+        s0 = time.perf_counter()
+        cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        client = distributed.Client(cluster)  # type: ignore[no-untyped-call]
+        out["startup_s"] = time.perf_counter() - s0
+        t0 = time.perf_counter()
+        res = ranklens.dask.evaluate(str(qrels), str(run), MEASURES)
+        rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+        out["worker_maxrss"] = max(rss.values())
+        client.close()  # type: ignore[no-untyped-call]
+        cluster.close()
+    elif mode == "spark":
+        from pyspark.sql import SparkSession
+
+        import ranklens.spark
+
+        qrels, run = _parquet(scale)
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        s0 = time.perf_counter()
+        spark = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.driver.memory", "8g")
+            .config("spark.sql.shuffle.partitions", "8")
+            .config("spark.ui.enabled", "false")
+            .getOrCreate()
+        )
+        spark.sparkContext.setLogLevel("ERROR")
+        out["startup_s"] = time.perf_counter() - s0
+        t0 = time.perf_counter()
+        res = ranklens.spark.evaluate(
+            spark.read.parquet(str(qrels)), spark.read.parquet(str(run)), MEASURES
+        )
+        spark.stop()
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+    out["time_s"] = time.perf_counter() - t0
+    out["means"] = res.aggregate
+    out["queries"] = len(res.queries)
+    out["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    out["descendant_peak_rss"] = sampler.stop()
+    return out
+
+
+def _replicated(scale: str, times: int) -> dict[str, Any]:
+    """Stream ``times`` copies of a run (query ids prefixed ``a``, ``b``, ... so that every
+    copy adds new queries) from a pipe, generated on the fly: nothing is written to disk."""
+    import shlex
+    import tempfile
+
+    import ranklens
+    from ranklens.scale.streaming import evaluate_stream
+
+    qrels_txt, run_txt = _paths(scale)
+    letters = "abcdefghijklmnopqrstuvwxyz"[:times]
+    text = qrels_txt.read_text()
+    with tempfile.NamedTemporaryFile("w", suffix=".qrels", delete=False) as handle:
+        for letter in letters:
+            handle.write("".join(letter + line + "\n" for line in text.splitlines()))
+    ev = ranklens.Evaluator(handle.name, MEASURES)
+    os.unlink(handle.name)
+    quoted = shlex.quote(str(run_txt))
+    command = "; ".join(f"sed 's/^/{c}/' {quoted}" for c in letters)
+    t0 = time.perf_counter()
+    with subprocess.Popen(["sh", "-c", command], stdout=subprocess.PIPE) as proc:
+        assert proc.stdout is not None
+        res = evaluate_stream(ev, proc.stdout)
+    return {
+        "mode": f"stream x{times} (pipe)",
+        "scale": scale,
+        "time_s": time.perf_counter() - t0,
+        "means": res.aggregate,
+        "queries": len(res.queries),
+        "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    }
+
+
+def _measure(mode: str, scale: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, __file__, "_one", mode, scale], capture_output=True, text=True
+    )
+    for line in proc.stdout.splitlines():
+        if line.startswith("@@"):
+            return dict(json.loads(line[2:]))
+    raise SystemExit(f"{mode} {scale} failed:\n{proc.stderr[-3000:]}")
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.2f} GiB"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("what", choices=("stream", "replicate", "engines", "_one"))
+    parser.add_argument("rest", nargs="*")
+    parser.add_argument("--scale", default="large")
+    parser.add_argument("--engines", default="single,dask,spark")
+    parser.add_argument("--times", type=int, default=3, help="copies for 'replicate'")
+    args = parser.parse_args()
+    if args.what == "_one":
+        if args.rest[0].startswith("x"):
+            result = _replicated(args.rest[1], int(args.rest[0][1:]))
+        else:
+            result = _one(args.rest[0], args.rest[1])
+        print("@@" + json.dumps(result), flush=True)
+        return
+    modes = {
+        "stream": ["memory", "stream"],
+        "replicate": ["stream", f"x{args.times}"],
+        "engines": args.engines.split(","),
+    }[args.what]
+    header = "| lines | mode | time (s) | start-up (s) | peak RSS (driver) | peak RSS per worker |"
+    print(header + " means == |")
+    print("|---|---|---|---|---|---|---|")
+    for scale in args.scale.split(","):
+        reference = None
+        for mode in modes:
+            r = _measure(mode, scale)
+            if reference is None or mode.startswith("x"):
+                reference = r["means"]  # the copies have their own (the same) means
+            worker = r.get("worker_maxrss") or r.get("descendant_peak_rss") or 0
+            print(
+                f"| {scale} | {mode} | {r['time_s']:.1f} | {r.get('startup_s', 0):.1f} | "
+                f"{_gib(r['maxrss'])} | {_gib(worker) if worker else '-'} | "
+                f"{'-' if mode.startswith('x') else 'yes' if r['means'] == reference else 'NO'} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""Reading a run file grouped by query in chunks of whole queries, as a stream.
+
+A TREC run is grouped by query: all lines of a query are together. :func:`query_chunks`
+reads such a file a block at a time (plain, or gzip, bzip2 and xz decompressed as a
+stream) and cuts each block just before the lines of its last query (which may go on in
+the next block), so that every chunk holds whole queries. The cut is found by an
+exponential then binary search back from the end of the block on the first field of the
+lines, so it costs a few dozen line reads per block. ``ranklens.evaluation.streaming``
+evaluates the chunks.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import zlib
+from collections.abc import Iterator
+from typing import IO, Any
+
+from ranklens.base.errors import InputError
+from ranklens.data.source import describe
+
+DEFAULT_CHUNK_BYTES = 128 << 20
+"""Bytes of (decompressed) run text read per block: 128 MiB, about 3M run lines."""
+
+STREAM_THRESHOLD = 2 << 30
+"""A run file larger than this (2 GiB on disk), or than a quarter of the available memory,
+is streamed by :meth:`Evaluator.evaluate <ranklens.Evaluator.evaluate>` and ``ranklens
+eval`` unless told otherwise."""
+
+_COMPRESSED_RATIO = 5
+"""How much larger than its file a compressed run is assumed to be once decompressed."""
+
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
+
+SORT_HINT = (
+    "sort it by query first, keeping the order of the lines within each query: "
+    "LC_ALL=C sort -k1,1 -s RUN > RUN.sorted (for a .gz file: zcat RUN.gz | "
+    "LC_ALL=C sort -k1,1 -s | gzip > RUN.sorted.gz), or evaluate it in memory "
+    "(stream=False, or --no-stream on the command line)"
+)
+
+
+def _available_memory() -> int | None:
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def should_stream(source: object, threshold: int | None = None) -> bool:
+    """Whether ``source`` is a run file large enough to stream.
+
+    It is a path to a regular file (not ``-``) whose size, times 5 if it is compressed, is
+    over ``threshold`` bytes (default :data:`STREAM_THRESHOLD`) or over a quarter of the
+    memory available now.
+
+    Examples
+    --------
+    >>> should_stream({"q1": {"d1": 1.0}})
+    False
+    """
+    if not isinstance(source, str | os.PathLike) or os.fspath(source) == "-":
+        return False
+    path = os.fspath(source)
+    try:
+        if not os.path.isfile(path):
+            return False
+        size = os.path.getsize(path)
+        with open(path, "rb") as handle:
+            head = handle.read(6)
+    except OSError:
+        return False
+    if any(head.startswith(magic) for magic, _ in _MAGIC):
+        size *= _COMPRESSED_RATIO
+    limit = STREAM_THRESHOLD if threshold is None else threshold
+    available = _available_memory()
+    if available is not None and threshold is None:
+        limit = min(limit, available // 4)
+    return size > limit
+
+
+def is_file_source(source: object) -> bool:
+    """Whether ``source`` is a path, ``-`` or a file object (what can be streamed)."""
+    return isinstance(source, str | os.PathLike) or hasattr(source, "read")
+
+
+def _open_stream(source: object) -> tuple[IO[bytes], bool]:
+    """A binary stream of the decompressed text, and whether the caller must close it."""
+    if not isinstance(source, str | os.PathLike) or os.fspath(source) == "-":
+        if not is_file_source(source):
+            name = type(source).__name__
+            raise TypeError(f"expected a path or a binary file object, got {name}")
+        if isinstance(source, str | os.PathLike):
+            import sys
+
+            source = sys.stdin.buffer
+        buffered = source if hasattr(source, "peek") else io.BufferedReader(source)  # type: ignore[type-var]
+        return _decompressed(buffered, describe(source)), False
+    path = os.fspath(source)
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 (closed by the caller)
+    except FileNotFoundError:
+        raise InputError("no such file; check the path", path=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=path) from None
+    try:
+        return _decompressed(handle, path), True
+    except BaseException:
+        handle.close()
+        raise
+
+
+def _decompressed(handle: Any, name: str) -> IO[bytes]:
+    head = handle.peek(6)[:6] if hasattr(handle, "peek") else b""
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            opened: Any
+            if kind == "gzip":
+                opened = gzip.GzipFile(fileobj=handle, mode="rb")
+            elif kind == "bzip2":
+                opened = bz2.BZ2File(handle, "rb")
+            else:
+                opened = lzma.LZMAFile(handle, "rb")  # noqa: SIM115 (closed by the caller)
+            stream_of: IO[bytes] = opened
+            return stream_of
+    stream: IO[bytes] = handle
+    return stream
+
+
+def _read(stream: IO[bytes], size: int, name: str) -> bytes:
+    try:
+        return stream.read(size)
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+        raise InputError(
+            f"is not a valid compressed file: it is corrupt or truncated ({exc})", path=name
+        ) from None
+
+
+def _qid_of_line(block: bytes, start: int) -> bytes | None:
+    """The query id of the line starting at ``start``; ``None`` for a blank or '#' line."""
+    stop = block.find(b"\n", start)
+    fields = block[start : stop if stop >= 0 else len(block)].split(None, 1)
+    if not fields or fields[0].startswith(b"#"):
+        return None
+    return fields[0]
+
+
+def _data_line_at(block: bytes, pos: int) -> tuple[bytes | None, int]:
+    """The query id and start of the last data line starting at or before the line that
+    holds byte ``pos`` (``(None, 0)`` if there is none)."""
+    start = block.rfind(b"\n", 0, pos) + 1
+    while True:
+        qid = _qid_of_line(block, start)
+        if qid is not None:
+            return qid, start
+        if start == 0:
+            return None, 0
+        start = block.rfind(b"\n", 0, start - 1) + 1
+
+
+def query_cut(block: bytes, end: int) -> int:
+    """Where the lines of the last query of ``block[:end]`` (complete lines) begin: the
+    block is cut there, the rest goes on with the next block. 0 if the whole block is one
+    query; ``end`` if it holds no data line.
+
+    Examples
+    --------
+    >>> text = b"q1 Q0 a 1 1 t\\nq1 Q0 b 2 0 t\\nq2 Q0 a 1 1 t\\n"
+    >>> query_cut(text, len(text))
+    28
+    """
+    last, last_start = _data_line_at(block, end - 1)
+    if last is None:
+        return end
+    hi, step = last_start, 1 << 12
+    while True:  # exponential search back for a line of another query
+        if hi == 0:
+            return 0
+        qid, start = _data_line_at(block, max(hi - step, 0))
+        if qid is None:
+            return 0
+        if qid != last:
+            lo = max(hi - step, 0)
+            break
+        hi, step = start, step * 2
+    while hi - lo > 1:  # binary search between a position of another query and one of last
+        mid = (lo + hi) // 2
+        qid, start = _data_line_at(block, mid)
+        if qid == last:
+            hi = start if start > lo else mid
+        else:
+            lo = mid
+    return _data_line_at(block, hi)[1]
+
+
+def query_chunks(
+    source: object, chunk_bytes: int = DEFAULT_CHUNK_BYTES
+) -> Iterator[tuple[bytes, int]]:
+    """The run text in chunks of whole lines cut where the query id changes, each with the
+    line number of its first line. A query longer than ``chunk_bytes`` makes its chunk
+    longer; a chunk ends with a newline unless it is the end of the file."""
+    stream, close = _open_stream(source)
+    name = describe(source)
+    try:
+        carried = b""
+        line = 1
+        while True:
+            data = _read(stream, chunk_bytes, name)
+            block = carried + data if carried else data
+            if not data:
+                if block:
+                    yield block, line
+                return
+            end = block.rfind(b"\n") + 1
+            cut = 0 if end == 0 else query_cut(block, end)
+            if cut == 0:
+                carried = block
+                continue
+            chunk, carried = block[:cut], block[cut:]
+            yield chunk, line
+            line += chunk.count(b"\n")
+    finally:
+        if close:
+            inner = getattr(stream, "fileobj", None) or getattr(stream, "_fp", None)
+            stream.close()
+            if inner is not None and hasattr(inner, "close"):
+                inner.close()

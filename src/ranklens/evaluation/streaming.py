@@ -1,0 +1,177 @@
+"""Evaluating a run file larger than memory, in chunks cut at query boundaries.
+
+A TREC run is grouped by query: all lines of a query are together. Such a file is read a
+block at a time (plain, or gzip, bzip2 and xz decompressed as a stream); each block is cut
+just before the lines of its last query (which may go on in the next block), and the part
+before the cut, whole queries only, is parsed and evaluated by the ordinary evaluation
+(:class:`~ranklens.Evaluator`, the qrels prepared once). Only the per-query values are
+kept, and :func:`ranklens.scale.combine.combine` puts them in query byte order, so the
+:class:`~ranklens.Results` is ``==`` to the in-memory one, per query and aggregate. Memory
+is bounded by a few blocks and the per-query values.
+
+A query whose lines are not together (a query id that reappears after another query) is
+caught: if its lines fall in two chunks, :class:`~ranklens.base.errors.InputError` says so
+and how to sort the file; if they fall in the same chunk, the chunk is evaluated as the
+in-memory evaluation would (the parser groups a chunk's lines by query). Nothing is
+silently wrong.
+
+What depends on the whole run is kept: the run's name is the tag of the last line (as
+trec_eval's ``runid``), the query counts are the sums over the chunks, and queries of the
+qrels missing from the run are scored at the end as the ``queries=`` policy says.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ranklens.base.errors import DuplicateError, EmptyInputError, InputError, OptionError
+from ranklens.base.types import DuplicatePolicy
+from ranklens.data.chunks import DEFAULT_CHUNK_BYTES, SORT_HINT, query_chunks
+from ranklens.data.run import Run
+from ranklens.data.source import describe
+from ranklens.evaluation.parts import (
+    Part,
+    combine,
+    evaluate_run_part,
+    missing_part,
+    pinned,
+    set_dependent,
+)
+from ranklens.evaluation.results import Results
+
+if TYPE_CHECKING:
+    from ranklens.evaluation.evaluator import Evaluator
+
+
+class _Chunk:
+    """A chunk of text as a file object whose ``read`` returns it without a copy."""
+
+    name = "<chunk>"
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def read(self) -> bytes:
+        return self._data
+
+
+def _shifted(exc: InputError, name: str, first_line: int) -> InputError:
+    """``exc`` (raised on a chunk) with the file's name and line numbers."""
+
+    def shift(n: int | None) -> int | None:
+        return None if n is None else n + first_line - 1
+
+    if isinstance(exc, DuplicateError):
+        lines = (
+            None
+            if exc.lines is None
+            else (first_line - 1 + exc.lines[0], first_line - 1 + exc.lines[1])
+        )
+        return DuplicateError(
+            exc.message, path=name, lines=lines, query=exc.query, document=exc.document
+        )
+    kind = type(exc)
+    return kind(exc.message, path=name, line=shift(exc.line))
+
+
+def _chunk_run(chunk: bytes, first_line: int, name: str, duplicates: DuplicatePolicy) -> Run | None:
+    try:
+        return Run.from_file(_Chunk(chunk), duplicates=duplicates)  # type: ignore[arg-type]
+    except EmptyInputError:
+        return None  # only blank and '#' lines
+    except InputError as exc:
+        raise _shifted(exc, name, first_line) from None
+
+
+def evaluate_stream(
+    evaluator: Evaluator,
+    source: object,
+    name: str | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+) -> Results:
+    """Evaluate a run file (grouped by query) in chunks: the same :class:`Results` as
+    ``evaluator.evaluate(source)``, in memory bounded by a few chunks.
+
+    Parameters
+    ----------
+    evaluator
+        The qrels, measures and options (prepared once).
+    source
+        A path (plain, ``.gz``, ``.bz2``, ``.xz``) or a binary file object.
+    name
+        The run's name; by default the tag of the last line, as in memory.
+    chunk_bytes
+        Bytes of text read per block.
+
+    Raises
+    ------
+    InputError
+        A query's lines are not together (with how to sort the file), or what the
+        in-memory evaluation raises, with the file's name and line.
+
+    Examples
+    --------
+    >>> import io
+    >>> from ranklens import Evaluator
+    >>> ev = Evaluator({"q1": {"a": 1}, "q2": {"b": 1}}, ["P@1"])
+    >>> text = b"q2 Q0 b 1 0.9 t\\nq1 Q0 c 1 0.8 t\\nq1 Q0 a 2 0.5 t\\n"
+    >>> evaluate_stream(ev, io.BytesIO(text), chunk_bytes=8).per_query
+    {'q1': {'P@1': 0.0}, 'q2': {'P@1': 1.0}}
+    """
+    where = describe(source)
+    measures = list(evaluator.measures)
+    if set_dependent(measures):
+        if evaluator.queries != "qrels":
+            names = ", ".join(m.name for m in set_dependent(measures))
+            raise OptionError(
+                f"{names}: its default max_rel is the highest grade of the evaluated queries, "
+                f"which with queries={evaluator.queries!r} depends on every query of the run; "
+                "give it (ERR(max_rel=3)@20), use queries='qrels', or evaluate in memory "
+                "(stream=False, --no-stream)"
+            )
+        measures = pinned(measures, max(int(evaluator.qrels.rels.max(initial=0)), 0))
+    parts: list[Part] = []
+    seen: dict[str, int] = {}
+    tag: str | None = None
+    for chunk, first_line in query_chunks(source, max(int(chunk_bytes), 1)):
+        run = _chunk_run(chunk, first_line, where, evaluator.duplicates)
+        if run is None:
+            continue
+        _check_grouped(run, seen, first_line, where)
+        tag = run.name
+        parts.append(evaluate_run_part(evaluator, run, measures))
+    if tag is None:
+        raise EmptyInputError(
+            "holds no run lines (the file is empty, or has only blank and '#' lines)", path=where
+        )
+    present = {q for part in parts for q in part.queries}
+    absent = missing_part(evaluator, present, measures)
+    if absent is not None:
+        parts.append(absent)
+    return combine(
+        name or tag, evaluator.measures, evaluator.queries, parts, len(evaluator.qrels.qids)
+    )
+
+
+def _check_grouped(run: Run, seen: dict[str, int], first_line: int, where: str) -> None:
+    again = [q for q in run.qids if q in seen]
+    if again:
+        qid = again[0]
+        j = run.query_index()[qid]
+        lines = run.lines
+        line = None
+        if lines is not None:
+            a, b = int(run.q_offsets[j]), int(run.q_offsets[j + 1])
+            line = int(np.min(lines[a:b])) + first_line - 1
+        raise InputError(
+            f"the run is not grouped by query: query '{qid}' appears again after lines of "
+            f"other queries (it was seen before line {seen[qid]}). A large run is read in "
+            f"chunks cut where the query id changes, which needs all lines of a query "
+            f"together; {SORT_HINT}",
+            path=where,
+            line=line,
+        )
+    for q in run.qids:
+        seen[q] = first_line

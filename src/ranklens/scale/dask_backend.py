@@ -1,0 +1,205 @@
+"""Evaluation on Dask: DataFrames (or Parquet) split by query, the ordinary evaluation per
+partition, the per-query values combined in query order.
+
+How the numbers stay exact:
+
+1. Both tables get their rows' positions (``_row``, for ``ties="input"`` and duplicates)
+   and a partition number computed from the query id alone (a fixed hash modulo the
+   number of partitions); ``set_index`` on it with the divisions ``0, 1, ..., P-1`` puts
+   every row of a query, qrels and run alike, into partition ``hash(qid) % P`` of both
+   tables, so partition ``i`` of the qrels and partition ``i`` of the run hold the same
+   whole queries.
+2. Each pair of partitions is evaluated by :func:`ranklens.scale.partition.evaluate_frames`
+   (an ordinary :class:`~ranklens.Evaluator` on pandas rows, in their input order); only
+   the per-query values and the query counts come back.
+3. :func:`ranklens.evaluation.parts.combine` sorts the queries into byte order and
+   :class:`~ranklens.Results` sums each column in that order, once, on the client: the
+   same floating-point sum as :func:`ranklens.evaluate`.
+
+ERR's default ``g_max`` (the highest grade of the evaluated queries) is computed first,
+over all partitions, and given to every partition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ranklens.base.optional import require
+from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
+from ranklens.evaluation.parts import combine, set_dependent
+from ranklens.evaluation.results import Results
+from ranklens.measures.base import Measure
+from ranklens.scale.partition import (
+    DOC,
+    QUERY,
+    ROW,
+    VALUE,
+    Options,
+    as_strings,
+    evaluate_frames,
+    qrels_columns,
+    run_columns,
+    top_grade,
+)
+
+_PART = "_part"
+
+
+def _load(dd: Any, table: Any) -> Any:
+    if isinstance(table, str) or hasattr(table, "__fspath__"):
+        return dd.read_parquet(str(table))
+    module = type(table).__module__.split(".")[0]
+    if module == "pandas":
+        return dd.from_pandas(table, npartitions=1, sort=False)
+    if module == "dask" or hasattr(table, "map_partitions"):
+        return table
+    raise TypeError(
+        f"expected a Dask or pandas DataFrame or a Parquet path or glob, got {type(table).__name__}"
+    )
+
+
+def _prepare_partition(
+    frame: Any, columns: tuple[str, str, str], parts: int, first: Any, partition_info: Any = None
+) -> Any:
+    pd = require("pandas", "ranklens.dask")
+    number = 0 if partition_info is None else int(partition_info["number"])
+    q, d, v = columns
+    qid = as_strings(frame[q])
+    out = pd.DataFrame(
+        {
+            QUERY: qid.to_numpy(dtype=object),
+            DOC: as_strings(frame[d]).to_numpy(dtype=object),
+            VALUE: frame[v].to_numpy(),
+            ROW: range(int(first[number]), int(first[number]) + len(frame)),
+        }
+    )
+    hashes = pd.util.hash_pandas_object(pd.Series(out[QUERY]), index=False).to_numpy()
+    out[_PART] = (hashes % parts).astype("int64")
+    return out
+
+
+def _split(dd: Any, frame: Any, columns: tuple[str, str, str], parts: int) -> Any:
+    import numpy as np
+
+    lengths = frame.map_partitions(len).compute()
+    first = np.concatenate(([0], np.cumsum(np.asarray(lengths, dtype=np.int64))))
+    meta = {
+        QUERY: object,
+        DOC: object,
+        VALUE: frame[columns[2]].dtype,
+        ROW: "int64",
+        _PART: "int64",
+    }
+    prepared = frame.map_partitions(
+        _prepare_partition, columns, parts, first, meta=meta, align_dataframes=False
+    )
+    divisions = [*range(parts), parts - 1] if parts > 1 else [0, 0]
+    return prepared.set_index(_PART, divisions=divisions, sorted=False)
+
+
+def _evaluate_pair(qrels: Any, run: Any, options: Options) -> Any:
+    return evaluate_frames(qrels.reset_index(drop=True), run.reset_index(drop=True), options)
+
+
+def _grade_of_pair(qrels: Any, run: Any, queries: QueryPolicy) -> int:
+    return top_grade(qrels, run, queries)
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    measures: Sequence[str | Measure] | str,
+    *,
+    ties: TiePolicy = "trec_eval",
+    queries: QueryPolicy = "qrels",
+    depth: int | None = None,
+    duplicates: DuplicatePolicy = "error",
+    name: str = "run",
+    npartitions: int | None = None,
+    qrels_cols: tuple[str | None, str | None, str | None] = (None, None, None),
+    run_cols: tuple[str | None, str | None, str | None] = (None, None, None),
+) -> Results:
+    """Evaluate a run against qrels held in Dask DataFrames: the same :class:`Results` as
+    :func:`ranklens.evaluate` on the same rows (``==``, every per-query value and mean).
+
+    Parameters
+    ----------
+    qrels, run
+        Dask or pandas DataFrames, or Parquet paths or globs, with the usual columns
+        (``query_id``/``qid``, ``doc_id``/``docid``, ``relevance``/``rel`` or ``score``;
+        string, categorical or integer ids).
+    measures, ties, queries, depth, duplicates
+        As :func:`ranklens.evaluate` (trec_eval's judgement-file measures excepted).
+    name
+        The run's name in the results.
+    npartitions
+        Partitions of the shuffled tables (default: the run's).
+    qrels_cols, run_cols
+        ``(query, document, value)`` column names where they are not the usual ones.
+
+    Returns
+    -------
+    Results
+        Computed on the current Dask scheduler (a ``distributed.Client`` if one is active).
+    """
+    dd = require("dask.dataframe", "ranklens.dask")
+    dask = require("dask", "ranklens.dask")
+    options = Options.of(measures, ties, queries, depth, duplicates)
+    q_frame, r_frame = _load(dd, qrels), _load(dd, run)
+    q_cols = qrels_columns(list(q_frame.columns), qrels_cols)
+    r_cols = run_columns(list(r_frame.columns), run_cols)
+    parts = int(npartitions or max(r_frame.npartitions, q_frame.npartitions, 1))
+    q_split = _split(dd, q_frame, q_cols, parts)
+    r_split = _split(dd, r_frame, r_cols, parts)
+    if q_split.npartitions != r_split.npartitions:  # pragma: no cover - set_index guarantees it
+        raise RuntimeError("qrels and run were not split into the same partitions")
+    q_parts, r_parts = q_split.to_delayed(), r_split.to_delayed()
+    if set_dependent(options.measures):
+        q_split, r_split = dask.persist(q_split, r_split)
+        q_parts, r_parts = q_split.to_delayed(), r_split.to_delayed()
+        grades = dask.compute(
+            *[
+                dask.delayed(_grade_of_pair)(a, b, queries)
+                for a, b in zip(q_parts, r_parts, strict=True)
+            ]
+        )
+        options = options.pinned(max([0, *grades]))
+    results = dask.compute(
+        *[
+            dask.delayed(_evaluate_pair)(a, b, options)
+            for a, b in zip(q_parts, r_parts, strict=True)
+        ]
+    )
+    original = Options.of(measures, ties, queries, depth, duplicates)
+    return combine(name, original.measures, queries, results)
+
+
+def evaluate_files(
+    scheduler: str,
+    qrels: str,
+    runs: Sequence[str],
+    measures: Sequence[str | Measure],
+    **options: Any,
+) -> list[Results]:
+    """``ranklens eval --dask SCHEDULER``: evaluate Parquet runs (paths or globs) against
+    Parquet qrels on a Dask scheduler (an address, or ``"local"`` for a LocalCluster started
+    and stopped here); each run is named after its file."""
+    import os
+
+    distributed = require("distributed", "ranklens eval --dask")
+    if scheduler == "local":
+        cluster: Any = distributed.LocalCluster(processes=True, dashboard_address=None)
+        client = distributed.Client(cluster)
+    else:
+        cluster, client = None, distributed.Client(scheduler)
+    try:
+        out = []
+        for run in runs:
+            stem = os.path.basename(run.rstrip("/")).split(".")[0] or run
+            out.append(evaluate(qrels, run, measures, name=stem, **options))
+        return out
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

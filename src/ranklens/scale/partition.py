@@ -1,0 +1,196 @@
+"""What one partition (Dask) or one group of queries (Spark) runs: pandas rows of whole
+queries in, a :class:`~ranklens.evaluation.parts.Part` of per-query values out.
+
+Both engines call :func:`evaluate_frames` with the rows of the qrels and of the run that
+share a set of queries (each query's rows all in the same call), then
+:func:`ranklens.evaluation.parts.combine` puts the parts together in query byte order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ranklens.base.errors import InputError, OptionError
+from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
+from ranklens.data.frames import DOC_NAMES, QID_NAMES, REL_NAMES, SCORE_NAMES
+from ranklens.data.qrels import Qrels
+from ranklens.data.run import Run
+from ranklens.evaluation.evaluator import Evaluator, check_options
+from ranklens.evaluation.parts import Part, absent_id, missing_part, pinned, set_dependent
+from ranklens.measures.base import Measure
+from ranklens.measures.language import parse_measures
+
+QUERY, DOC, VALUE, ROW = "query_id", "doc_id", "value", "_row"
+"""The columns of the frames handed to :func:`evaluate_frames`: ids as strings, the grade
+or score, and the row's position in its input (for ``ties="input"``, duplicates)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """The measures and conventions of a distributed evaluation (sent to every worker)."""
+
+    measures: tuple[Measure, ...]
+    ties: TiePolicy = "trec_eval"
+    queries: QueryPolicy = "qrels"
+    depth: int | None = None
+    duplicates: DuplicatePolicy = "error"
+
+    @classmethod
+    def of(
+        cls,
+        measures: Sequence[str | Measure] | str,
+        ties: TiePolicy,
+        queries: QueryPolicy,
+        depth: int | None,
+        duplicates: DuplicatePolicy,
+    ) -> Options:
+        """Check the options and parse the measures once, on the client."""
+        check_options(ties, queries, depth, duplicates)
+        parsed = tuple(parse_measures([measures] if isinstance(measures, str) else measures))
+        needs = [m.name for m in parsed if m.spec.judgments != "qrels"]
+        if needs:
+            raise OptionError(
+                f"{', '.join(needs)} read a judgement file, which the distributed backends do "
+                "not partition: evaluate them with ranklens.evaluate"
+            )
+        return cls(parsed, ties, queries, depth, duplicates)
+
+    def pinned(self, g_max: int | None) -> Options:
+        """These options with ERR's default ``g_max`` fixed (see
+        :func:`ranklens.evaluation.parts.pinned`)."""
+        if g_max is None or not set_dependent(self.measures):
+            return self
+        return Options(
+            tuple(pinned(self.measures, g_max)),
+            self.ties,
+            self.queries,
+            self.depth,
+            self.duplicates,
+        )
+
+
+def pick_columns(
+    columns: Sequence[str],
+    value_names: tuple[str, ...],
+    what: str,
+    given: tuple[str | None, str | None, str | None],
+) -> tuple[str, str, str]:
+    """The query, document and value columns of a table (the usual names unless given)."""
+    out = []
+    for wanted, names, kind in zip(
+        given,
+        (QID_NAMES, DOC_NAMES, value_names),
+        ("query id", "document id", what),
+        strict=True,
+    ):
+        if wanted is not None:
+            if wanted not in columns:
+                raise InputError(f"table has no column '{wanted}' (columns: {list(columns)})")
+            out.append(wanted)
+            continue
+        found = next((n for n in names if n in columns), None)
+        if found is None:
+            raise InputError(
+                f"table has no {kind} column: name one of {list(names)} or pass the column "
+                f"name (columns present: {list(columns)})"
+            )
+        out.append(found)
+    return out[0], out[1], out[2]
+
+
+def qrels_columns(
+    columns: Sequence[str], given: tuple[str | None, str | None, str | None]
+) -> tuple[str, str, str]:
+    """:func:`pick_columns` for qrels (relevance)."""
+    return pick_columns(columns, REL_NAMES, "relevance", given)
+
+
+def run_columns(
+    columns: Sequence[str], given: tuple[str | None, str | None, str | None]
+) -> tuple[str, str, str]:
+    """:func:`pick_columns` for a run (score)."""
+    return pick_columns(columns, SCORE_NAMES, "score", given)
+
+
+def as_strings(column: Any) -> Any:
+    """A pandas id column as Python strings: categories as their values, integers as their
+    decimal digits (as ranklens reads them in memory)."""
+    return column.astype(str)
+
+
+def _ordered(frame: Any) -> Any:
+    return frame.sort_values(ROW, kind="stable") if ROW in frame.columns else frame
+
+
+def top_grade(qrels: Any, run: Any, queries: QueryPolicy) -> int:
+    """The highest grade (>= 0) among the judgments of the queries this part evaluates:
+    ERR's default ``g_max`` is the maximum of these over the parts."""
+    if qrels is None or len(qrels) == 0:
+        return 0
+    values = qrels[VALUE]
+    if queries != "qrels":
+        if run is None or len(run) == 0:
+            return 0
+        values = values[qrels[QUERY].isin(set(run[QUERY].tolist()))]
+    return max(int(values.max()) if len(values) else 0, 0)
+
+
+def evaluate_frames(qrels: Any, run: Any, options: Options) -> Part:
+    """Evaluate pandas rows of whole queries (columns :data:`QUERY`, :data:`DOC`,
+    :data:`VALUE`, optionally :data:`ROW`), either side possibly empty."""
+    q = None
+    if qrels is not None and len(qrels):
+        q = Qrels.from_frame(
+            _ordered(qrels),
+            qid_col=QUERY,
+            doc_col=DOC,
+            rel_col=VALUE,
+            duplicates=options.duplicates,
+        )
+    r = None
+    if run is not None and len(run):
+        r = Run.from_frame(
+            _ordered(run),
+            qid_col=QUERY,
+            doc_col=DOC,
+            score_col=VALUE,
+            duplicates=options.duplicates,
+        )
+    return evaluate_part(q, r, options)
+
+
+def evaluate_part(qrels: Qrels | None, run: Run | None, options: Options) -> Part:
+    """Evaluate one part holding whole queries of both sides (either side may be absent).
+
+    An :class:`Evaluator` on the part's qrels with the caller's options. A part without
+    qrels or without run lines still counts its queries and, as the policy asks, scores
+    them (a qrels query with an empty ranking under ``"qrels"``, a run query with no
+    relevant document under ``"run"``).
+    """
+    measures, queries = options.measures, options.queries
+    nq = 0 if qrels is None else len(qrels.qids)
+    nr = 0 if run is None else run.num_queries
+    nothing = Part((), np.zeros((0, len(measures)), dtype=np.float64), nq, nr, 0)
+    kwargs: dict[str, Any] = {"ties": options.ties, "queries": queries, "depth": options.depth}
+    if qrels is None:
+        if run is None or queries != "run":
+            return nothing
+        empty = Qrels.from_dict({absent_id(run.qids): {"d": 0}})
+        res = Evaluator(empty, measures, **kwargs).evaluate(run)
+        return Part(res.queries, np.asarray(res.values), 0, nr, 0)
+    evaluator = Evaluator(qrels, measures, **kwargs)
+    if run is None:
+        part = missing_part(evaluator, set())
+        return nothing if part is None else Part(part.queries, part.values, nq, 0, 0)
+    res = evaluator.evaluate(run)
+    counts = res.query_counts
+    if queries == "run":
+        index = run.query_index()
+        both = sum(1 for qid in qrels.qids if qid in index)
+    else:
+        both = nr - counts["unjudged"]
+    return Part(res.queries, np.asarray(res.values), nq, nr, both)

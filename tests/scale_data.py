@@ -1,0 +1,73 @@
+"""Generated qrels and runs with every awkward case, for the scale backends' differential
+tests (streaming, Dask, Spark against the in-memory evaluation)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+MEASURES = [
+    "official",
+    "nDCG@10",
+    "nDCG",
+    "ERR@10",
+    "RBP(p=0.8)",
+    "Judged@10",
+    "AP(judged_only=True)",
+    "P(rel=2)@5",
+    "nDCG(dcg='exp-log2')@10",
+    "SetF",
+    "infAP",
+    "Success@3",
+    "MSE",
+    "AP(norm='min')@5",
+    "R@10",
+    "RR(rel=2)",
+]
+MEASURES_FIXED = [m if m != "ERR@10" else "ERR(max_rel=3)@10" for m in MEASURES]
+"""The same with ERR's ``g_max`` given (its default depends on the set of queries)."""
+"""Many families: trec_eval's official set (sums, a geometric mean, interpolated
+precision), graded, judged-only, cut-off and score-based measures."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """Qrels and run as ``(qid, docid, value)`` rows; the run grouped by query, in a
+    shuffled query order, lines in a shuffled order within each query."""
+
+    qrels: list[tuple[str, str, int]]
+    run: list[tuple[str, str, float]]
+
+    def qrels_text(self) -> str:
+        return "".join(f"{q} 0 {d} {r}\n" for q, d, r in self.qrels)
+
+    def run_text(self, tag: str = "tagged") -> str:
+        return "".join(f"{q} Q0 {d} {i + 1} {s!r} {tag}\n" for i, (q, d, s) in enumerate(self.run))
+
+
+def make_case(seed: int, n_queries: int = 40) -> Case:
+    """Qrels and a run with ties, grades -1..3, unjudged documents, queries without
+    relevant documents, queries only in the qrels and queries only in the run; query ids
+    whose byte order differs from their numeric order, and non-ASCII ones."""
+    rng = np.random.default_rng(seed)
+    names = [str(i) for i in range(n_queries - 3)] + ["q\u00e9", "Q-1", "\u65e5\u672c"]
+    roles = rng.choice(["both", "both", "both", "qrels", "run", "norel"], size=n_queries)
+    qrels: list[tuple[str, str, int]] = []
+    run_groups: list[list[tuple[str, str, float]]] = []
+    for qid, role in zip(names, roles, strict=True):
+        pool = [f"d{k}" for k in rng.permutation(60)[: int(rng.integers(1, 45))]]
+        if role != "run":
+            judged = pool[: int(rng.integers(1, len(pool) + 1))]
+            for doc in judged:
+                grade = 0 if role == "norel" else int(rng.choice([-1, 0, 0, 1, 2, 3]))
+                qrels.append((qid, doc, grade))
+        if role != "qrels":
+            depth = int(rng.integers(1, 40))
+            docs = pool + [f"u{k}" for k in range(depth)]
+            chosen = [docs[k] for k in rng.permutation(len(docs))[:depth]]
+            scores = np.round(rng.random(depth) * 4) / 4  # few distinct values: many ties
+            run_groups.append([(qid, d, float(s)) for d, s in zip(chosen, scores, strict=True)])
+    order = rng.permutation(len(run_groups))
+    run = [row for k in order.tolist() for row in run_groups[k]]
+    return Case(qrels, run)
