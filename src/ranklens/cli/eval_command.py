@@ -26,6 +26,14 @@ def register(commands: Any) -> None:
     _options.add_files(p, "run file(s) (TREC format)")
     _options.add_measures(p, DEFAULT_MEASURES)
     p.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
+    p.add_argument(
+        "--name",
+        action="append",
+        dest="names",
+        metavar="NAME",
+        help="a name for each run, in order (repeat once per run; default: the run tag, or "
+        "the file name's stem when runs share a tag or have none)",
+    )
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
     p.add_argument(
         "--num-docs",
@@ -91,12 +99,14 @@ def run_eval(args: argparse.Namespace) -> int:
         duplicates=args.duplicates,
         judgments=args.judgments,
     )
-    results = []
-    for path in args.runs:
-        result = evaluator.evaluate(path)
-        if not args.quiet:
+    if args.names is not None and len(args.names) != len(args.runs):
+        raise OptionError(
+            f"--name given {len(args.names)} times for {len(args.runs)} runs (once per run)"
+        )
+    results = list(evaluator.evaluate_many(args.runs, args.names))
+    if not args.quiet:
+        for path, result in zip(args.runs, results, strict=True):
             _report_counts(path, result.query_counts, args.queries)
-        results.append(result)
     write_results(results, args.format, args.per_query, sys.stdout, full=args.precision == "full")
     return 0
 
