@@ -35,11 +35,11 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     out = {"qrels": str(root / "qrels.txt")}
     (root / "qrels.txt").write_text("".join(_lines(qrels)))
     for name, path in zip(("bm25", "new"), runs, strict=True):
-        lines = [" ".join(line.split()[:5] + ["Anserini"]) + "\n" for line in _lines(path)]
+        lines = [" ".join([*line.split()[:5], "Anserini"]) + "\n" for line in _lines(path)]
         (root / f"{name}.run").write_text("".join(lines))
         out[name] = str(root / f"{name}.run")
     untagged = [  # JSON lines without a run name
-        '{"query_id": "%s", "doc_id": "%s", "score": %s}\n' % (q, d, s)
+        f'{{"query_id": "{q}", "doc_id": "{d}", "score": {s}}}\n'
         for q, _, d, _, s, _ in (line.split() for line in _lines(runs[0]))
     ]
     (root / "plain.jsonl").write_text("".join(untagged))
@@ -72,8 +72,9 @@ def test_list_of_runs_gives_one_result_set_equal_to_pytrec_eval(files: dict[str,
         mine = long[long["run"] == run]
         # every query of the run that pytrec_eval scores, value for value
         for m, key in PYTREC.items():
-            got = dict(zip(mine[mine.measure == m].query_id, mine[mine.measure == m].value,
-                           strict=True))
+            got = dict(
+                zip(mine[mine.measure == m].query_id, mine[mine.measure == m].value, strict=True)
+            )
             for q, values in ref.items():
                 assert got[q] == pytest.approx(values[key], abs=1e-12)
     assert len(long) == sum(len(r.queries) for r in rs) * len(MEASURES)
@@ -84,9 +85,9 @@ def test_list_of_runs_gives_one_result_set_equal_to_pytrec_eval(files: dict[str,
     melted = wide.melt(id_vars=["run", "query_id"], var_name="measure", value_name="value")
     key = ["run", "query_id", "measure"]
     assert (
-        melted.sort_values(key).reset_index(drop=True).equals(
-            long.sort_values(key).reset_index(drop=True)
-        )
+        melted.sort_values(key)
+        .reset_index(drop=True)
+        .equals(long.sort_values(key).reset_index(drop=True))
     )
     pl_long = rs.to_polars()
     assert pl_long.columns == ["run", "query_id", "measure", "value"]
@@ -107,10 +108,10 @@ def test_mapping_of_runs_and_single_run_unchanged(files: dict[str, str]) -> None
     qrels = {"q1": {"a": 1}}
     one = ranklens.evaluate(qrels, {"q1": {"a": 1.0}}, "P@1")
     assert isinstance(one, ranklens.Results)
-    many = ranklens.evaluate(qrels, [{"q1": {"a": 1.0}}, {"q1": {"b": 1.0}}], "P@1",
-                             name=["x", "y"])
-    assert isinstance(many, ResultSet) and many.aggregate == {"x": {"P@1": 1.0},
-                                                             "y": {"P@1": 0.0}}
+    many = ranklens.evaluate(
+        qrels, [{"q1": {"a": 1.0}}, {"q1": {"b": 1.0}}], "P@1", name=["x", "y"]
+    )
+    assert isinstance(many, ResultSet) and many.aggregate == {"x": {"P@1": 1.0}, "y": {"P@1": 0.0}}
     # records stay one run
     rec = ranklens.evaluate(qrels, [("q1", "a", 1.0), ("q1", "b", 0.5)], "P@1")
     assert isinstance(rec, ranklens.Results)
@@ -129,14 +130,19 @@ def test_default_names(files: dict[str, str]) -> None:
     assert rs.runs == ("plain", "Anserini")
     rs = ranklens.evaluate(files["qrels"], [files["bm25"], files["new"]], "AP", name=["x", "y"])
     assert rs.runs == ("x", "y")
-    # the same file twice: stems coincide too, so it is refused
-    with pytest.raises(OptionError, match="both named 'bm25'"):
+    # the same file twice: stems coincide too, so the tags stay and it is refused
+    with pytest.raises(OptionError, match="both named 'Anserini'"):
         ranklens.evaluate(files["qrels"], [files["bm25"], files["bm25"]], "AP")
 
 
 def test_readme_compare_example_works_as_written(files: dict[str, str]) -> None:
-    cmp = ranklens.compare(files["qrels"], [files["bm25"], files["new"]], ["nDCG@10", "AP"],
-                           test="randomization", permutations=200)
+    cmp = ranklens.compare(
+        files["qrels"],
+        [files["bm25"], files["new"]],
+        ["nDCG@10", "AP"],
+        test="randomization",
+        permutations=200,
+    )
     st = cmp.vs_baseline["new"]["AP"]
     assert st.delta == pytest.approx(cmp.means["new"]["AP"] - cmp.means["bm25"]["AP"], abs=1e-12)
 
@@ -158,8 +164,9 @@ def test_comparison_frames(files: dict[str, str]) -> None:
     pairs = cmp.to_pandas(pairs=True)
     assert list(pairs.columns[:5]) == ["run", "against", "measure", "mean", "against_mean"]
     assert len(pairs) == 2 and set(pairs.against) == {"bm25"}
-    three = ranklens.compare(qrels, {"a": runs[0], "b": runs[1], "c": runs[0]}, ["AP"],
-                             all_pairs=True)
+    three = ranklens.compare(
+        qrels, {"a": runs[0], "b": runs[1], "c": runs[0]}, ["AP"], all_pairs=True
+    )
     assert len(three.to_polars(pairs=True)) == 3
 
 
@@ -179,8 +186,18 @@ def test_results_html_shows_per_query_rows_on_demand() -> None:
 def test_dir_lists_the_public_api() -> None:
     listed = dir(ranklens)
     assert listed == sorted(ranklens.__all__)
-    for name in ("evaluate", "compare", "Evaluator", "Results", "ResultSet", "Qrels", "Run",
-                 "parse_measure", "InputError", "__version__"):
+    for name in (
+        "evaluate",
+        "compare",
+        "Evaluator",
+        "Results",
+        "ResultSet",
+        "Qrels",
+        "Run",
+        "parse_measure",
+        "InputError",
+        "__version__",
+    ):
         assert name in listed
     for name in ranklens.__all__:
         assert getattr(ranklens, name) is not None
@@ -188,15 +205,33 @@ def test_dir_lists_the_public_api() -> None:
 
 
 def test_cli_eval_names(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["eval", files["qrels"], files["bm25"], files["new"], "-m", "AP", "-f", "tsv",
-                 "--quiet"])
+    code = main(
+        ["eval", files["qrels"], files["bm25"], files["new"], "-m", "AP", "-f", "tsv", "--quiet"]
+    )
     out = capsys.readouterr().out
     assert code == 0 and {line.split("\t")[0] for line in out.splitlines()[1:]} == {"bm25", "new"}
-    code = main(["eval", files["qrels"], files["bm25"], files["new"], "-m", "AP", "-f", "tsv",
-                 "--quiet", "--name", "first", "--name", "second"])
+    code = main(
+        [
+            "eval",
+            files["qrels"],
+            files["bm25"],
+            files["new"],
+            "-m",
+            "AP",
+            "-f",
+            "tsv",
+            "--quiet",
+            "--name",
+            "first",
+            "--name",
+            "second",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and {line.split("\t")[0] for line in out.splitlines()[1:]} == {
-        "first", "second"}
+        "first",
+        "second",
+    }
     code = main(["eval", files["qrels"], files["bm25"], "--name", "a", "--name", "b"])
     assert code == 2 and "--name given 2 times for 1 runs" in capsys.readouterr().err
     value = float(out.splitlines()[1].split("\t")[3])

@@ -80,15 +80,17 @@ def test_files_read_by_others(tmp_path: Path) -> None:
     assert first == '{"query_id": "q1", "doc_id": "a", "score": 0.30000000000000004, "run": "x"}'
 
 
-ids = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1,
-              max_size=6)
+ids = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1, max_size=6
+)
 finite = st.floats(allow_nan=False, allow_infinity=False)
 
 
 @settings(max_examples=40, deadline=None)
 @given(
-    entries=st.dictionaries(ids, st.dictionaries(ids, finite, min_size=1, max_size=5),
-                            min_size=1, max_size=5),
+    entries=st.dictionaries(
+        ids, st.dictionaries(ids, finite, min_size=1, max_size=5), min_size=1, max_size=5
+    ),
     grades=st.integers(-(2**62), 2**62),
 )
 def test_any_run_and_qrels_round_trip_exactly(
@@ -124,8 +126,9 @@ def test_results_round_trip(tmp_path: Path) -> None:
     _same_results(res, back, False)
     assert back.aggregate == res.aggregate
     # nan (a measure undefined on a query) survives both
-    nan = ranklens.Results("r", res.measures[:2], ("q1", "q2"),
-                           np.array([[math.nan, 0.1 + 0.2], [1 / 3, math.nan]]))
+    nan = ranklens.Results(
+        "r", res.measures[:2], ("q1", "q2"), np.array([[math.nan, 0.1 + 0.2], [1 / 3, math.nan]])
+    )
     nan.to_parquet(tmp_path / "nan.parquet")
     nan.to_jsonl(tmp_path / "nan.jsonl")
     _same_results(nan, ranklens.Results.from_parquet(tmp_path / "nan.parquet"), True)
@@ -182,15 +185,16 @@ def dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Any, 
 
 
 def test_irds_inputs(dataset: tuple[str, Any, str]) -> None:
-    name, ds, run_txt = dataset
+    name, ds, _run_txt = dataset
     qrels_path, run_paths = example_paths()
     ref = ranklens.evaluate(qrels_path, run_paths[0], MEASURES)
     for qrels in (f"irds:{name}", ds, ds.qrels_iter(), list(ds.qrels_iter())):
         res = ranklens.evaluate(qrels, run_paths[0], MEASURES)
         assert res.queries == ref.queries and np.array_equal(res.values, ref.values)
     # the same qrels whatever the way in
-    _same_qrels(ranklens.Qrels.from_file(qrels_path),
-                ranklens.Evaluator(f"irds:{name}", ["AP"]).qrels)
+    _same_qrels(
+        ranklens.Qrels.from_file(qrels_path), ranklens.Evaluator(f"irds:{name}", ["AP"]).qrels
+    )
     # the dataset's scoreddocs as a run (scoreddocs namedtuples too)
     for run in (f"irds:{name}", ds.scoreddocs_iter()):
         res = ranklens.evaluate(qrels_path, run, MEASURES)
@@ -199,10 +203,11 @@ def test_irds_inputs(dataset: tuple[str, Any, str]) -> None:
     assert cmp.runs == ("bm25", "rerank")
 
 
-def test_irds_on_the_command_line(dataset: tuple[str, Any, str],
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_irds_on_the_command_line(
+    dataset: tuple[str, Any, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     name, _, run_txt = dataset
-    qrels_path, run_paths = example_paths()
+    qrels_path, _run_paths = example_paths()
     assert main(["eval", f"irds:{name}", run_txt, "-m", "AP", "-f", "tsv", "--quiet"]) == 0
     via_irds = capsys.readouterr().out
     assert main(["eval", str(qrels_path), run_txt, "-m", "AP", "-f", "tsv", "--quiet"]) == 0

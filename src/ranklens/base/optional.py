@@ -7,7 +7,13 @@ from types import ModuleType
 
 from ranklens.base.errors import MissingDependencyError
 
-_EXTRA_OF = {"pandas": "frames", "polars": "frames", "pyarrow": "frames", "matplotlib": "plot", "ir_datasets": "irds"}
+_EXTRA_OF = {
+    "pandas": "frames",
+    "polars": "frames",
+    "pyarrow": "frames",
+    "matplotlib": "plot",
+    "ir_datasets": "irds",
+}
 
 
 def require(module: str, feature: str) -> ModuleType:

@@ -103,10 +103,19 @@ def run_eval(args: argparse.Namespace) -> int:
         raise OptionError(
             f"--name given {len(args.names)} times for {len(args.runs)} runs (once per run)"
         )
-    results = list(evaluator.evaluate_many(args.runs, args.names))
-    if not args.quiet:
-        for path, result in zip(args.runs, results, strict=True):
+    from ranklens.data.coerce import as_run
+    from ranklens.data.naming import distinct_names
+
+    given = args.names or [None] * len(args.runs)
+    runs = [
+        as_run(path, args.duplicates, name) for path, name in zip(args.runs, given, strict=True)
+    ]
+    results = []
+    for path, run, name in zip(args.runs, runs, distinct_names(runs, given), strict=True):
+        result = evaluator.evaluate(run.renamed(name))
+        if not args.quiet:
             _report_counts(path, result.query_counts, args.queries)
+        results.append(result)
     write_results(results, args.format, args.per_query, sys.stdout, full=args.precision == "full")
     return 0
 

@@ -28,9 +28,9 @@ def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
         return irds.qrels_from(obj, duplicates)
     kind = table_files.file_kind(obj)
     if kind == "parquet":
-        return Qrels.from_parquet(obj, duplicates)
+        return Qrels.from_parquet(cast("str | os.PathLike[str]", obj), duplicates)
     if kind == "jsonl":
-        return Qrels.from_jsonl(obj, duplicates)
+        return Qrels.from_jsonl(cast("str | os.PathLike[str]", obj), duplicates)
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
         return Qrels.from_file(cast("str | os.PathLike[str] | IO[str]", obj), duplicates=duplicates)
     if isinstance(obj, Mapping):
@@ -59,9 +59,9 @@ def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None
         return irds.run_from(obj, name, duplicates)
     kind = table_files.file_kind(obj)
     if kind == "parquet":
-        return Run.from_parquet(obj, name, duplicates)
+        return Run.from_parquet(cast("str | os.PathLike[str]", obj), name, duplicates)
     if kind == "jsonl":
-        return Run.from_jsonl(obj, name, duplicates)
+        return Run.from_jsonl(cast("str | os.PathLike[str]", obj), name, duplicates)
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
         return Run.from_file(
             cast("str | os.PathLike[str] | IO[str]", obj), name=name, duplicates=duplicates

@@ -42,7 +42,8 @@ def distinct_names(runs: Sequence[Run], given: Sequence[str | None]) -> list[str
     """The name of each run evaluated together: ``given[i]`` when not ``None``, else the
     run's own name (its tag), else (tag shared with another run, or no tag) its file stem.
 
-    Names that still coincide are left as they are (the caller refuses them).
+    Where stems coincide too (the same file twice), the runs keep their tags; names that
+    still coincide are left as they are (the caller refuses them).
 
     >>> a = Run.from_dict({"q": {"d": 1.0}}, name="Anserini")
     >>> a = Run(**{**a.__dict__, "source": "bm25.run"})
@@ -59,4 +60,6 @@ def distinct_names(runs: Sequence[Run], given: Sequence[str | None]) -> list[str
             out.append(file_stem(str(run.source)))
         else:
             out.append(name)
-    return out
+    # stems that coincide too (the same file twice) help nobody: keep the tags there
+    final = Counter(out)
+    return [o if final[o] == 1 or o == n else n for o, n in zip(out, own, strict=True)]

@@ -124,7 +124,9 @@ class Qrels(Grouped):
         return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
 
     @classmethod
-    def from_parquet(cls, path: str | os.PathLike[str], duplicates: DuplicatePolicy = "error") -> Qrels:
+    def from_parquet(
+        cls, path: str | os.PathLike[str], duplicates: DuplicatePolicy = "error"
+    ) -> Qrels:
         """Read qrels saved by :meth:`to_parquet` (or any Parquet file with the columns
         :meth:`from_frame` finds); see :mod:`ranklens.data.table_files`."""
         from ranklens.data.table_files import read_parquet

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import os
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -78,7 +80,8 @@ def write_parquet(table: Qrels | Run, path: PathLike) -> None:
         }
     )
     if not _is_qrels(table):
-        arrow = arrow.replace_schema_metadata({RUN_KEY: table.name.encode("utf-8")})
+        name = str(getattr(table, "name", ""))
+        arrow = arrow.replace_schema_metadata({RUN_KEY: name.encode("utf-8")})
     pq.write_table(arrow, os.fspath(path))
 
 
@@ -96,15 +99,20 @@ def read_parquet(path: PathLike) -> tuple[Any, str | None]:
 # ------------------------------------------------------------------------- JSON lines
 
 
-def _open_text(path: PathLike | IO[str], mode: str) -> IO[str]:
-    if hasattr(path, "read") or hasattr(path, "write"):
-        return path  # type: ignore[return-value]
-    name = os.fspath(path)  # type: ignore[arg-type]
+@contextmanager
+def _text(path: PathLike | IO[str], mode: str) -> Iterator[IO[str]]:
+    if not isinstance(path, str | os.PathLike):
+        yield path
+        return
+    name = os.fspath(path)
     if name.endswith(".gz"):
         import gzip
 
-        return gzip.open(name, mode + "t", encoding="utf-8")
-    return open(name, mode, encoding="utf-8")
+        with gzip.open(name, mode + "t", encoding="utf-8") as packed:
+            yield cast("IO[str]", packed)
+    else:
+        with open(name, mode, encoding="utf-8") as plain:
+            yield plain
 
 
 def describe(path: object) -> str:
@@ -121,19 +129,15 @@ def write_jsonl(table: Qrels | Run, path: PathLike | IO[str]) -> None:
     cols = _columns(table)
     is_qrels = _is_qrels(table)
     values = cols["relevance" if is_qrels else "score"].tolist()
-    out = _open_text(path, "w")
-    try:
+    with _text(path, "w") as out:
         for q, d, v in zip(cols["query_id"], cols["doc_id"], values, strict=True):
             row: dict[str, Any] = {"query_id": q, "doc_id": d}
             if is_qrels:
                 row["relevance"] = v
             else:
                 row["score"] = v
-                row["run"] = table.name  # type: ignore[union-attr]
+                row["run"] = getattr(table, "name", "")
             out.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
-    finally:
-        if out is not path:
-            out.close()
 
 
 def read_jsonl(path: PathLike | IO[str], value: str) -> tuple[list[tuple[Any, Any, Any]], str]:
@@ -142,8 +146,7 @@ def read_jsonl(path: PathLike | IO[str], value: str) -> tuple[list[tuple[Any, An
     where = describe(path)
     records: list[tuple[Any, Any, Any]] = []
     tag = ""
-    stream = _open_text(path, "r")
-    try:
+    with _text(path, "r") as stream:
         for number, line in enumerate(stream, 1):
             if not line.strip():
                 continue
@@ -159,9 +162,4 @@ def read_jsonl(path: PathLike | IO[str], value: str) -> tuple[list[tuple[Any, An
                     line=number,
                 ) from None
             tag = str(row.get("run", tag))
-    finally:
-        if stream is not path:
-            stream.close()
     return records, tag
-
-

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import numpy as np
 
@@ -294,7 +294,8 @@ def evaluate(
     if is_many_runs(run):
         if isinstance(name, str):
             raise OptionError("several runs take a list of names (name=[...]), not one name")
-        return evaluator.evaluate_many(run, None if name is None else list(name))
+        runs = cast("Sequence[RunLike] | Mapping[str, RunLike]", run)
+        return evaluator.evaluate_many(runs, None if name is None else list(name))
     if name is not None and not isinstance(name, str):
         raise OptionError("one run takes one name (name='...')")
     return evaluator.evaluate(run, name)

@@ -185,9 +185,13 @@ def is_many_runs(obj: object) -> bool:
         first = obj[0]
         if isinstance(first, tuple | list):  # a record (qid, docid, score)
             return False
-        return isinstance(first, str | os.PathLike | Mapping) or hasattr(first, "q_offsets") or (
-            hasattr(first, "read") or type(first).__module__.split(".")[0]
-            in ("pandas", "polars", "pyarrow")
+        return (
+            isinstance(first, str | os.PathLike | Mapping)
+            or hasattr(first, "q_offsets")
+            or (
+                hasattr(first, "read")
+                or type(first).__module__.split(".")[0] in ("pandas", "polars", "pyarrow")
+            )
         )
     if isinstance(obj, Mapping) and obj:
         value = next(iter(obj.values()))

@@ -148,7 +148,7 @@ class Results:
         """Read Results saved by :meth:`to_parquet`."""
         from ranklens.evaluation.results_files import read_parquet
 
-        return read_parquet(path)
+        return cls(*read_parquet(path))
 
     def to_jsonl(self, path: str | os.PathLike[str] | IO[str]) -> None:
         """Save as JSON lines, ``{"run", "query_id", "<measure>": value, ...}`` per query
@@ -162,7 +162,7 @@ class Results:
         """Read Results saved by :meth:`to_jsonl`."""
         from ranklens.evaluation.results_files import read_jsonl
 
-        return read_jsonl(path)
+        return cls(*read_jsonl(path))
 
     def plot_dist(
         self, measure: str | Measure, style: str = "box", *, ax: Axes | None = None

@@ -17,12 +17,15 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from ranklens.base.errors import InputError, ParseError
 from ranklens.base.optional import require
+from ranklens.measures.base import Measure
 from ranklens.measures.language import parse_measure
 
 if TYPE_CHECKING:
@@ -48,16 +51,18 @@ def write_parquet(results: Results, path: PathLike) -> None:
     pq.write_table(table, os.fspath(path))
 
 
-def _build(run: str, names: list[str], queries: list[str], values: np.ndarray,
-           counts: dict[str, int]) -> Results:
-    from ranklens.evaluation.results import Results
-
-    measures = tuple(parse_measure(n) for n in names)
-    return Results(run, measures, tuple(queries), values, counts)
+Parts = tuple[str, tuple[Measure, ...], tuple[str, ...], np.ndarray, dict[str, int]]
+"""The arguments of :class:`~ranklens.Results`: run, measures, queries, values, counts."""
 
 
-def read_parquet(path: PathLike) -> Results:
-    """Read Results written by :func:`write_parquet`."""
+def _build(
+    run: str, names: list[str], queries: list[str], values: np.ndarray, counts: dict[str, int]
+) -> Parts:
+    return run, tuple(parse_measure(n) for n in names), tuple(queries), values, counts
+
+
+def read_parquet(path: PathLike) -> Parts:
+    """The parts of the Results written by :func:`write_parquet`."""
     pq = require("pyarrow.parquet", "Results.from_parquet")
     where = os.fspath(path)
     try:
@@ -81,31 +86,33 @@ def _json_number(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
+@contextmanager
+def _text(path: PathLike | IO[str], mode: str) -> Iterator[IO[str]]:
+    if isinstance(path, str | os.PathLike):
+        with open(path, mode, encoding="utf-8") as stream:
+            yield stream
+    else:
+        yield path
+
+
 def write_jsonl(results: Results, out: PathLike | IO[str]) -> None:
     """Write ``results`` as JSON lines (see the module docstring)."""
-    stream: IO[str] = out if hasattr(out, "write") else open(out, "w", encoding="utf-8")  # type: ignore[arg-type, assignment]
-    try:
+    with _text(out, "w") as stream:
         names = results.names
         for qid, row in zip(results.queries, results.values.tolist(), strict=True):
             record: dict[str, Any] = {"run": results.run, "query_id": qid}
             record.update({n: _json_number(v) for n, v in zip(names, row, strict=True)})
             stream.write(json.dumps(record, ensure_ascii=False) + "\n")
-    finally:
-        if stream is not out:
-            stream.close()
 
 
-def read_jsonl(source: PathLike | IO[str]) -> Results:
-    """Read Results written by :func:`write_jsonl` (one run)."""
+def read_jsonl(source: PathLike | IO[str]) -> Parts:
+    """The parts of the Results written by :func:`write_jsonl` (one run)."""
     where = os.fspath(source) if isinstance(source, str | os.PathLike) else "<stream>"
-    stream: IO[str] = (
-        source if hasattr(source, "read") else open(source, encoding="utf-8")  # type: ignore[arg-type, assignment]
-    )
     run: str | None = None
     names: list[str] | None = None
     queries: list[str] = []
     rows: list[list[float]] = []
-    try:
+    with _text(source, "r") as stream:
         for number, line in enumerate(stream, 1):
             if not line.strip():
                 continue
@@ -127,13 +134,11 @@ def read_jsonl(source: PathLike | IO[str]) -> Results:
                     line=number,
                 )
             if list(record) != names:
-                raise ParseError("the measures differ from the first line's", path=where,
-                                 line=number)
+                raise ParseError(
+                    "the measures differ from the first line's", path=where, line=number
+                )
             queries.append(qid)
             rows.append([math.nan if v is None else float(v) for v in record.values()])
-    finally:
-        if stream is not source:
-            stream.close()
     if run is None or names is None:
         raise InputError("no results in it (empty file)", path=where)
     values = np.array(rows, dtype=np.float64).reshape(len(queries), len(names))
