@@ -115,8 +115,11 @@ def test_mapping_of_runs_and_single_run_unchanged(files: dict[str, str]) -> None
     # records stay one run
     rec = ranklens.evaluate(qrels, [("q1", "a", 1.0), ("q1", "b", 0.5)], "P@1")
     assert isinstance(rec, ranklens.Results)
-    with pytest.raises(OptionError, match="both named 'run'"):
-        ranklens.evaluate(qrels, [{"q1": {"a": 1.0}}, {"q1": {"b": 1.0}}], "P@1")
+    # in-memory runs of one name are numbered by position
+    numbered = ranklens.evaluate(qrels, [{"q1": {"a": 1.0}}, {"q1": {"b": 1.0}}], "P@1")
+    assert numbered.runs == ("run1", "run2")  # type: ignore[union-attr]
+    with pytest.raises(OptionError, match="both named 'x'"):
+        ranklens.evaluate(qrels, [{"q1": {"a": 1.0}}] * 2, "P@1", name=["x", "x"])
     with pytest.raises(OptionError, match="list of names"):
         ranklens.evaluate(qrels, [{"q1": {"a": 1.0}}, {"q1": {"b": 1.0}}], "P@1", name="x")
 

@@ -40,7 +40,9 @@ def _from_file(run: Run) -> bool:
 
 def distinct_names(runs: Sequence[Run], given: Sequence[str | None]) -> list[str]:
     """The name of each run evaluated together: ``given[i]`` when not ``None``, else the
-    run's own name (its tag), else (tag shared with another run, or no tag) its file stem.
+    run's own name (its tag), else (tag shared with another run, or no tag) its file stem;
+    in-memory runs (dicts, DataFrames) that share a name get their 1-based position
+    appended (``run1``, ``run2``).
 
     Where stems coincide too (the same file twice), the runs keep their tags; names that
     still coincide are left as they are (the caller refuses them).
@@ -50,14 +52,19 @@ def distinct_names(runs: Sequence[Run], given: Sequence[str | None]) -> list[str
     >>> b = Run(**{**a.__dict__, "source": "runs/new.run.gz"})
     >>> distinct_names([a, b], [None, None]), distinct_names([a, b], ["x", None])
     (['bm25', 'new'], ['x', 'Anserini'])
+    >>> d = Run.from_dict({"q": {"d": 1.0}})
+    >>> distinct_names([d, d, d.renamed("other")], [None, None, None])
+    ['run1', 'run2', 'other']
     """
     own = [g if g is not None else r.name for r, g in zip(runs, given, strict=True)]
     counts = Counter(own)
     out: list[str] = []
-    for run, name, explicit in zip(runs, own, given, strict=True):
+    for i, (run, name, explicit) in enumerate(zip(runs, own, given, strict=True)):
         untagged = _from_file(run) and run.name == os.path.basename(str(run.source))
         if explicit is None and _from_file(run) and (counts[name] > 1 or untagged):
             out.append(file_stem(str(run.source)))
+        elif explicit is None and not _from_file(run) and counts[name] > 1:
+            out.append(f"{name}{i + 1}")  # in-memory runs of one name: by position
         else:
             out.append(name)
     # stems that coincide too (the same file twice) help nobody: keep the tags there
