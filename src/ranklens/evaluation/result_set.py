@@ -108,28 +108,33 @@ class ResultSet:
         return out
 
     def _long_columns(self) -> dict[str, Any]:
-        runs: list[str] = []
-        qids: list[str] = []
-        measures: list[str] = []
+        runs: list[np.ndarray] = []
+        qids: list[np.ndarray] = []
+        measures: list[np.ndarray] = []
         parts: list[np.ndarray] = []
         for r in self.results:
             nq, nm = r.values.shape
-            runs.extend([r.run] * (nq * nm))
-            qids.extend(q for q in r.queries for _ in range(nm))
-            measures.extend(r.names * nq)
+            runs.append(np.full(nq * nm, r.run, dtype=object))
+            qids.append(np.repeat(np.array(r.queries, dtype=object), nm))
+            measures.append(np.tile(np.array(r.names, dtype=object), nq))
             parts.append(np.asarray(r.values).reshape(-1))
-        values = np.concatenate(parts) if parts else np.zeros(0, np.float64)
-        return {"run": runs, "query_id": qids, "measure": measures, "value": values}
+        return {
+            "run": _joined(runs, object),
+            "query_id": _joined(qids, object),
+            "measure": _joined(measures, object),
+            "value": _joined(parts, np.float64),
+        }
 
     def _wide_columns(self) -> dict[str, Any]:
-        names = self.names
         data: dict[str, Any] = {
-            "run": [r.run for r in self.results for _ in r.queries],
-            "query_id": [q for r in self.results for q in r.queries],
+            "run": _joined(
+                [np.full(len(r.queries), r.run, dtype=object) for r in self.results], object
+            ),
+            "query_id": _joined([np.array(r.queries, dtype=object) for r in self.results], object),
         }
-        for n in names:
+        for n in self.names:
             cols = [np.asarray(r.values[:, r.names.index(n)]) for r in self.results]
-            data[n] = np.concatenate(cols) if cols else np.zeros(0, np.float64)
+            data[n] = _joined(cols, np.float64)
         return data
 
     def _columns(self, layout: Layout) -> dict[str, Any]:
@@ -171,6 +176,13 @@ class ResultSet:
 
     def __repr__(self) -> str:
         return f"ResultSet(runs={list(self.runs)!r}, measures={self.names!r})"
+
+
+def _joined(parts: list[np.ndarray], dtype: Any) -> Any:
+    """The arrays end to end (an empty array of ``dtype`` for none); object arrays of
+    strings become lists, which pandas and polars both read as strings."""
+    out = np.concatenate(parts) if parts else np.zeros(0, dtype)
+    return out.tolist() if dtype is object else out
 
 
 def is_many_runs(obj: object) -> bool:
