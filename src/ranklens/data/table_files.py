@@ -65,20 +65,27 @@ def _columns(table: Qrels | Run) -> dict[str, Any]:
 
 
 def write_parquet(table: Qrels | Run, path: PathLike) -> None:
-    """Write ``table`` as a Parquet file (string ids, int64 relevance or float64 scores)."""
+    """Write ``table`` as a Parquet file (string ids, int64 relevance or float64 scores).
+
+    The document ids go to Arrow as they are held (one byte buffer and offsets: Arrow's
+    ``large_string`` layout), the query ids by one gather, without Python strings."""
     pa = require("pyarrow", "Writing Parquet")
+    pc = require("pyarrow.compute", "Writing Parquet")
     pq = require("pyarrow.parquet", "Writing Parquet")
-    cols = _columns(table)
-    value_name = "relevance" if _is_qrels(table) else "score"
-    arrow = pa.table(
-        {
-            "query_id": pa.array(cols["query_id"], pa.string()),
-            "doc_id": pa.array(cols["doc_id"], pa.string()),
-            value_name: pa.array(
-                cols[value_name], pa.int64() if _is_qrels(table) else pa.float64()
-            ),
-        }
+    n = len(table)
+    docs = pa.LargeStringArray.from_buffers(
+        n,
+        pa.py_buffer(np.ascontiguousarray(table.doc_offsets, dtype=np.int64)),
+        pa.py_buffer(np.ascontiguousarray(table.doc_data)),
     )
+    qids = pc.take(pa.array(list(table.qids), pa.string()), pa.array(table.query_of_entries()))
+    if _is_qrels(table):
+        values = pa.array(np.asarray(table.rels), pa.int64())  # type: ignore[union-attr]
+        value_name = "relevance"
+    else:
+        values = pa.array(np.asarray(table.scores), pa.float64())  # type: ignore[union-attr]
+        value_name = "score"
+    arrow = pa.table({"query_id": qids, "doc_id": docs.cast(pa.string()), value_name: values})
     if not _is_qrels(table):
         name = str(getattr(table, "name", ""))
         arrow = arrow.replace_schema_metadata({RUN_KEY: name.encode("utf-8")})
