@@ -217,3 +217,14 @@ def test_irds_on_the_command_line(
 def test_irds_unknown_id(dataset: tuple[str, Any, str]) -> None:
     with pytest.raises(InputError, match="ir_datasets has no dataset 'no/such-dataset'"):
         ranklens.evaluate("irds:no/such-dataset", {"q": {"d": 1.0}}, "AP")
+
+
+def test_file_kinds_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels_path, run_paths = example_paths()
+    ranklens.Qrels.from_file(qrels_path).to_parquet(tmp_path / "q.parquet")
+    ranklens.Run.from_file(run_paths[0]).to_jsonl(tmp_path / "r.jsonl")
+    args = ["-m", "AP", "-m", "nDCG@10", "-f", "tsv", "--quiet", "--precision", "full"]
+    assert main(["eval", str(tmp_path / "q.parquet"), str(tmp_path / "r.jsonl"), *args]) == 0
+    mine = capsys.readouterr().out
+    assert main(["eval", str(qrels_path), str(run_paths[0]), *args]) == 0
+    assert mine == capsys.readouterr().out and "bm25\tall\tAP" in mine
