@@ -27,6 +27,7 @@ __all__ = [
     "Qrels",
     "RanklensError",
     "ResourceError",
+    "ResultSet",
     "Results",
     "Run",
     "__version__",
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from ranklens.data.qrels import Qrels
     from ranklens.data.run import Run
     from ranklens.evaluation.evaluator import Evaluator, evaluate
+    from ranklens.evaluation.result_set import ResultSet
     from ranklens.evaluation.results import Results
     from ranklens.measures import Measure, parse_measure, parse_measures
     from ranklens.presentation.explanation import explain
@@ -70,6 +72,7 @@ _HOME = {
     "Qrels": "ranklens.data.qrels",
     "Run": "ranklens.data.run",
     "Results": "ranklens.evaluation.results",
+    "ResultSet": "ranklens.evaluation.result_set",
 }
 
 
@@ -82,3 +85,8 @@ def __getattr__(name: str) -> Any:
     if name in __all__:
         return getattr(importlib.import_module("ranklens.base.errors"), name)
     raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public API (what ``__all__`` lists), for ``dir(ranklens)`` and completion."""
+    return sorted(__all__)

@@ -243,6 +243,33 @@ class Comparison:
         """:meth:`to_dict` as one line of JSON."""
         return json.dumps(self.to_dict(), allow_nan=False)
 
+    def to_pandas(self, pairs: bool = False) -> Any:
+        """A pandas DataFrame of the comparison (see :meth:`to_records` for the columns)."""
+        from ranklens.base.optional import require
+
+        pd = require("pandas", "Comparison.to_pandas")
+        return pd.DataFrame(comparison_data.columns(self, pairs))
+
+    def to_polars(self, pairs: bool = False) -> Any:
+        """A polars DataFrame of the comparison (see :meth:`to_records` for the columns)."""
+        from ranklens.base.optional import require
+
+        pl = require("polars", "Comparison.to_polars")
+        return pl.DataFrame(comparison_data.columns(self, pairs))
+
+    def to_records(self, pairs: bool = False) -> list[dict[str, Any]]:
+        """The comparison as rows (plain data; :meth:`to_pandas` and :meth:`to_polars`
+        build their frames from the same columns).
+
+        By default one row per run and measure: ``run, measure, mean, baseline, delta,
+        p_value, p_value_corrected, ci_low, ci_high, effect_size, wins, ties, losses,
+        significant``, the statistics being ``run - baseline`` (``None`` on the baseline's
+        own rows). With ``pairs=True``, one row per pair compared and measure (every pair
+        with ``all_pairs``): ``run`` against ``against`` (``run - against``) with the same
+        statistics and both means.
+        """
+        return comparison_data.rows(self, pairs)
+
     def to_markdown(self) -> str:
         """A GitHub Markdown table (significance as ``<sup>`` letters, best in bold),
         its legend and a table of the statistics."""
@@ -705,7 +732,8 @@ def compare(
         Carterette 2012: query difficulty leaves the error term, so it finds more
         differences; recommended for IR when the runs share their queries).
     names
-        The runs' names (default: each run's name, from its file's run tag).
+        The runs' names (default: each run's tag; the file name's stem for runs that
+        share a tag or have none, so ``bm25.run`` is ``bm25``).
     correlate
         Add Kendall's tau and Spearman's rho between the orderings of the runs under each
         pair of measures (at least 3 runs).
@@ -721,6 +749,7 @@ def compare(
     Comparison
     """
     from ranklens.data.coerce import as_run
+    from ranklens.data.naming import distinct_names
     from ranklens.evaluation.evaluator import Evaluator
 
     _check_options(test, correction, alpha, confidence, permutations, seed, tukey)
@@ -750,6 +779,8 @@ def compare(
     given = list(names) if names is not None else [None] * len(run_list)
     # read each run once (it may be a file object), evaluate it once or twice
     run_objects = [as_run(run, duplicates, name) for run, name in zip(run_list, given, strict=True)]
+    final = distinct_names(run_objects, given)
+    run_objects = [r.renamed(n) for r, n in zip(run_objects, final, strict=True)]
     results = [evaluator.evaluate(run) for run in run_objects]
     others = None
     labels = ("qrels", "other qrels")

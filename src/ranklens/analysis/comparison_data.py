@@ -130,3 +130,69 @@ def beaten(cmp: Comparison, run: str, measure: str) -> tuple[str, ...]:
             if st.significant and better(st, hib):
                 out.append(other)
     return tuple(out)
+
+
+# ----------------------------------------------------------------------- tables (rows)
+
+_STATS = (
+    "delta",
+    "p_value",
+    "p_value_corrected",
+    "ci_low",
+    "ci_high",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "significant",
+)
+
+
+def _stats_row(st: PairStats | None) -> dict[str, Any]:
+    if st is None:
+        return dict.fromkeys(_STATS)
+    return {
+        "delta": st.delta,
+        "p_value": st.p_value,
+        "p_value_corrected": st.p_value_corrected,
+        "ci_low": st.ci_low,
+        "ci_high": st.ci_high,
+        "effect_size": st.effect_size,
+        "wins": st.wins,
+        "ties": st.ties,
+        "losses": st.losses,
+        "significant": st.significant,
+    }
+
+
+def rows(cmp: Comparison, pairs: bool = False) -> list[dict[str, Any]]:
+    """The rows of :meth:`Comparison.to_records`: per (run, measure) against the baseline,
+    or, with ``pairs``, per (pair, measure)."""
+    out: list[dict[str, Any]] = []
+    if not pairs:
+        for run in cmp.runs:
+            for m in cmp.measures:
+                st = None if run == cmp.baseline else cmp.vs_baseline[run][m]
+                row = {"run": run, "measure": m, "mean": cmp.means[run][m]}
+                row["baseline"] = cmp.baseline
+                out.append({**row, **_stats_row(st)})
+        return out
+    compared = list(cmp.pairs) or [(cmp.baseline, r) for r in cmp.runs if r != cmp.baseline]
+    for a, b in compared:
+        for m in cmp.measures:
+            row = {
+                "run": b,
+                "against": a,
+                "measure": m,
+                "mean": cmp.means[b][m],
+                "against_mean": cmp.means[a][m],
+            }
+            out.append({**row, **_stats_row(cmp.stats(b, m, a))})
+    return out
+
+
+def columns(cmp: Comparison, pairs: bool = False) -> dict[str, list[Any]]:
+    """:func:`rows` as columns (column name -> values), for DataFrames."""
+    table = rows(cmp, pairs)
+    names = list(table[0]) if table else ["run", "measure", "mean", "baseline", *_STATS]
+    return {n: [r[n] for r in table] for n in names}

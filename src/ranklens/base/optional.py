@@ -15,6 +15,7 @@ _EXTRA_OF = {
     "dask": "dask",
     "distributed": "dask",
     "pyspark": "spark",
+    "ir_datasets": "irds",
 }
 
 

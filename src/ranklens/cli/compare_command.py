@@ -35,7 +35,8 @@ def register(commands: Any) -> None:
         action="append",
         dest="names",
         metavar="NAME",
-        help="a name for each run, in order (repeat once per run; default: the run tag)",
+        help="a name for each run, in order (repeat once per run; default: the run tag, or "
+        "the file name's stem when runs share a tag or have none)",
     )
     _options.add_statistics(p)
     p.add_argument(

@@ -26,6 +26,14 @@ def register(commands: Any) -> None:
     _options.add_files(p, "run file(s) (TREC format)")
     _options.add_measures(p, DEFAULT_MEASURES)
     p.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
+    p.add_argument(
+        "--name",
+        action="append",
+        dest="names",
+        metavar="NAME",
+        help="a name for each run, in order (repeat once per run; default: the run tag, or "
+        "the file name's stem when runs share a tag or have none)",
+    )
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
     p.add_argument(
         "--num-docs",
@@ -105,9 +113,35 @@ def run_eval(args: argparse.Namespace) -> int:
         duplicates=args.duplicates,
         judgments=args.judgments,
     )
+    if args.names is not None and len(args.names) != len(args.runs):
+        raise OptionError(
+            f"--name given {len(args.names)} times for {len(args.runs)} runs (once per run)"
+        )
+    from ranklens.data.chunks import should_stream
+    from ranklens.data.coerce import as_run
+    from ranklens.data.naming import distinct_names
+
+    given = args.names or [None] * len(args.runs)
+    streamed = args.stream is True or (
+        args.stream is None and any(should_stream(path) for path in args.runs)
+    )
     results = []
-    for path in args.runs:
-        result = evaluator.evaluate(path, stream=args.stream)
+    if streamed:  # runs too large to hold together: each read and evaluated on its own
+        pairs = [
+            (path, evaluator.evaluate(path, name, stream=args.stream))
+            for path, name in zip(args.runs, given, strict=True)
+        ]
+    else:  # read first, so that runs sharing a tag can be named by their files
+        runs = [
+            as_run(path, args.duplicates, name)
+            for path, name in zip(args.runs, given, strict=True)
+        ]
+        names = distinct_names(runs, given)
+        pairs = [
+            (path, evaluator.evaluate(run.renamed(name), stream=False))
+            for path, run, name in zip(args.runs, runs, names, strict=True)
+        ]
+    for path, result in pairs:
         if not args.quiet:
             _report_counts(path, result.query_counts, args.queries)
         results.append(result)

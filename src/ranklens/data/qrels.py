@@ -123,6 +123,41 @@ class Qrels(Grouped):
         rows = self.to_records()
         return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
 
+    @classmethod
+    def from_parquet(
+        cls, path: str | os.PathLike[str], duplicates: DuplicatePolicy = "error"
+    ) -> Qrels:
+        """Read qrels saved by :meth:`to_parquet` (or any Parquet file with the columns
+        :meth:`from_frame` finds); see :mod:`ranklens.data.table_files`."""
+        from ranklens.data.table_files import read_parquet
+
+        arrow, _ = read_parquet(path)
+        return replace(cls.from_frame(arrow, duplicates=duplicates), source=os.fspath(path))
+
+    @classmethod
+    def from_jsonl(
+        cls, path: str | os.PathLike[str] | IO[str], duplicates: DuplicatePolicy = "error"
+    ) -> Qrels:
+        """Read JSON lines ``{"query_id", "doc_id", "relevance"}`` (as :meth:`to_jsonl`
+        writes them)."""
+        from ranklens.data.table_files import describe, read_jsonl
+
+        records, _ = read_jsonl(path, "relevance")
+        return cls.from_records(records, duplicates=duplicates, source=describe(path))
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> None:
+        """Save as Parquet (``query_id``, ``doc_id`` strings, ``relevance`` int64), in this
+        order; :meth:`from_parquet` reads back equal qrels."""
+        from ranklens.data.table_files import write_parquet
+
+        write_parquet(self, path)
+
+    def to_jsonl(self, path: str | os.PathLike[str] | IO[str]) -> None:
+        """Save as JSON lines, one judgment a line (``.gz`` compresses)."""
+        from ranklens.data.table_files import write_jsonl
+
+        write_jsonl(self, path)
+
     def write(self, path: str | os.PathLike[str] | IO[str]) -> None:
         """Write TREC qrels text (``qid 0 docid rel``)."""
         from ranklens.data.trec_text import trec_qrels_lines, write_lines

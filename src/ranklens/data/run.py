@@ -143,6 +143,54 @@ class Run(Grouped):
             }
         )
 
+    @classmethod
+    def from_parquet(
+        cls,
+        path: str | os.PathLike[str],
+        name: str | None = None,
+        duplicates: DuplicatePolicy = "error",
+    ) -> Run:
+        """Read a run saved by :meth:`to_parquet` (or any Parquet file with the columns
+        :meth:`from_frame` finds); named ``name``, else the name saved in the file, else
+        the file name."""
+        from ranklens.data.table_files import read_parquet
+
+        arrow, saved = read_parquet(path)
+        the_name = name or saved or os.path.basename(os.fspath(path))
+        run = cls.from_frame(arrow, name=the_name, duplicates=duplicates)
+        return replace(run, source=os.fspath(path))
+
+    @classmethod
+    def from_jsonl(
+        cls,
+        path: str | os.PathLike[str] | IO[str],
+        name: str | None = None,
+        duplicates: DuplicatePolicy = "error",
+    ) -> Run:
+        """Read JSON lines ``{"query_id", "doc_id", "score"}`` (as :meth:`to_jsonl` writes
+        them); named ``name``, else the last line's ``run``, else the file name."""
+        from ranklens.data.table_files import describe, read_jsonl
+
+        records, tag = read_jsonl(path, "score")
+        where = describe(path)
+        the_name = name or tag or os.path.basename(where)
+        run = cls.from_records(records, name=the_name, duplicates=duplicates)
+        return replace(run, source=where)
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> None:
+        """Save as Parquet (``query_id``, ``doc_id`` strings, ``score`` float64, the name in
+        the file's metadata); :meth:`from_parquet` reads back an equal run."""
+        from ranklens.data.table_files import write_parquet
+
+        write_parquet(self, path)
+
+    def to_jsonl(self, path: str | os.PathLike[str] | IO[str]) -> None:
+        """Save as JSON lines, one document a line with its exact score and the run's name
+        (``.gz`` compresses)."""
+        from ranklens.data.table_files import write_jsonl
+
+        write_jsonl(self, path)
+
     def write(
         self,
         path: str | os.PathLike[str] | IO[str],

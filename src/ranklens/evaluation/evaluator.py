@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast, overload
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from ranklens.base.types import (
     TiePolicy,
 )
 from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
+from ranklens.evaluation.result_set import ResultSet, is_many_runs
 from ranklens.evaluation.results import Results
 from ranklens.measures.base import Measure
 from ranklens.measures.language import parse_measures
@@ -204,6 +206,65 @@ class Evaluator:
             aligned.run_name, self.measures, aligned.base.qids, values, aligned.query_counts
         )
 
+    def evaluate_many(
+        self,
+        runs: Sequence[RunLike] | Mapping[str, RunLike],
+        names: Sequence[str | None] | None = None,
+    ) -> ResultSet:
+        """Evaluate several runs: a sequence, or a mapping ``{name: run}``.
+
+        A run's name is, in this order: the mapping's key or ``names[i]``; its tag; its file
+        name's stem when several runs share a tag or a file has none (see
+        :func:`ranklens.data.naming.distinct_names`). Names must end up distinct.
+        """
+        from ranklens.data.naming import distinct_names
+
+        if isinstance(runs, Mapping):
+            if names is not None:
+                raise OptionError("give the runs' names either as the mapping's keys or as names")
+            given: list[str | None] = [str(k) for k in runs]
+            run_list = list(runs.values())
+        else:
+            run_list = list(runs)
+            given = list(names) if names is not None else [None] * len(run_list)
+        if len(given) != len(run_list):
+            raise OptionError(f"{len(given)} names for {len(run_list)} runs")
+        read = [as_run(r, self.duplicates, n) for r, n in zip(run_list, given, strict=True)]
+        final = distinct_names(read, given)
+        return ResultSet(
+            tuple(self.evaluate(r.renamed(n)) for r, n in zip(read, final, strict=True))
+        )
+
+
+@overload
+def evaluate(
+    qrels: QrelsLike,
+    run: list[Any] | tuple[Any, ...] | Mapping[str, Any],
+    measures: Iterable[str | Measure] | str,
+    *,
+    ties: TiePolicy = ...,
+    queries: QueryPolicy = ...,
+    depth: int | None = ...,
+    duplicates: DuplicatePolicy = ...,
+    judgments: JudgmentsLike | None = ...,
+    name: str | Sequence[str] | None = ...,
+) -> Results | ResultSet: ...
+
+
+@overload
+def evaluate(
+    qrels: QrelsLike,
+    run: RunLike,
+    measures: Iterable[str | Measure] | str,
+    *,
+    ties: TiePolicy = ...,
+    queries: QueryPolicy = ...,
+    depth: int | None = ...,
+    duplicates: DuplicatePolicy = ...,
+    judgments: JudgmentsLike | None = ...,
+    name: str | Sequence[str] | None = ...,
+) -> Results: ...
+
 
 def _name_of(run: object) -> str:
     """The run's file for a message (its source when it was read from one)."""
@@ -227,18 +288,30 @@ def evaluate(
     depth: int | None = None,
     duplicates: DuplicatePolicy = "error",
     judgments: JudgmentsLike | None = None,
-) -> Results:
-    """Evaluate one run: ``evaluate(qrels, run, ["nDCG@10", "AP"])``.
+    name: str | Sequence[str] | None = None,
+) -> Results | ResultSet:
+    """Evaluate one run (``evaluate(qrels, run, ["nDCG@10", "AP"])`` gives
+    :class:`Results`) or several (a list of runs, or ``{name: run}``, gives one
+    :class:`~ranklens.evaluation.result_set.ResultSet`).
 
     See :class:`Evaluator` for the parameters. By default every number equals trec_eval
     10.0's (with ``-c``): ties broken by document id descending, the mean over the qrels'
-    queries.
+    queries. ``name`` names the run (a list of names for a list of runs); by default a
+    run is named by its tag, or by its file name's stem when several runs share a tag or
+    a file has none (``bm25.run`` is ``bm25``).
+
+    A list or tuple counts as several runs when its items are runs (paths, Run objects,
+    dicts of dicts, DataFrames), not ``(qid, docid, score)`` records; a mapping when its
+    values are runs rather than ``{docid: score}``.
 
     Examples
     --------
     >>> res = evaluate({"q1": {"a": 2, "b": 1}}, {"q1": {"b": 0.9, "a": 0.3}}, "nDCG")
     >>> round(res["nDCG"], 4)
     0.8597
+    >>> rs = evaluate({"q1": {"a": 1}}, {"x": {"q1": {"a": 1.0}}, "y": {"q1": {"b": 1.0}}}, "P@1")
+    >>> rs.aggregate
+    {'x': {'P@1': 1.0}, 'y': {'P@1': 0.0}}
 
     trec_eval's preference and judgement-group measures read a judgement file
     (``judgments=``, by default the qrels file):
@@ -254,4 +327,11 @@ def evaluate(
         duplicates=duplicates,
         judgments=judgments,
     )
-    return evaluator.evaluate(run)
+    if is_many_runs(run):
+        if isinstance(name, str):
+            raise OptionError("several runs take a list of names (name=[...]), not one name")
+        runs = cast("Sequence[RunLike] | Mapping[str, RunLike]", run)
+        return evaluator.evaluate_many(runs, None if name is None else list(name))
+    if name is not None and not isinstance(name, str):
+        raise OptionError("one run takes one name (name='...')")
+    return evaluator.evaluate(run, name)

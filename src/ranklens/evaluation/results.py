@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -133,6 +134,36 @@ class Results:
             data[name] = np.array(self.values[:, j])
         return pl.DataFrame(data)
 
+    def to_parquet(self, path: str | os.PathLike[str]) -> None:
+        """Save as Parquet: a ``query_id`` column and a float64 column per measure; the
+        run's name, the measures and the query counts in the file's metadata.
+        :meth:`from_parquet` reads back equal Results (see
+        :mod:`ranklens.evaluation.results_files`)."""
+        from ranklens.evaluation.results_files import write_parquet
+
+        write_parquet(self, path)
+
+    @classmethod
+    def from_parquet(cls, path: str | os.PathLike[str]) -> Results:
+        """Read Results saved by :meth:`to_parquet`."""
+        from ranklens.evaluation.results_files import read_parquet
+
+        return cls(*read_parquet(path))
+
+    def to_jsonl(self, path: str | os.PathLike[str] | IO[str]) -> None:
+        """Save as JSON lines, ``{"run", "query_id", "<measure>": value, ...}`` per query
+        (exact floats, nan as null; the query counts are not kept)."""
+        from ranklens.evaluation.results_files import write_jsonl
+
+        write_jsonl(self, path)
+
+    @classmethod
+    def from_jsonl(cls, path: str | os.PathLike[str] | IO[str]) -> Results:
+        """Read Results saved by :meth:`to_jsonl`."""
+        from ranklens.evaluation.results_files import read_jsonl
+
+        return cls(*read_jsonl(path))
+
     def plot_dist(
         self, measure: str | Measure, style: str = "box", *, ax: Axes | None = None
     ) -> Figure:
@@ -152,16 +183,38 @@ class Results:
         return plot_delta(self, other, measure, ax=ax)
 
     def _repr_html_(self) -> str:
-        """An HTML table for Jupyter: the aggregate of each measure, then the number of
-        queries (ids and names are escaped)."""
+        """An HTML table for Jupyter: the aggregate of each measure, then the per-query
+        values in a collapsed ``<details>`` block (click to open; ids and names are
+        escaped)."""
         from html import escape
 
         head = "".join(f"<th>{escape(n)}</th>" for n in self.names)
         cells = "".join(f"<td>{v:.4f}</td>" for v in self.aggregate.values())
         return (
             f"<table><thead><tr><th>run</th>{head}</tr></thead><tbody><tr>"
-            f"<td>{escape(self.run)}</td>{cells}</tr></tbody></table>"
-            f"<p>{len(self.queries)} queries</p>"
+            f"<td>{escape(self.run)}</td>{cells}</tr></tbody></table>" + self._per_query_html()
+        )
+
+    def _per_query_html(self, limit: int = 1000) -> str:
+        """The per-query values as a table inside a closed ``<details>`` block (at most
+        ``limit`` rows; the rest through :meth:`to_pandas`)."""
+        from html import escape
+
+        shown = min(limit, len(self.queries))
+        head = "".join(f"<th>{escape(n)}</th>" for n in self.names)
+        rows = "".join(
+            f"<tr><td>{escape(q)}</td>" + "".join(f"<td>{v:.4f}</td>" for v in row) + "</tr>"
+            for q, row in zip(self.queries[:shown], self.values[:shown].tolist(), strict=True)
+        )
+        more = (
+            f"<p>first {shown} of {len(self.queries)} queries; all of them: to_pandas()</p>"
+            if shown < len(self.queries)
+            else ""
+        )
+        return (
+            f"<details><summary>{escape(self.run)}: {len(self.queries)} queries "
+            f"(per-query values)</summary><table><thead><tr><th>query_id</th>{head}</tr>"
+            f"</thead><tbody>{rows}</tbody></table>{more}</details>"
         )
 
     def __repr__(self) -> str:

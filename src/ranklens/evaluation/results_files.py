@@ -1,0 +1,145 @@
+"""Saving and loading :class:`~ranklens.Results` as Parquet and JSON lines, exactly.
+
+Both hold one row per query (queries in byte order): a ``query_id`` column and one float64
+column per measure, named by the measure's canonical name (read back with
+:func:`~ranklens.parse_measure`, so the measures are equal).
+
+- Parquet keeps the run's name, the measures in order and the query counts in the file's
+  metadata (key ``ranklens.results``, a JSON object). Needs pyarrow.
+- JSON lines: ``{"run": name, "query_id": qid, "<measure>": value, ...}`` a line; values are
+  written as Python's ``repr`` (the shortest text that reads back as the same float64), nan
+  as ``null``. The query counts are not kept, and results of no query write no line (so
+  their measures are lost); use Parquet for those.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+
+from ranklens.base.errors import InputError, ParseError
+from ranklens.base.optional import require
+from ranklens.measures.base import Measure
+from ranklens.measures.language import parse_measure
+
+if TYPE_CHECKING:
+    from ranklens.evaluation.results import Results
+
+META_KEY = b"ranklens.results"
+PathLike = str | os.PathLike[str]
+
+
+def write_parquet(results: Results, path: PathLike) -> None:
+    """Write ``results`` to a Parquet file (see the module docstring)."""
+    pa = require("pyarrow", "Results.to_parquet")
+    pq = require("pyarrow.parquet", "Results.to_parquet")
+    data: dict[str, Any] = {"query_id": pa.array(list(results.queries), pa.string())}
+    for j, name in enumerate(results.names):
+        data[name] = pa.array(np.asarray(results.values[:, j]), pa.float64())
+    meta = {
+        "run": results.run,
+        "measures": results.names,
+        "query_counts": dict(results.query_counts),
+    }
+    table = pa.table(data).replace_schema_metadata({META_KEY: json.dumps(meta).encode()})
+    pq.write_table(table, os.fspath(path))
+
+
+Parts = tuple[str, tuple[Measure, ...], tuple[str, ...], np.ndarray, dict[str, int]]
+"""The arguments of :class:`~ranklens.Results`: run, measures, queries, values, counts."""
+
+
+def _build(
+    run: str, names: list[str], queries: list[str], values: np.ndarray, counts: dict[str, int]
+) -> Parts:
+    return run, tuple(parse_measure(n) for n in names), tuple(queries), values, counts
+
+
+def read_parquet(path: PathLike) -> Parts:
+    """The parts of the Results written by :func:`write_parquet`."""
+    pq = require("pyarrow.parquet", "Results.from_parquet")
+    where = os.fspath(path)
+    try:
+        table = pq.read_table(where)
+    except OSError as exc:
+        raise InputError(f"cannot read it as Parquet: {exc}", path=where) from None
+    raw = (table.schema.metadata or {}).get(META_KEY)
+    if raw is None:
+        raise InputError("not a ranklens Results file (no 'ranklens.results' metadata)", path=where)
+    meta = json.loads(raw)
+    names = list(meta["measures"])
+    queries = [str(q) for q in table.column("query_id").to_pylist()]
+    values = np.empty((len(queries), len(names)), dtype=np.float64)
+    for j, name in enumerate(names):
+        values[:, j] = table.column(name).to_numpy()
+    counts = {str(k): int(v) for k, v in meta.get("query_counts", {}).items()}
+    return _build(str(meta["run"]), names, queries, values, counts)
+
+
+def _json_number(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+@contextmanager
+def _text(path: PathLike | IO[str], mode: str) -> Iterator[IO[str]]:
+    if isinstance(path, str | os.PathLike):
+        with open(path, mode, encoding="utf-8") as stream:
+            yield stream
+    else:
+        yield path
+
+
+def write_jsonl(results: Results, out: PathLike | IO[str]) -> None:
+    """Write ``results`` as JSON lines (see the module docstring)."""
+    with _text(out, "w") as stream:
+        names = results.names
+        for qid, row in zip(results.queries, results.values.tolist(), strict=True):
+            record: dict[str, Any] = {"run": results.run, "query_id": qid}
+            record.update({n: _json_number(v) for n, v in zip(names, row, strict=True)})
+            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def read_jsonl(source: PathLike | IO[str]) -> Parts:
+    """The parts of the Results written by :func:`write_jsonl` (one run)."""
+    where = os.fspath(source) if isinstance(source, str | os.PathLike) else "<stream>"
+    run: str | None = None
+    names: list[str] | None = None
+    queries: list[str] = []
+    rows: list[list[float]] = []
+    with _text(source, "r") as stream:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                this_run, qid = str(record.pop("run")), str(record.pop("query_id"))
+            except (json.JSONDecodeError, KeyError, AttributeError, TypeError):
+                raise ParseError(
+                    "each line must be a JSON object with 'run', 'query_id' and the measures",
+                    path=where,
+                    line=number,
+                ) from None
+            if run is None:
+                run, names = this_run, list(record)
+            elif this_run != run:
+                raise ParseError(
+                    f"a second run {this_run!r} (after {run!r}): one Results holds one run",
+                    path=where,
+                    line=number,
+                )
+            if list(record) != names:
+                raise ParseError(
+                    "the measures differ from the first line's", path=where, line=number
+                )
+            queries.append(qid)
+            rows.append([math.nan if v is None else float(v) for v in record.values()])
+    if run is None or names is None:
+        raise InputError("no results in it (empty file)", path=where)
+    values = np.array(rows, dtype=np.float64).reshape(len(queries), len(names))
+    return _build(run, names, queries, values, {})
