@@ -236,6 +236,18 @@ class Evaluator:
         )
 
 
+def _name_of(run: object) -> str:
+    """The run's file for a message (its source when it was read from one)."""
+    from ranklens.data.source import describe
+
+    source = getattr(run, "source", None)
+    if isinstance(source, str):
+        return source
+    if isinstance(run, dict):
+        return "<dict>"
+    return describe(run)
+
+
 @overload
 def evaluate(
     qrels: QrelsLike,
@@ -264,18 +276,6 @@ def evaluate(
     judgments: JudgmentsLike | None = ...,
     name: str | Sequence[str] | None = ...,
 ) -> Results: ...
-
-
-def _name_of(run: object) -> str:
-    """The run's file for a message (its source when it was read from one)."""
-    from ranklens.data.source import describe
-
-    source = getattr(run, "source", None)
-    if isinstance(source, str):
-        return source
-    if isinstance(run, dict):
-        return "<dict>"
-    return describe(run)
 
 
 def evaluate(
