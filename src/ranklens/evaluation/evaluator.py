@@ -44,27 +44,30 @@ def _examples(ids: Sequence[str]) -> str:
     return shown + (", ..." if len(ids) > 3 else "")
 
 
-def check_overlap(aligned: Aligned) -> None:
+def check_overlap(
+    counts: Mapping[str, int], name: str, source: str | None, examples: Sequence[str] = ()
+) -> None:
     """Refuse a run that shares no query with the qrels; warn when most qrels queries are
-    missing from it (see :meth:`Evaluator.evaluate`)."""
-    counts = aligned.query_counts
-    run = aligned.run
+    missing from it (see :meth:`Evaluator.evaluate`). ``counts`` are a result's query
+    counts; ``examples``, some of the run's query ids for the message."""
+    shared = counts.get("shared", counts["run"] - counts["unjudged"])
     # (queries="run" evaluates the run's queries with or without judgments: no check there)
     by_judgments = counts["unjudged"] > 0 or counts["missing"] > 0
-    if run.num_queries and counts["qrels"] and counts["shared"] == 0 and by_judgments:
+    if counts["run"] and counts["qrels"] and shared == 0 and by_judgments:
+        shown = f" ({_examples(examples)})" if examples else ""
         raise InputError(
-            f"the run and the qrels share no query: the run has {counts['run']} "
-            f"({_examples(run.qids)}), the qrels {counts['qrels']}; check that these are "
-            "the right files and that the ids are written the same way",
-            path=run.source,
+            f"the run and the qrels share no query: the run has {counts['run']}{shown}, the "
+            f"qrels {counts['qrels']}; check that these are the right files and that the ids "
+            "are written the same way",
+            path=source,
         )
-    if run.num_queries and counts["missing"] * 2 > counts["qrels"] > 0:
+    if counts["run"] and counts["missing"] * 2 > counts["qrels"] > 0:
         warnings.warn(
             f"{counts['missing']} of the {counts['qrels']} qrels queries are missing from run "
-            f"'{run.name}' and score 0 (only {counts['shared']} are in it); to evaluate only "
+            f"'{name}' and score 0 (only {shared} are in it); to evaluate only "
             "the queries in both, pass queries='both' (ranklens eval --queries both)",
             InputWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
 
 
@@ -187,10 +190,23 @@ class Evaluator:
         if should_stream(run) if stream is None else stream and is_file_source(run):
             from ranklens.evaluation.streaming import evaluate_stream
 
-            return evaluate_stream(self, run, name)
+            streamed = evaluate_stream(self, run, name)
+            check_overlap(streamed.query_counts, streamed.run, _name_of(run))
+            return streamed
+        return self._evaluate(run, name, check=True)
+
+    def evaluate_part(self, run: RunLike, name: str | None = None) -> Results:
+        """The values of one part of a run split by query (a streamed chunk, a Dask or Spark
+        partition), without the checks that only mean something for the whole run (no query
+        shared with the qrels, most qrels queries missing): the caller makes them."""
+        return self._evaluate(run, name, check=False)
+
+    def _evaluate(self, run: RunLike, name: str | None, *, check: bool) -> Results:
         try:
             aligned = self.align(run, name)
-            check_overlap(aligned)
+            if check:
+                the_run = aligned.run
+                check_overlap(aligned.query_counts, the_run.name, the_run.source, the_run.qids)
             nq = aligned.base.num_queries
             values = np.empty((nq, len(self.measures)), dtype=np.float64)
             for j, measure in enumerate(self.measures):

@@ -105,7 +105,7 @@ def evaluate_run_part(
     The qrels queries missing from every part are added by :func:`missing_part`.
     """
     policy: QueryPolicy = "run" if evaluator.queries == "run" else "both"
-    res = with_policy(evaluator, policy, measures).evaluate(run, stream=False)
+    res = with_policy(evaluator, policy, measures).evaluate_part(run)
     counts = res.query_counts
     if policy == "both":
         both = counts["evaluated"]
@@ -127,7 +127,7 @@ def missing_part(
     if not rows:
         return None
     empty = Run.from_dict({absent_id(qids): {"d": 0.0}})
-    res = with_policy(evaluator, "qrels", measures).evaluate(empty, stream=False)
+    res = with_policy(evaluator, "qrels", measures).evaluate_part(empty)
     values = np.asarray(res.values)[np.asarray(rows, dtype=np.int64)]
     return Part(tuple(qids[i] for i in rows), values, 0, 0, 0)
 
@@ -165,5 +165,6 @@ def combine(
         "evaluated": len(qids),
         "missing": nq - both if queries == "qrels" else 0,
         "unjudged": nr - both if queries != "run" else 0,
+        "shared": both,
     }
     return Results(name, tuple(measures), qids, values, counts)

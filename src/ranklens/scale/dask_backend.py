@@ -27,6 +27,7 @@ from typing import Any
 
 from ranklens.base.optional import require
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
+from ranklens.evaluation.evaluator import check_overlap
 from ranklens.evaluation.parts import combine, set_dependent
 from ranklens.evaluation.results import Results
 from ranklens.measures.base import Measure
@@ -172,7 +173,9 @@ def evaluate(
         ]
     )
     original = Options.of(measures, ties, queries, depth, duplicates)
-    return combine(name, original.measures, queries, results)
+    combined = combine(name, original.measures, queries, results)
+    check_overlap(combined.query_counts, name, None)  # judged on the whole run
+    return combined
 
 
 def evaluate_files(

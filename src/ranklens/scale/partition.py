@@ -180,13 +180,13 @@ def evaluate_part(qrels: Qrels | None, run: Run | None, options: Options) -> Par
         if run is None or queries != "run":
             return nothing
         empty = Qrels.from_dict({absent_id(run.qids): {"d": 0}})
-        res = Evaluator(empty, measures, **kwargs).evaluate(run)
+        res = Evaluator(empty, measures, **kwargs).evaluate_part(run)
         return Part(res.queries, np.asarray(res.values), 0, nr, 0)
     evaluator = Evaluator(qrels, measures, **kwargs)
     if run is None:
         part = missing_part(evaluator, set())
         return nothing if part is None else Part(part.queries, part.values, nq, 0, 0)
-    res = evaluator.evaluate(run)
+    res = evaluator.evaluate_part(run)
     counts = res.query_counts
     if queries == "run":
         index = run.query_index()

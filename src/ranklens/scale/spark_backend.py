@@ -29,6 +29,7 @@ import numpy as np
 
 from ranklens.base.optional import require
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
+from ranklens.evaluation.evaluator import check_overlap
 from ranklens.evaluation.parts import Part, combine, set_dependent
 from ranklens.evaluation.results import Results
 from ranklens.measures.base import Measure
@@ -151,4 +152,6 @@ def evaluate(
     matrix = np.asarray(values, dtype=np.float64).reshape(len(ids), width)
     part = Part(tuple(ids), matrix, nq, nr, both)
     original = Options.of(measures, ties, queries, depth, duplicates)
-    return combine(name, original.measures, queries, [part])
+    combined = combine(name, original.measures, queries, [part])
+    check_overlap(combined.query_counts, name, None)  # judged on the whole run
+    return combined
