@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ranklens.cli import curve_command, eval_command, measures_command, trec_eval_command
     from ranklens.cli.compare_command import register as register_compare
     from ranklens.cli.explain_command import register as register_explain
+    from ranklens.cli.ndeval_command import register as register_ndeval
     from ranklens.cli.plot_command import register as register_plot
     from ranklens.cli.report_command import register as register_report
 
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_command.register(commands)
     measures_command.register(commands)
     trec_eval_command.register(commands)
+    register_ndeval(commands)
     curve_command.register(commands)
     register_compare(commands)
     register_explain(commands)

@@ -24,11 +24,16 @@ rank, subtopic by subtopic) so values agree with it to the last printed digit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array, Int64Array
 from ranklens.data.subtopics import SubtopicQrels
+
+if TYPE_CHECKING:
+    from ranklens.ranking.align import Ranked
 
 
 @dataclass(frozen=True)
@@ -319,3 +324,80 @@ def ratio(
     else:
         out[ok] = run[ok] / ideal[ok]
     return out
+
+
+# --- the measure language: a ranking aligned by the evaluator -----------------------------
+
+
+def _ranked_rows(r: Ranked) -> tuple[SubtopicQrels, Int64Array, Int64Array]:
+    """The subtopic judgments, the row at each rank of ``r`` and its queries' ``|S|``."""
+    sq = r.judgments.subtopics
+    if sq is None:
+        raise MeasureError("a diversity measure needs subtopic qrels (judgments=...)")
+    source = r.source
+    if source is None or r.entry is None:
+        raise MeasureError("these arrays were built without a run to look documents up in")
+
+    def make() -> tuple[Int64Array, Int64Array]:
+        from ranklens.data import _core
+
+        run = source.run
+        keys = sq.key_qrels()
+        index = keys.query_index()
+        run_to_keys = np.fromiter(
+            (index.get(q, -1) for q in run.qids), dtype=np.int64, count=run.num_queries
+        )
+        by_entry = _core.align(
+            run.q_offsets,
+            run.doc_data,
+            run.doc_offsets,
+            np.arange(len(run), dtype=np.int64),
+            run_to_keys,
+            keys.q_offsets,
+            keys.doc_data,
+            keys.doc_offsets,
+            keys.rels,
+        )
+        rows = np.where(by_entry[r.entry] >= 0, by_entry[r.entry], -1).astype(np.int64)
+        sq_index = sq.query_index()
+        at = np.array([sq_index.get(q, -1) for q in r.qids], dtype=np.int64)
+        return rows, at
+
+    rows, at = r.derived(("diversity_rows",), make)
+    return sq, rows, at
+
+
+def _ideal_of(values: Float64Array, at: Int64Array) -> Float64Array:
+    out = np.zeros(len(at), dtype=np.float64)
+    ok = at >= 0
+    out[ok] = values[at[ok]]
+    return out
+
+
+def measure(r: Ranked, name: str, alpha: float = 0.5, beta: float = 0.5,
+            cutoff: int | None = None) -> Float64Array:
+    """One diversity measure per query of the aligned ranking ``r`` (ndeval's definitions;
+    ``name`` one of ``alpha_DCG``, ``alpha_nDCG``, ``ERR_IA``, ``nERR_IA``, ``NRBP``,
+    ``nNRBP``, ``AP_IA``, ``P_IA``, ``StRecall``)."""
+    sq, rows, at = _ranked_rows(r)
+    nsub = np.where(at >= 0, sq.num_subtopics[np.maximum(at, 0)], 0).astype(np.int64)
+    p: Pairs = r.derived(("diversity_pairs",), lambda: pairs_of(r.offsets, rows, sq))
+    if name == "AP_IA":
+        return map_ia(p, nsub, sq)
+    if name == "StRecall":
+        return subtopic_recall(p, nsub, cutoff)
+    if name == "P_IA":
+        return precision_ia(p, nsub, int(cutoff or 1))
+    gains: Float64Array = r.derived(("diversity_gains", alpha), lambda: rank_gains(p, alpha))
+    ideal = IdealValues(sq, alpha)
+    if name in ("NRBP", "nNRBP"):
+        value = nrbp(r.offsets, gains, nsub, alpha, beta)
+        if name == "NRBP":
+            return value
+        return ratio(value, _ideal_of(ideal.nrbp(beta), at), nsub)
+    k = int(cutoff or 1)
+    kind = "dcg" if name.endswith("DCG") else "err"
+    raw = raw_at(r.offsets, gains, kind, k)
+    if name in ("alpha_DCG", "ERR_IA"):
+        return normalised_at(raw, nsub, alpha, kind, k)
+    return ratio(raw, _ideal_of(ideal.raw_at(kind, k), at), nsub, k, alpha, kind)

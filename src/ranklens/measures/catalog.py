@@ -40,6 +40,7 @@ EXTRA_CATALOGS = (
     "ranklens.measures.catalog_ir",
     "ranklens.measures.catalog_set",
     "ranklens.measures.catalog_curves",
+    "ranklens.measures.catalog_diversity",
 )
 """Modules with more declarations (each exports ``SPECS``), merged into the registry."""
 
