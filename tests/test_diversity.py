@@ -81,7 +81,7 @@ def test_measure_language_equals_ndeval_traditional(file: str, params: str) -> N
     # the alpha 0.8 golden file ranks by the rank column, which agrees with the scores there
     res = ranklens.evaluate(QRELS, RUN, names, queries="both")
     golden = _golden(file)
-    for name, column in zip(names, LANGUAGE.values()):
+    for name, column in zip(names, LANGUAGE.values(), strict=False):
         assert f"{res[name]:.6f}" == golden["amean"][column], name
 
 
@@ -108,8 +108,16 @@ def _hand_qrels() -> SubtopicQrels:
 def test_hand_computed_values() -> None:
     # ranking b, d, a (scores 3, 2, 1): gains g = [1, 0, 1 + 0.5] with alpha 0.5
     run = {"q": {"b": 3.0, "d": 2.0, "a": 1.0}}
-    names = ["alpha_DCG@3", "alpha_nDCG@3", "ERR_IA@3", "nERR_IA@3", "P_IA@2", "StRecall@1",
-             "AP_IA", "NRBP"]
+    names = [
+        "alpha_DCG@3",
+        "alpha_nDCG@3",
+        "ERR_IA@3",
+        "nERR_IA@3",
+        "P_IA@2",
+        "StRecall@1",
+        "AP_IA",
+        "NRBP",
+    ]
     res = ranklens.evaluate(_hand_qrels(), run, names)
     dcg = 1.0 + 1.5 / math.log2(4)
     ideal_ideal = 2 * (1 + 0.5 / math.log2(3) + 0.25 / math.log2(4))
@@ -163,15 +171,20 @@ def test_invariants(
     records += [("q", "1", "zz", 0), ("q", "2", "zz", 0)]  # two subtopics named
     sq = SubtopicQrels.from_records(records)
     run = {"q": {d: float(len(ranking) - i) for i, d in enumerate(ranking)}}
-    names = [f"alpha_nDCG(alpha={alpha})@{k}", f"nERR_IA(alpha={alpha})@{k}", f"P_IA@{k}",
-             f"StRecall@{k}", "AP_IA", f"nNRBP(alpha={alpha})"]
+    names = [
+        f"alpha_nDCG(alpha={alpha})@{k}",
+        f"nERR_IA(alpha={alpha})@{k}",
+        f"P_IA@{k}",
+        f"StRecall@{k}",
+        "AP_IA",
+        f"nNRBP(alpha={alpha})",
+    ]
     res = ranklens.evaluate(sq, run, names)
     for name in names:
         assert -1e-12 <= res[name] <= 1 + 1e-12, name
     # alpha = 0: every covered subtopic counts fully, alpha-DCG@k (k >= 2) is the
     # intent-aware DCG over the ideal-ideal |S| sum 1/log2(i+2)
-    zero = ranklens.evaluate(sq, run, [f"alpha_DCG(alpha=0.0)@{max(k, 2)}",
-                                       f"P_IA@{max(k, 2)}"])
+    zero = ranklens.evaluate(sq, run, [f"alpha_DCG(alpha=0.0)@{max(k, 2)}", f"P_IA@{max(k, 2)}"])
     if k == 1:
         return
     nsub = int(sq.num_subtopics[0])
@@ -193,7 +206,7 @@ def test_speed_large_run(tmp_path: Path) -> None:
     sq = SubtopicQrels.from_file(QRELS)
     rng = np.random.default_rng(0)
     lines = []
-    for q, start, end in zip(sq.qids, sq.doc_offsets[:-1], sq.doc_offsets[1:]):
+    for q, start, end in zip(sq.qids, sq.doc_offsets[:-1], sq.doc_offsets[1:], strict=False):
         judged = list(sq.docids[start:end])
         docs_q = judged + [f"x{q}-{i}" for i in range(10_000 - len(judged))]
         rng.shuffle(docs_q)

@@ -113,8 +113,9 @@ class SubtopicQrels:
             (q, d, r)
             for r, (q, d) in enumerate(
                 zip(
-                    (q for q, n in zip(self.qids, counts) for _ in range(n)),
+                    (q for q, n in zip(self.qids, counts, strict=False) for _ in range(n)),
                     self.docids,
+                    strict=False,
                 )
             )
         ]
@@ -123,9 +124,9 @@ class SubtopicQrels:
     def as_qrels(self) -> Qrels:
         """Ordinary qrels: every judged document with its highest judgment."""
         counts = np.diff(self.doc_offsets).tolist()
-        qcol = [q for q, n in zip(self.qids, counts) for _ in range(n)]
+        qcol = [q for q, n in zip(self.qids, counts, strict=False) for _ in range(n)]
         return Qrels.from_records(
-            list(zip(qcol, self.docids, self.doc_grade.tolist())), source=self.source
+            list(zip(qcol, self.docids, self.doc_grade.tolist(), strict=False)), source=self.source
         )
 
     @classmethod
@@ -233,12 +234,12 @@ class SubtopicQrels:
                         f"{source}: a record has {len(rec)} fields, not 4 "
                         "(qid, subtopic, docno, judgment)"
                     )
-                values = rec
+                values: tuple[object, ...] = rec
             else:
                 values = tuple(_field(rec, names, source) for names in (_QID, _SUB, _DOC, _REL))
-            for col, v in zip(cols, values):
+            for col, v in zip(cols, values, strict=False):
                 col.append(v)
-        return cls.from_columns(*cols, source=source)
+        return cls.from_columns(cols[0], cols[1], cols[2], cols[3], source=source)
 
     @classmethod
     def from_frame(cls, frame: Any, source: str = "<DataFrame>") -> SubtopicQrels:
@@ -252,7 +253,7 @@ class SubtopicQrels:
                     f"{source}: no column named {' or '.join(options)} (columns: {names})"
                 )
             picked.append(frame[found].tolist())
-        return cls.from_columns(*picked, source=source)
+        return cls.from_columns(picked[0], picked[1], picked[2], picked[3], source=source)
 
     @classmethod
     def from_file(cls, source: object) -> SubtopicQrels:
@@ -276,11 +277,11 @@ class SubtopicQrels:
                     path=name,
                     line=number,
                 )
-            for col, value in zip(cols, fields):
+            for col, value in zip(cols, fields, strict=False):
                 col.append(value.decode("utf-8", errors="replace"))
         if not cols[0]:
             raise InputError(f"subtopic qrels file {name} has no judgments")
-        return cls.from_columns(*cols, source=name)
+        return cls.from_columns(cols[0], cols[1], cols[2], cols[3], source=name)
 
 
 def _field(record: object, names: tuple[str, ...], source: str) -> object:

@@ -91,7 +91,7 @@ def _powers(base: float, count: int) -> Float64Array:
     """``base^0 .. base^(count-1)`` by repeated multiplication (as ndeval)."""
     out = np.full(max(count, 1), base, dtype=np.float64)
     out[0] = 1.0
-    result: Float64Array = np.cumprod(out)[:count]
+    result: Float64Array = np.cumprod(out)[:count].astype(np.float64)
     return result
 
 
@@ -111,9 +111,7 @@ def _discount(kind: str, count: int) -> Float64Array:
     return d
 
 
-def raw_at(
-    offsets: Int64Array, gains: Float64Array, kind: str, cutoff: int
-) -> Float64Array:
+def raw_at(offsets: Int64Array, gains: Float64Array, kind: str, cutoff: int) -> Float64Array:
     """``sum_{i<k} g_i d(i)`` per query (``d`` the log discount for ``"dcg"``, ``1/(i+1)``
     for ``"err"``)."""
     nq = len(offsets) - 1
@@ -311,8 +309,12 @@ class IdealValues:
 
 
 def ratio(
-    run: Float64Array, ideal: Float64Array, nsub: Int64Array, cutoff: int | None = None,
-    alpha: float = 0.5, kind: str = "dcg",
+    run: Float64Array,
+    ideal: Float64Array,
+    nsub: Int64Array,
+    cutoff: int | None = None,
+    alpha: float = 0.5,
+    kind: str = "dcg",
 ) -> Float64Array:
     """``run / ideal`` where the run's value is not 0 (0 elsewhere). With a ``cutoff`` both
     are first divided by the ideal-ideal, as ndeval does (which changes the last bits)."""
@@ -374,8 +376,9 @@ def _ideal_of(values: Float64Array, at: Int64Array) -> Float64Array:
     return out
 
 
-def measure(r: Ranked, name: str, alpha: float = 0.5, beta: float = 0.5,
-            cutoff: int | None = None) -> Float64Array:
+def measure(
+    r: Ranked, name: str, alpha: float = 0.5, beta: float = 0.5, cutoff: int | None = None
+) -> Float64Array:
     """One diversity measure per query of the aligned ranking ``r`` (ndeval's definitions;
     ``name`` one of ``alpha_DCG``, ``alpha_nDCG``, ``ERR_IA``, ``nERR_IA``, ``NRBP``,
     ``nNRBP``, ``AP_IA``, ``P_IA``, ``StRecall``)."""

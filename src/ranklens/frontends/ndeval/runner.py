@@ -56,10 +56,7 @@ class _RunFile:
 
 
 def _topic(text: str) -> int:
-    if text[:1].isdigit():
-        value = text
-    else:
-        value = text.split("-", 1)[1] if "-" in text else ""
+    value = text if text[:1].isdigit() else text.split("-", 1)[1] if "-" in text else ""
     if not value.isdigit():
         return -1
     return int(value)
@@ -79,9 +76,7 @@ def read_run(source: object, traditional: bool, depth: int) -> _RunFile:
     cols = np.array(tokens, dtype=object).reshape(-1, 6)
     texts = [t.decode("utf-8", errors="replace") for t in cols[:, 0].tolist()]
     topic_cache: dict[str, int] = {}
-    topics = np.array(
-        [topic_cache.setdefault(t, _topic(t)) for t in texts], dtype=np.int64
-    )
+    topics = np.array([topic_cache.setdefault(t, _topic(t)) for t in texts], dtype=np.int64)
     if (topics < 0).any():
         bad = int(np.flatnonzero(topics < 0)[0])
         raise ParseError("the topic is not a number", path=name, line=bad + 1)
@@ -129,11 +124,12 @@ def _measures(
         for r, d in zip(
             range(int(sq.doc_offsets[i]), int(sq.doc_offsets[i + 1])),
             sq.docids[int(sq.doc_offsets[i]) : int(sq.doc_offsets[i + 1])],
+            strict=False,
         )
     }
     topic_of = np.repeat(run.topics, np.diff(run.offsets)).tolist()
     rows = np.fromiter(
-        (lookup.get((t, d), -1) for t, d in zip(topic_of, run.docs)),
+        (lookup.get((t, d), -1) for t, d in zip(topic_of, run.docs, strict=False)),
         dtype=np.int64,
         count=len(run.docs),
     )
@@ -154,9 +150,7 @@ def _measures(
         for k in CUTOFFS:
             raw = dv.raw_at(run.offsets, gains, kind, k)
             cols[f"{name}@{k}"] = dv.normalised_at(raw, nsub, a, kind, k)
-            cols[f"n{name}@{k}"] = dv.ratio(
-                raw, ideal_of(ideal.raw_at(kind, k)), nsub, k, a, kind
-            )
+            cols[f"n{name}@{k}"] = dv.ratio(raw, ideal_of(ideal.raw_at(kind, k)), nsub, k, a, kind)
     cols["NRBP"] = dv.nrbp(run.offsets, gains, nsub, a, b)
     ideal_nrbp = ideal_of(ideal.nrbp(b))
     cols["nNRBP"] = dv.ratio(cols["NRBP"], ideal_nrbp, nsub)
