@@ -28,6 +28,7 @@ import numpy as np
 
 from ranklens.base.errors import InputError, ParseError
 from ranklens.base.types import Int64Array
+from ranklens.data.fields import parse_ints, split_columns
 from ranklens.data.qrels import Qrels
 from ranklens.data.source import read_bytes
 
@@ -197,9 +198,9 @@ class SubtopicQrels:
         pair_offsets = np.zeros(nrows + 1, dtype=np.int64)
         np.cumsum(np.bincount(row_of[rel], minlength=nrows), out=pair_offsets[1:])
         return cls(
-            tuple(str(x) for x in qids_u.tolist()),
+            _texts(qids_u),
             doc_offsets,
-            tuple(d[row_start].tolist()),
+            _texts(d[row_start]),
             pair_offsets,
             pair_sub.astype(np.int64),
             sub_offsets,
@@ -259,29 +260,21 @@ class SubtopicQrels:
     def from_file(cls, source: object) -> SubtopicQrels:
         """Read ``qid subtopic docno judgment`` lines (blank lines skipped)."""
         data, name = read_bytes(source)
-        cols: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
-        for number, line in enumerate(data.split(b"\n"), 1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != 4:
-                raise ParseError(
-                    f"subtopic qrels need 4 fields (qid subtopic docno judgment), "
-                    f"got {len(fields)}",
-                    path=name,
-                    line=number,
-                )
-            if not fields[3].lstrip(b"-").isdigit():
-                raise ParseError(
-                    f"judgment {fields[3].decode(errors='replace')!r} is not an integer",
-                    path=name,
-                    line=number,
-                )
-            for col, value in zip(cols, fields, strict=False):
-                col.append(value.decode("utf-8", errors="replace"))
-        if not cols[0]:
+        if not data.strip():
             raise InputError(f"subtopic qrels file {name} has no judgments")
-        return cls.from_columns(cols[0], cols[1], cols[2], cols[3], source=name)
+        cols = split_columns(data, 4, name)
+        grades = parse_ints(cols[3], name, "judgment", signed=True)
+        try:
+            subtopics = parse_ints(cols[1], name, "subtopic")
+        except ParseError:
+            subtopics = np.unique(cols[1], return_inverse=True)[1].reshape(-1).astype(np.int64)
+        return cls._build(cols[0], subtopics, cols[2], grades, name)
+
+
+def _texts(values: np.ndarray) -> tuple[str, ...]:
+    if values.dtype.kind == "S":
+        return tuple(v.decode("utf-8", errors="replace") for v in values.tolist())
+    return tuple(str(v) for v in values.tolist())
 
 
 def _field(record: object, names: tuple[str, ...], source: str) -> object:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ranklens.base.errors import InputError, ParseError
 from ranklens.base.types import Float64Array, Int64Array
+from ranklens.data.fields import parse_ints, split_columns
 from ranklens.data.source import read_bytes
 from ranklens.data.subtopics import SubtopicQrels
 from ranklens.kernels import diversity as dv
@@ -52,11 +53,14 @@ class _RunFile:
     runid: str
     topics: Int64Array  # the distinct topics, ascending
     offsets: Int64Array
-    docs: list[str]
+    docs: np.ndarray  # byte strings, ranked
 
 
 def _topic(text: str) -> int:
-    value = text if text[:1].isdigit() else text.split("-", 1)[1] if "-" in text else ""
+    if text[:1].isdigit():
+        value = text
+    else:
+        value = text.split("-", 1)[1] if "-" in text else ""
     if not value.isdigit():
         return -1
     return int(value)
@@ -65,28 +69,25 @@ def _topic(text: str) -> int:
 def read_run(source: object, traditional: bool, depth: int) -> _RunFile:
     """A run file ordered and cut as ndeval does."""
     data, name = read_bytes(source)
-    lines = [line for line in data.split(b"\n") if line.strip()]
-    tokens = data.split()
-    if not lines:
+    if not data.strip():
         raise InputError(f'run file "{name}" is empty')
-    if len(tokens) != 6 * len(lines):
-        for number, line in enumerate(data.split(b"\n"), 1):
-            if line.strip() and len(line.split()) != 6:
-                raise ParseError("a run line needs 6 fields", path=name, line=number)
-    cols = np.array(tokens, dtype=object).reshape(-1, 6)
-    texts = [t.decode("utf-8", errors="replace") for t in cols[:, 0].tolist()]
-    topic_cache: dict[str, int] = {}
-    topics = np.array([topic_cache.setdefault(t, _topic(t)) for t in texts], dtype=np.int64)
-    if (topics < 0).any():
-        bad = int(np.flatnonzero(topics < 0)[0])
+    cols = split_columns(data, 6, name, (0, 2, 3, 4))
+    distinct_text, inverse = np.unique(cols[0], return_inverse=True)
+    parsed = np.array(
+        [_topic(t.decode("utf-8", errors="replace")) for t in distinct_text.tolist()],
+        dtype=np.int64,
+    )
+    if (parsed < 0).any():
+        bad = int(np.flatnonzero(parsed[inverse.reshape(-1)] < 0)[0])
         raise ParseError("the topic is not a number", path=name, line=bad + 1)
-    docs = np.array([d.decode("utf-8", errors="replace") for d in cols[:, 2].tolist()])
+    topics = parsed[inverse.reshape(-1)]
+    docs = cols[2]
+    ranks = parse_ints(cols[3], name, "rank")
     try:
-        ranks = np.array([int(r) for r in cols[:, 3].tolist()], dtype=np.int64)
-        scores = np.array([float(s) for s in cols[:, 4].tolist()], dtype=np.float64)
+        scores = cols[4].astype(np.float64)
     except ValueError as exc:
-        raise ParseError(f"a rank or score is not a number ({exc})", path=name) from None
-    runid = cols[0, 5].decode("utf-8", errors="replace")
+        raise ParseError(f"a score is not a number ({exc})", path=name) from None
+    runid = data.split(maxsplit=6)[5].decode("utf-8", errors="replace")
     if traditional:
         # score descending, then docno descending
         _, doc_rank = np.unique(docs, return_inverse=True)
@@ -109,7 +110,36 @@ def read_run(source: object, traditional: bool, depth: int) -> _RunFile:
         counts = np.minimum(counts, depth)
     offsets = np.zeros(len(distinct) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    return _RunFile(runid, distinct.astype(np.int64), offsets, docs.tolist())
+    return _RunFile(runid, distinct.astype(np.int64), offsets, docs)
+
+
+def _rows(sq: SubtopicQrels, run: _RunFile, judged_q: Int64Array) -> Int64Array:
+    """The subtopic-qrels row of every ranked document (-1 if not judged)."""
+    qrels_docs = np.char.encode(np.asarray(sq.docids, dtype=str), "utf-8")
+    every = np.concatenate(
+        (
+            qrels_docs.astype(
+                run.docs.dtype
+                if run.docs.dtype.itemsize >= qrels_docs.dtype.itemsize
+                else qrels_docs.dtype
+            ),
+            run.docs,
+        )
+    )
+    _, ids = np.unique(every, return_inverse=True)
+    ids = ids.reshape(-1).astype(np.int64)
+    width = int(ids.max(initial=0)) + 1
+    row_query = np.repeat(np.arange(sq.num_queries, dtype=np.int64), np.diff(sq.doc_offsets))
+    qrels_key = row_query * width + ids[: len(qrels_docs)]  # ascending: rows are sorted
+    run_query = np.repeat(judged_q, np.diff(run.offsets))
+    run_key = run_query * width + ids[len(qrels_docs) :]
+    at = np.searchsorted(qrels_key, run_key)
+    at = np.minimum(at, max(len(qrels_key) - 1, 0))
+    found = (run_query >= 0) & (len(qrels_key) > 0)
+    if len(qrels_key):
+        found &= qrels_key[at] == run_key
+    out: Int64Array = np.where(found, at, -1).astype(np.int64)
+    return out
 
 
 def _measures(
@@ -118,21 +148,7 @@ def _measures(
     """The 21 values of every run topic (rows), and which topics are judged."""
     qindex = {int(q): i for i, q in enumerate(sq.qids) if q.isdigit()}
     judged_q = np.array([qindex.get(int(t), -1) for t in run.topics], dtype=np.int64)
-    lookup = {
-        (q, d): r
-        for q, i in qindex.items()
-        for r, d in zip(
-            range(int(sq.doc_offsets[i]), int(sq.doc_offsets[i + 1])),
-            sq.docids[int(sq.doc_offsets[i]) : int(sq.doc_offsets[i + 1])],
-            strict=False,
-        )
-    }
-    topic_of = np.repeat(run.topics, np.diff(run.offsets)).tolist()
-    rows = np.fromiter(
-        (lookup.get((t, d), -1) for t, d in zip(topic_of, run.docs, strict=False)),
-        dtype=np.int64,
-        count=len(run.docs),
-    )
+    rows = _rows(sq, run, judged_q)
     nsub = np.where(judged_q >= 0, sq.num_subtopics[np.maximum(judged_q, 0)], 0)
     a, b = opts.alpha, opts.beta
     pairs = dv.pairs_of(run.offsets, rows, sq)
