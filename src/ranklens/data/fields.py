@@ -32,7 +32,7 @@ def split_columns(
     raw = np.frombuffer(data, dtype=np.uint8)
     token = np.concatenate(([False], ~_SPACE[raw], [False]))
     change = np.flatnonzero(np.diff(token.view(np.int8)))  # token starts and ends alternate
-    starts, ends = change[0::2], change[1::2]
+    starts = change[0::2]
     newlines = np.flatnonzero(raw == 10)
     # tokens on each line: those before its newline minus those before the previous one
     before = np.searchsorted(starts, np.append(newlines, len(raw)))

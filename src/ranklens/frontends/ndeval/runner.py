@@ -57,10 +57,9 @@ class _RunFile:
 
 
 def _topic(text: str) -> int:
-    if text[:1].isdigit():
-        value = text
-    else:
-        value = text.split("-", 1)[1] if "-" in text else ""
+    # a topic may carry a prefix ending in "-" (wt09-1)
+    prefixed = text.split("-", 1)[1] if "-" in text else ""
+    value = text if text[:1].isdigit() else prefixed
     if not value.isdigit():
         return -1
     return int(value)
