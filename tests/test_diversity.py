@@ -218,3 +218,22 @@ def test_speed_large_run(tmp_path: Path) -> None:
     took = time.perf_counter() - began
     assert out.count("\n") == 52
     assert took < 5.0
+
+
+def test_topic_without_relevant_subtopic_prints_nan_like_ndeval(tmp_path: Path) -> None:
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 1 a 1\n1 2 b 1\n2 1 c 0\n2 2 c 0\n")
+    run = tmp_path / "r.txt"
+    run.write_text("1 Q0 a 1 2.0 t\n1 Q0 x 2 1.0 t\n2 Q0 c 1 1.0 t\n3 Q0 z 1 1.0 t\n")
+    out = run_ndeval(qrels, run).splitlines()
+    rows = {line.split(",")[1]: line.split(",") for line in out[1:]}
+    header = out[0].split(",")
+    nnrbp = header.index("nNRBP")
+    # topic 1: a covers subtopic 1 of 2 at rank 1: alpha-nDCG@5 = 1 / (1 + 1/log2(3))
+    assert float(rows["1"][header.index("alpha-nDCG@5")]) == pytest.approx(
+        1 / (1 + 1 / math.log2(3)), abs=1e-6
+    )
+    assert rows["2"][nnrbp] == "-nan"  # judged, nothing relevant: 0/0 in ndeval
+    assert rows["3"][nnrbp] == "0.000000"  # not judged: never computed
+    assert rows["amean"][nnrbp] == "-nan"
+    assert rows["3"][2:] == ["0.000000"] * 21

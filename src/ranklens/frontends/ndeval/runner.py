@@ -169,6 +169,8 @@ def _measures(
     cols["NRBP"] = dv.nrbp(run.offsets, gains, nsub, a, b)
     ideal_nrbp = ideal_of(ideal.nrbp(b))
     cols["nNRBP"] = dv.ratio(cols["NRBP"], ideal_nrbp, nsub)
+    # ndeval divides 0 by 0 for a judged topic without a relevant document
+    cols["nNRBP"][(judged_q >= 0) & (nsub == 0)] = np.nan
     cols["MAP-IA"] = dv.map_ia(pairs, nsub, sq)
     for k in CUTOFFS:
         cols[f"P-IA@{k}"] = dv.precision_ia(pairs, nsub, k)
@@ -181,6 +183,11 @@ def _measures(
 
 
 BoolMask = np.ndarray
+
+
+def _fmt(value: float) -> str:
+    """C's ``%.6f``; 0/0 is printed ``-nan`` as by glibc on x86-64."""
+    return "-nan" if value != value else f"{value:.6f}"
 
 
 def _risk(run: Float64Array, base: Float64Array, a: float) -> Float64Array:
@@ -229,10 +236,10 @@ def run_ndeval(qrels: object, run: object, opts: NdevalOptions | None = None) ->
     if opts.baseline is not None:
         actual = max(actual, len(rows))
     for topic, vals in rows:
-        lines.append(f"{runid},{topic}," + ",".join(f"{v:.6f}" for v in vals.tolist()))
+        lines.append(f"{runid},{topic}," + ",".join(_fmt(v) for v in vals.tolist()))
     total = np.zeros(values.shape[1])
     for _, vals in rows:  # ndeval's running sums, in row order
         total = total + vals
     mean = total / actual if actual else total * np.nan
-    lines.append(f"{runid},amean," + ",".join(f"{v:.6f}" for v in mean.tolist()))
+    lines.append(f"{runid},amean," + ",".join(_fmt(v) for v in mean.tolist()))
     return "\n".join(lines) + "\n"
