@@ -41,6 +41,7 @@ EXTRA_CATALOGS = (
     "ranklens.measures.catalog_set",
     "ranklens.measures.catalog_curves",
     "ranklens.measures.catalog_diversity",
+    "ranklens.measures.catalog_cwl",
 )
 """Modules with more declarations (each exports ``SPECS``), merged into the registry."""
 

@@ -1,0 +1,128 @@
+"""C/W/L user-model measures (Moffat et al.), as ``cwl_eval`` computes them: ``INST(T=...)``,
+``INSQ(T=...)``, ``BPM(T=...,K=...)`` and the C/W/L forms of RBP, P@k, RR and AP
+(``CWL_RBP``, ``CWL_P@k``, ``CWL_RR``, ``CWL_AP``); kernels in :mod:`ranklens.kernels.cwl`.
+
+Each reports the expected utility per document by default; ``report=`` picks another of
+cwl_eval's numbers (``ETU``, ``EC``, ``ETC``, ``EI`` the expected depth) and
+``residual=True`` its residual.
+
+>>> from ranklens.measures import parse_measure
+>>> str(parse_measure("INST(T=3.0,report='ETU')"))
+"INST(T=3.0,report='ETU')"
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ranklens.base.types import Float64Array
+from ranklens.kernels import cwl
+from ranklens.measures.base import MeasureSpec, Param
+from ranklens.measures.catalog import INF
+from ranklens.measures.catalog_trec import BoundedParam
+
+if TYPE_CHECKING:
+    from ranklens.ranking.align import Ranked
+
+REPORT = Param(
+    "report",
+    str,
+    "EU",
+    "which C/W/L number: EU (expected utility per document), ETU (expected total utility), "
+    "EC (expected cost per document), ETC (expected total cost), EI (expected depth)",
+    choices=cwl.REPORTS,
+)
+RESIDUAL = Param(
+    "residual", bool, False, "the residual: unjudged documents at gain 1 minus at gain 0"
+)
+MAX_GRADE = Param(
+    "max_grade", int, 1, "the grade of gain 1: gain = min(grade, max_grade) / max_grade", minimum=1
+)
+MAX_N = Param("max_n", int, 1000, "rankings padded or cut to this depth (cwl_eval)", minimum=1)
+T = Param("T", float, 1.0, "the gain the user wants", minimum=0.0)
+COMMON = (REPORT, RESIDUAL, MAX_GRADE, MAX_N)
+VIEW = (
+    "W_i = prod_{j<i} C_j / sum_k prod_{j<k} C_j; EU = sum_i W_i g_i, g_i = min(grade, "
+    "max_grade) / max_grade over rankings padded to max_n"
+)
+
+
+def _spec(
+    name: str,
+    summary: str,
+    model: str,
+    formula: str,
+    params: tuple[Param, ...],
+    at: Param | None = None,
+    rename: dict[str, str] | None = None,
+) -> MeasureSpec:
+    names = rename or {}
+
+    def kernel(r: Ranked, **values: Any) -> Float64Array:
+        fixed = {names.get(k, k): v for k, v in values.items()}
+        return cwl.cwl_measure(r, model, **fixed)
+
+    return MeasureSpec(
+        name,
+        summary,
+        f"{formula}; {VIEW}",
+        kernel,
+        params + COMMON,
+        at,
+        at_required=at is not None,
+        bounds=(0.0, INF),
+    )
+
+
+SPECS: tuple[MeasureSpec, ...] = (
+    _spec(
+        "INST",
+        "INST: an adaptive user who wants T units of gain (Moffat et al. 2015)",
+        "INST",
+        "C_i = ((i + T + T_i - 1) / (i + T + T_i))^2 (ranks i from 1), T_i = T - sum_{j<=i} g_j",
+        (T,),
+    ),
+    _spec(
+        "INSQ",
+        "INSQ: INST's user without the adaptation to gain found (Moffat et al. 2012)",
+        "INSQ",
+        "C_i = ((i + 2T - 1) / (i + 2T))^2 (ranks i from 1)",
+        (T,),
+    ),
+    _spec(
+        "BPM",
+        "the static Bejewelled Player Model: stop at T gain or K documents (Zhang et al. 2017)",
+        "BPM",
+        "C_i = 1 while sum_{j<=i} g_j < T and i < K (ranks i from 1), else 0",
+        (T, Param("K", float, 10.0, "the documents (cost) the user will spend", minimum=0.0)),
+    ),
+    _spec(
+        "CWL_RBP",
+        "rank-biased precision as a C/W/L measure (cwl_eval's RBP)",
+        "RBP",
+        "C_i = theta",
+        (BoundedParam("theta", float, 0.9, "persistence", minimum=0.0, maximum=1.0),),
+    ),
+    _spec(
+        "CWL_P",
+        "precision at k as a C/W/L measure (cwl_eval's P@k)",
+        "P",
+        "C_i = 1 for i < k, else 0 (ranks i from 1)",
+        (),
+        Param("k", int, None, "the number of documents examined", minimum=1),
+    ),
+    _spec(
+        "CWL_RR",
+        "reciprocal rank as a C/W/L measure (cwl_eval's RR)",
+        "RR",
+        "C_i = 1 until the first document with gain > 0, then 0",
+        (),
+    ),
+    _spec(
+        "CWL_AP",
+        "average precision as a C/W/L measure (cwl_eval's AP)",
+        "AP",
+        "C_i = S_{i+1} / S_i, S_i = sum_{j>=i} g_j / j (0 once S_{i+1} = 0)",
+        (),
+    ),
+)
