@@ -42,10 +42,7 @@ REPORTS = {
 
 def _with(name: str, extra: str) -> str:
     base, _, at = name.partition("@")
-    if base.endswith(")"):
-        base = base[:-1] + "," + extra + ")"
-    else:
-        base = base + "(" + extra + ")"
+    base = base[:-1] + "," + extra + ")" if base.endswith(")") else base + "(" + extra + ")"
     return base + ("@" + at if at else "")
 
 

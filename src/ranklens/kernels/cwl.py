@@ -60,7 +60,8 @@ def continuation(model: str, g: Float64Array, params: dict[str, float]) -> Float
     nq, n = g.shape
     i = np.arange(n, dtype=np.float64)[None, :]
     if model == "RBP":
-        return np.full((nq, n), params["theta"])
+        full: Float64Array = np.full((nq, n), params["theta"], dtype=np.float64)
+        return full
     if model == "P":
         k = int(params["k"])
         return np.broadcast_to((i < k - 1).astype(np.float64), (nq, n)).copy()
@@ -92,6 +93,11 @@ def continuation(model: str, g: Float64Array, params: dict[str, float]) -> Float
     raise MeasureError(f"unknown C/W/L model {model!r}")
 
 
+def _dot(spec: str, a: Float64Array, b: Float64Array) -> Float64Array:
+    out: Float64Array = np.einsum(spec, a, b)
+    return out
+
+
 def _numbers(model: str, g: Float64Array, params: dict[str, float], report: str) -> Float64Array:
     nq, n = g.shape
     c = continuation(model, g, params)
@@ -103,14 +109,14 @@ def _numbers(model: str, g: Float64Array, params: dict[str, float], report: str)
     w = prod / total[:, None]
     cost = np.ones((nq, n))
     if report == "EU":
-        return np.einsum("qi,qi->q", w, g)
+        return _dot("qi,qi->q", w, g)
     if report == "EC":
-        return np.einsum("qi,qi->q", w, cost)
+        return _dot("qi,qi->q", w, cost)
     stop = prod * (1.0 - c)
     if report == "ETU":
-        return np.einsum("qi,qi->q", stop, np.cumsum(g, axis=1))
+        return _dot("qi,qi->q", stop, np.cumsum(g, axis=1))
     if report == "ETC":
-        return np.einsum("qi,qi->q", stop, np.cumsum(cost, axis=1))
+        return _dot("qi,qi->q", stop, np.cumsum(cost, axis=1))
     raise MeasureError(f"report must be one of {list(REPORTS)}, not {report!r}")
 
 
