@@ -64,7 +64,8 @@ def continuation(model: str, g: Float64Array, params: dict[str, float]) -> Float
         return full
     if model == "P":
         k = int(params["k"])
-        return np.broadcast_to((i < k - 1).astype(np.float64), (nq, n)).copy()
+        first: Float64Array = np.broadcast_to((i < k - 1).astype(np.float64), (nq, n)).copy()
+        return first
     cum = np.cumsum(g, axis=1)
     if model == "RR":
         before = np.cumsum(g > 0, axis=1) == 0  # no gain up to and including i
