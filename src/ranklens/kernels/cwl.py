@@ -69,7 +69,8 @@ def continuation(model: str, g: Float64Array, params: dict[str, float]) -> Float
     cum = np.cumsum(g, axis=1)
     if model == "RR":
         before = np.cumsum(g > 0, axis=1) == 0  # no gain up to and including i
-        return before.astype(np.float64)
+        stops: Float64Array = before.astype(np.float64)
+        return stops
     if model == "INST":
         t = params["T"]
         ti = t - cum
