@@ -28,6 +28,7 @@ from typing import Any
 from ranklens.base.errors import MeasureError
 from ranklens.measures import (
     reference_core,
+    reference_cwl,
     reference_diversity,
     reference_more,
     reference_prefs,
@@ -47,6 +48,7 @@ def all_docs() -> Mapping[str, MeasureDoc]:
         reference_prefs,
         reference_more,
         reference_diversity,
+        reference_cwl,
     ):
         merged.update(module.DOCS)
     return MappingProxyType(merged)
