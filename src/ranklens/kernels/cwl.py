@@ -140,6 +140,8 @@ def cwl_measure(
     >>> float(cwl_measure(r, "RR")[0]), float(cwl_measure(r, "P", k=2)[0])
     (0.5, 0.5)
     """
+    if max_grade < 1 or max_n < 1:
+        raise MeasureError(f"C/W/L: max_grade and max_n must be >= 1, got {max_grade}, {max_n}")
     worst = _numbers(model, gain_matrix(r, max_grade, max_n, 0.0), params, report)
     if not residual:
         return worst

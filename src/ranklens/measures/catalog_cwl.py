@@ -36,9 +36,9 @@ RESIDUAL = Param(
     "residual", bool, False, "the residual: unjudged documents at gain 1 minus at gain 0"
 )
 MAX_GRADE = Param(
-    "max_grade", int, 1, "the grade of gain 1: gain = min(grade, max_grade) / max_grade", minimum=1
+    "max_grade", int, 1, "the grade of gain 1 (>= 1): gain = min(grade, max_grade) / max_grade"
 )
-MAX_N = Param("max_n", int, 1000, "rankings padded or cut to this depth (cwl_eval)", minimum=1)
+MAX_N = Param("max_n", int, 1000, "rankings padded or cut to this depth (>= 1; cwl_eval)")
 T = Param("T", float, 1.0, "the gain the user wants", minimum=0.0)
 COMMON = (REPORT, RESIDUAL, MAX_GRADE, MAX_N)
 VIEW = (

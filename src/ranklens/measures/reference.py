@@ -30,6 +30,7 @@ from ranklens.measures import (
     reference_core,
     reference_cwl,
     reference_diversity,
+    reference_irm,
     reference_more,
     reference_prefs,
     reference_trec,
@@ -49,6 +50,7 @@ def all_docs() -> Mapping[str, MeasureDoc]:
         reference_more,
         reference_diversity,
         reference_cwl,
+        reference_irm,
     ):
         merged.update(module.DOCS)
     return MappingProxyType(merged)

@@ -63,8 +63,7 @@ DOCS = MappingProxyType(
         "ERR_IA": _doc(
             "ERR_IA@3",
             (1 + 0 + 1.5 / 3) / (2 * (1 + 0.5 / 2 + 0.25 / 3)),
-            "1/1 + 0/2 + 1.5/3 = 1.5 over the ideal-ideal 2 (1 + 0.5/2 + 0.25/3) = 2.6667: "
-            "0.5625",
+            "1/1 + 0/2 + 1.5/3 = 1.5 over the ideal-ideal 2 (1 + 0.5/2 + 0.25/3) = 2.6667: 0.5625",
             "ERR-IA@k",
             "ERR_IA@k",
         ),
