@@ -15,8 +15,15 @@ import ranklens
 cwl_ranking = pytest.importorskip("cwl.ruler.ranking")
 from cwl.ruler.measures.cwl_ap import APCWLMetric  # noqa: E402
 from cwl.ruler.measures.cwl_bpm import BPMCWLMetric  # noqa: E402
+from cwl.ruler.measures.cwl_dcg import NDCGCWLMetric  # noqa: E402
 from cwl.ruler.measures.cwl_insq import INSQCWLMetric  # noqa: E402
 from cwl.ruler.measures.cwl_inst import INSTCWLMetric  # noqa: E402
+from cwl.ruler.measures.cwl_nerr import (  # noqa: E402
+    NERReq8CWLMetric,
+    NERReq9CWLMetric,
+    NERReq10CWLMetric,
+    NERReq11CWLMetric,
+)
 from cwl.ruler.measures.cwl_precision import PrecisionCWLMetric  # noqa: E402
 from cwl.ruler.measures.cwl_rbp import RBPCWLMetric  # noqa: E402
 from cwl.ruler.measures.cwl_rr import RRCWLMetric  # noqa: E402
@@ -30,6 +37,11 @@ PEERS = {
     "CWL_P@3": lambda: PrecisionCWLMetric(3),
     "CWL_RR": RRCWLMetric,
     "CWL_AP": APCWLMetric,
+    "SDCG@3": lambda: NDCGCWLMetric(3),
+    "NERR8@3": lambda: NERReq8CWLMetric(3),
+    "NERR9@4": lambda: NERReq9CWLMetric(4),
+    "NERR10(p=0.7)": lambda: NERReq10CWLMetric(0.7),
+    "NERR11(T=2.0)": lambda: NERReq11CWLMetric(2.0),
 }
 REPORTS = {
     "EU": "expected_utility",
@@ -69,9 +81,10 @@ def test_equals_cwl_eval(grades: dict[str, int], ranking: list[str]) -> None:
         metric.residuals = True
         metric.measure(cwl_ranking.Ranking("q", np.array(gains), np.array(costs)))
         for report, attr in REPORTS.items():
-            names.append(_with(name, f"report='{report}',max_grade=3"))
+            top = "max_rel" if name.startswith(("SDCG", "NERR")) else "max_grade"
+            names.append(_with(name, f"report='{report}',{top}=3"))
             expected.append(getattr(metric, attr))
-            names.append(_with(name, f"report='{report}',max_grade=3,residual=True"))
+            names.append(_with(name, f"report='{report}',{top}=3,residual=True"))
             expected.append(getattr(metric, "residual_" + attr))
     res = ranklens.evaluate(qrels, run, names)
     for name, value in zip(names, expected, strict=True):

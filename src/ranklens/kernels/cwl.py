@@ -21,7 +21,11 @@ cumulative cost):
 * INST: ``C_i = ((i + T + T_i) / (i + 1 + T + T_i))^2``, ``T_i = T - G_i``;
 * INSQ: ``C_i = ((i + 2T) / (i + 1 + 2T))^2``;
 * BPM (static): 1 while ``G_i < T`` and ``K_i < K``, then 0;
-* AP: ``C_i = S_{i+1} / S_i`` (0 if ``S_{i+1} = 0``), ``S_i = sum_{j>=i} g_j / (j + 1)``.
+* AP: ``C_i = S_{i+1} / S_i`` (0 if ``S_{i+1} = 0``), ``S_i = sum_{j>=i} g_j / (j + 1)``;
+* SDCG@k (cwl_eval's NDCG-k): ``C_i = log(r + 1) / log(r + 2)`` for ``r = i + 1 < k``;
+* NERR8@k: ``1 - g_i``, NERR9@k: ``r / (r + 1) (1 - g_i)`` (both 0 from ``r = k``),
+  NERR10: ``p (1 - g_i)``, NERR11: ``((r + 2T - 1) / (r + 2T))^2 (1 - g_i)`` (Azzopardi et al.
+  2021).
 """
 
 from __future__ import annotations
@@ -92,6 +96,21 @@ def continuation(model: str, g: Float64Array, params: dict[str, float]) -> Float
         c = np.where(nxt > 0.0, nxt / safe, 0.0)
         c[:, -1] = 0.0
         return c
+    rank = i + 1.0  # from 1
+    if model == "SDCG":
+        k = int(params["k"])
+        disc = np.log(rank + 1.0) / np.log(rank + 2.0)
+        return np.broadcast_to(np.where(rank < k, disc, 0.0), (nq, n)).copy()
+    within = rank < params.get("k", np.inf)
+    if model == "NERR8":
+        return np.where(within, 1.0 - g, 0.0)
+    if model == "NERR9":
+        return np.where(within, rank / (rank + 1.0) * (1.0 - g), 0.0)
+    if model == "NERR10":
+        return params["p"] * (1.0 - g)
+    if model == "NERR11":
+        t = params["T"]
+        return ((rank + 2.0 * t - 1.0) / (rank + 2.0 * t)) ** 2.0 * (1.0 - g)
     raise MeasureError(f"unknown C/W/L model {model!r}")
 
 

@@ -41,6 +41,14 @@ MAX_GRADE = Param(
 MAX_N = Param("max_n", int, 1000, "rankings padded or cut to this depth (>= 1; cwl_eval)")
 T = Param("T", float, 1.0, "the gain the user wants", minimum=0.0)
 COMMON = (REPORT, RESIDUAL, MAX_GRADE, MAX_N)
+MAX_REL = Param(
+    "max_rel",
+    int,
+    1,
+    "ir_measures' name: the grade of gain 1 (>= 1), gain = min(grade, max_rel) / max_rel",
+)
+IRM = (REPORT, RESIDUAL, MAX_REL, MAX_N)
+K_AT = Param("k", int, None, "the rank cut-off (>= 1)", minimum=1)
 VIEW = (
     "W_i = prod_{j<i} C_j / sum_k prod_{j<k} C_j; EU = sum_i W_i g_i, g_i = min(grade, "
     "max_grade) / max_grade over rankings padded to max_n"
@@ -55,6 +63,7 @@ def _spec(
     params: tuple[Param, ...],
     at: Param | None = None,
     rename: dict[str, str] | None = None,
+    common: tuple[Param, ...] = COMMON,
 ) -> MeasureSpec:
     names = rename or {}
 
@@ -67,7 +76,7 @@ def _spec(
         summary,
         f"{formula}; {VIEW}",
         kernel,
-        params + COMMON,
+        params + common,
         at,
         at_required=at is not None,
         bounds=(0.0, INF),
@@ -124,5 +133,56 @@ SPECS: tuple[MeasureSpec, ...] = (
         "AP",
         "C_i = S_{i+1} / S_i, S_i = sum_{j>=i} g_j / j (0 once S_{i+1} = 0)",
         (),
+    ),
+    _spec(
+        "SDCG",
+        "scaled DCG: DCG@k over the sum of the first k discounts (ir_measures, cwl_eval's NDCG-k)",
+        "SDCG",
+        "C_i = log2(i + 1) / log2(i + 2) for i < k, else 0 (ranks i from 1): EU = sum_{i<=k} "
+        "g_i / log2(i + 1) / sum_{i<=k} 1 / log2(i + 1)",
+        (),
+        K_AT,
+        {"max_rel": "max_grade"},
+        IRM,
+    ),
+    _spec(
+        "NERR8",
+        "not-but-nearly ERR, equation 8 (Azzopardi et al. 2021), cut at k",
+        "NERR8",
+        "C_i = 1 - g_i for i < k, else 0 (ranks i from 1)",
+        (),
+        K_AT,
+        {"max_rel": "max_grade"},
+        IRM,
+    ),
+    _spec(
+        "NERR9",
+        "not-but-nearly ERR, equation 9 (Azzopardi et al. 2021), cut at k",
+        "NERR9",
+        "C_i = i / (i + 1) (1 - g_i) for i < k, else 0 (ranks i from 1)",
+        (),
+        K_AT,
+        {"max_rel": "max_grade"},
+        IRM,
+    ),
+    _spec(
+        "NERR10",
+        "not-but-nearly ERR, equation 10 (Azzopardi et al. 2021): RBP-like patience p",
+        "NERR10",
+        "C_i = p (1 - g_i)",
+        (BoundedParam("p", float, 0.9, "patience", minimum=0.0, maximum=1.0),),
+        None,
+        {"max_rel": "max_grade"},
+        IRM,
+    ),
+    _spec(
+        "NERR11",
+        "not-but-nearly ERR, equation 11 (Azzopardi et al. 2021): INSQ-like with T",
+        "NERR11",
+        "C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i) (ranks i from 1)",
+        (T,),
+        None,
+        {"max_rel": "max_grade"},
+        IRM,
     ),
 )

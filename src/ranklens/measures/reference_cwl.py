@@ -11,6 +11,7 @@ expected utility is ``EU = sum_i P_i g_i / sum_i P_i``.
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType
 
 from ranklens.measures.reference_model import MeasureDoc, MeasureExample, doc
@@ -79,6 +80,43 @@ DOCS = MappingProxyType(
             "C = 1 until the first gain (rank 2): W = (1/2, 1/2): (0 + 1)/2 = 0.5 = 1/2",
             "RR",
             "RR gives the same value with binary gains",
+        ),
+        "SDCG": _doc(
+            "SDCG@2",
+            (1 / math.log2(3)) / (1 + 1 / math.log2(3)),
+            "C_1 = log2(2)/log2(3), then 0: P = (1, 1/log2(3)); EU = (0 + 1/log2(3)) / (1 + "
+            "1/log2(3)) = 0.3869, DCG@2 over the sum of the first 2 discounts",
+            "NDCG-k@2",
+            "SDCG(max_rel=1)@2 (cwl_eval provider; ir_measures' max_rel is max_rel here)",
+        ),
+        "NERR8": _doc(
+            "NERR8@3",
+            (0 + 1) / 2,
+            "C = (1 - 0, 1 - 1, 0): P = (1, 1, 0); EU = (0 + 1)/2 = 0.5",
+            "NERR-EQ8@k=3",
+            "NERR8(max_rel=1)@3 (cwl_eval provider)",
+        ),
+        "NERR9": _doc(
+            "NERR9@3",
+            (1 / 2) / (1 + 1 / 2),
+            "C_1 = (1/2)(1 - 0), C_2 = (2/3)(1 - 1) = 0: P = (1, 1/2); EU = (1/2)/(3/2) = 1/3",
+            "NERR-EQ9@k=3",
+            "NERR9(max_rel=1)@3 (cwl_eval provider)",
+        ),
+        "NERR10": _doc(
+            "NERR10(p=0.5)",
+            0.5 / (1 + 0.5),
+            "C_1 = 0.5 (1 - 0), C_2 = 0.5 (1 - 1) = 0: P = (1, 0.5); EU = 0.5/1.5 = 1/3",
+            "NERR-EQ10@phi=0.5",
+            "NERR10(p=0.5,max_rel=1) (cwl_eval provider)",
+        ),
+        "NERR11": _doc(
+            "NERR11",
+            (4 / 9) / (1 + 4 / 9),
+            "T = 1: C_1 = ((1 + 1)/(1 + 2))^2 (1 - 0) = 4/9, C_2 = 0 (gain 1): P = (1, 4/9); "
+            "EU = (4/9)/(13/9) = 4/13",
+            "NERR-EQ11@T=1",
+            "NERR11(T=1,max_rel=1) (cwl_eval provider)",
         ),
         "CWL_AP": _doc(
             "CWL_AP",
