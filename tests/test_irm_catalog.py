@@ -3,6 +3,7 @@ classification accuracy ``ClassAccuracy``."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -57,3 +58,28 @@ def test_class_accuracy_is_the_classification_one() -> None:
     # N = 10: TP = 1 (a), FP = 1 (b), FN = 1 (c), TN = 7
     got = ranklens.evaluate(qrels, run, "ClassAccuracy(num_docs=10)")
     assert got["ClassAccuracy(num_docs=10)"] == pytest.approx(8 / 10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    grades=st.dictionaries(docs, st.integers(0, 3), min_size=1),
+    scores=st.dictionaries(docs, st.integers(0, 3).map(float), min_size=2),
+    k=st.sampled_from([None, 1, 2, 4]),
+    log_base=st.sampled_from([2.0, 10.0]),
+)
+def test_sklearn_dcg_and_ndcg(
+    grades: dict[str, int], scores: dict[str, float], k: int | None, log_base: float
+) -> None:
+    metrics = pytest.importorskip("sklearn.metrics")
+    ranked = list(scores)
+    y_true = np.array([[grades.get(d, 0) for d in ranked]], dtype=float)
+    y_score = np.array([[scores[d] for d in ranked]])
+    at = f"@{k}" if k else ""
+    base = "" if log_base == 2.0 else f"(log_base={log_base})"
+    names = [f"SkDCG{base}{at}", f"SknDCG{at}"]
+    res = ranklens.evaluate({"q": grades}, {"q": scores}, names, queries="run")
+    dcg = metrics.dcg_score(y_true, y_score, k=k, log_base=log_base)
+    assert res[names[0]] == pytest.approx(dcg, abs=1e-12)
+    if y_true.sum() > 0:
+        ndcg = metrics.ndcg_score(y_true, y_score, k=k)
+        assert res[names[1]] == pytest.approx(ndcg, abs=1e-12)

@@ -2,17 +2,51 @@
 that had no ranklens counterpart): equivalents and hand-computed examples.
 
 >>> sorted(DOCS)
-['Accuracy']
+['Accuracy', 'SkDCG', 'SknDCG']
 """
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType
 
 from ranklens.measures.reference_model import MeasureExample, doc
 
+TIED_QRELS = {"q1": {"a": 1, "b": 0, "c": 1, "d": 1}}
+TIED_RUN = {"q1": {"a": 2.0, "b": 1.0, "c": 1.0}}
+_TIED = (
+    "a (grade 1) at rank 1, then b (0) and c (1) tied at ranks 2-3 share them: mean gain "
+    "1/2 times 1/log2(3) + 1/log2(4)"
+)
+
 DOCS = MappingProxyType(
     {
+        "SkDCG": doc(
+            MeasureExample(
+                "SkDCG",
+                TIED_QRELS,
+                TIED_RUN,
+                1 + 0.5 * (1 / math.log2(3) + 1 / 2),
+                f"{_TIED}: 1 + 0.5 * (0.6309 + 0.5) = 1.5655",
+            ),
+            "d is judged relevant but not retrieved: sklearn never sees it.",
+            sklearn="dcg_score(y_true, y_score, k=k, log_base=log_base) on the retrieved "
+            "documents (ignore_ties=False)",
+            other="DCG in the ir_measures/trec_eval sense breaks the tie instead (ignore_ties)",
+        ),
+        "SknDCG": doc(
+            MeasureExample(
+                "SknDCG",
+                TIED_QRELS,
+                TIED_RUN,
+                (1 + 0.5 * (1 / math.log2(3) + 1 / 2)) / (1 + 1 / math.log2(3)),
+                f"{_TIED}: 1.5655; the ideal of the retrieved grades (1, 1, 0): 1 + 1/log2(3) "
+                "= 1.6309; 1.5655 / 1.6309 = 0.9599 (d, not retrieved, is not in the ideal)",
+            ),
+            "The ideal holds only the retrieved documents, unlike nDCG's (all judged ones).",
+            sklearn="ndcg_score(y_true, y_score, k=k) on the retrieved documents",
+            other="nDCG normalises by every judged document of the query instead",
+        ),
         "Accuracy": doc(
             MeasureExample(
                 "Accuracy",
