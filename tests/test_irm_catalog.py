@@ -83,3 +83,18 @@ def test_sklearn_dcg_and_ndcg(
     if y_true.sum() > 0:
         ndcg = metrics.ndcg_score(y_true, y_score, k=k)
         assert res[names[1]] == pytest.approx(ndcg, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    grades=st.dictionaries(docs, st.integers(0, 2), min_size=1),
+    scores=st.dictionaries(docs, st.integers(0, 3).map(float), min_size=2),
+)
+def test_label_ranking_average_precision(grades: dict[str, int], scores: dict[str, float]) -> None:
+    metrics = pytest.importorskip("sklearn.metrics")
+    ranked = list(scores)
+    y_true = np.array([[int(grades.get(d, 0) >= 1) for d in ranked]])
+    y_score = np.array([[scores[d] for d in ranked]])
+    expected = metrics.label_ranking_average_precision_score(y_true, y_score)
+    got = ranklens.evaluate({"q": grades}, {"q": scores}, "LRAP", queries="run")["LRAP"]
+    assert got == pytest.approx(expected, abs=1e-12)

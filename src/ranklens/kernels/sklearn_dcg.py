@@ -83,3 +83,42 @@ def sk_ndcg(
     ok = ideal > 0
     out[ok] = run[ok] / ideal[ok]
     return out
+
+
+def label_ranking_ap(r: Ranked, rel: int) -> Float64Array:
+    """sklearn's ``label_ranking_average_precision_score`` per query, over the retrieved
+    documents: the mean over relevant documents d of ``|{relevant e: s_e >= s_d}| /
+    |{e: s_e >= s_d}|`` (ties counted at their worst position); 1 if none or every
+    retrieved document is relevant, as sklearn.
+
+    >>> from ranklens.ranking.align import Ranked, GradeCounts
+    >>> rel = np.array([0, 1, 1])
+    >>> counts = GradeCounts.of(np.zeros(3, np.int64), rel, 1)
+    >>> r = Ranked(("q",), np.array([0, 3]), rel, counts, np.arange(3), np.array([3.0, 2.0, 2.0]))
+    >>> round(float(label_ranking_ap(r, 1)[0]), 4)  # both relevant at rank 3 (tie): 2/3
+    0.6667
+    """
+    nq = len(r.offsets) - 1
+    counts = np.diff(r.offsets)
+    query = np.repeat(np.arange(nq, dtype=np.int64), counts)
+    n = len(query)
+    rank = np.arange(n, dtype=np.int64) - r.offsets[query]
+    scores = r.scores
+    if scores is None:
+        raise MeasureError("label ranking average precision needs the run's scores")
+    relevant = r.rel >= rel
+    last = np.ones(n, dtype=bool)  # the last position of each tie group
+    if n:
+        last[:-1] = (rank[1:] == 0) | (scores[1:] != scores[:-1])
+    end = np.flatnonzero(last)
+    group_end = end[np.searchsorted(end, np.arange(n))]
+    cum = np.cumsum(relevant)
+    start = np.concatenate(([0], cum))[r.offsets[:-1]]
+    above = cum[group_end] - start[query]
+    worst_rank = rank[group_end] + 1.0
+    total = np.bincount(query[relevant], above[relevant] / worst_rank[relevant], minlength=nq)
+    n_rel = np.bincount(query[relevant], minlength=nq)
+    out = np.ones(nq, dtype=np.float64)
+    some = (n_rel > 0) & (n_rel < counts)
+    out[some] = total[some] / n_rel[some]
+    return out

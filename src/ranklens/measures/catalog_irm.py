@@ -60,4 +60,15 @@ SPECS: tuple[MeasureSpec, ...] = (
         CUTOFF,
         aliases=("ndcg_score",),
     ),
+    MeasureSpec(
+        "LRAP",
+        "sklearn's label ranking average precision over the retrieved documents",
+        "LRAP = mean over relevant retrieved d of |{relevant e: s_e >= s_d}| / |{e: s_e >= "
+        "s_d}| (ties at their worst position); 1 if no or every retrieved document is relevant",
+        lambda r, rel: sk.label_ranking_ap(r, rel),
+        (REL,),
+        None,
+        aliases=("label_ranking_average_precision",),
+        no_rel_value=1.0,
+    ),
 )

@@ -2,7 +2,7 @@
 that had no ranklens counterpart): equivalents and hand-computed examples.
 
 >>> sorted(DOCS)
-['Accuracy', 'SkDCG', 'SknDCG']
+['Accuracy', 'LRAP', 'SkDCG', 'SknDCG']
 """
 
 from __future__ import annotations
@@ -33,6 +33,21 @@ DOCS = MappingProxyType(
             sklearn="dcg_score(y_true, y_score, k=k, log_base=log_base) on the retrieved "
             "documents (ignore_ties=False)",
             other="DCG in the ir_measures/trec_eval sense breaks the tie instead (ignore_ties)",
+        ),
+        "LRAP": doc(
+            MeasureExample(
+                "LRAP",
+                TIED_QRELS,
+                TIED_RUN,
+                (1 / 1 + 2 / 3) / 2,
+                "a (relevant) at rank 1: 1/1; c (relevant) tied with b at ranks 2-3 counts at "
+                "rank 3 with 2 relevant at or above: 2/3; mean (1 + 2/3)/2 = 0.8333",
+            ),
+            "Over the retrieved documents only (d is not seen); 1 for a query whose retrieved "
+            "documents are all relevant or all not.",
+            sklearn="label_ranking_average_precision_score(y_true, y_score) with one row per "
+            "query over its retrieved documents",
+            other="AP differs: it divides by every relevant document and breaks ties",
         ),
         "SknDCG": doc(
             MeasureExample(
