@@ -114,7 +114,7 @@ def label_ranking_ap(r: Ranked, rel: int) -> Float64Array:
     group_end = end[np.searchsorted(end, np.arange(n))]
     cum = np.cumsum(relevant)
     start = np.concatenate(([0], cum))[r.offsets[:-1]]
-    above = cum[group_end] - start[query]
+    above: np.ndarray = cum[group_end] - start[query]
     worst_rank = rank[group_end] + 1.0
     total = np.bincount(query[relevant], above[relevant] / worst_rank[relevant], minlength=nq)
     n_rel = np.bincount(query[relevant], minlength=nq)
