@@ -237,3 +237,16 @@ def test_topic_without_relevant_subtopic_prints_nan_like_ndeval(tmp_path: Path) 
     assert rows["3"][nnrbp] == "0.000000"  # not judged: never computed
     assert rows["amean"][nnrbp] == "-nan"
     assert rows["3"][2:] == ["0.000000"] * 21
+
+
+def test_ordinary_dict_qrels_are_a_clear_error_and_judgments_can_be_separate() -> None:
+    run = {"q": {"b": 3.0, "d": 2.0, "a": 1.0}}
+    with pytest.raises(InputError, match="subtopic qrels"):
+        ranklens.evaluate({"q": {"a": 1}}, run, "alpha_nDCG@3")
+    text = "q 1 a 1\nq 2 a 1\nq 2 b 1\nq 1 c 2\nq 1 d 0\nq 2 d 0\n"
+    mixed = ranklens.evaluate(
+        {"q": {"a": 1, "b": 1, "c": 1}}, run, ["AP", "alpha_nDCG@3"], judgments=io.StringIO(text)
+    )
+    alone = ranklens.evaluate(_hand_qrels(), run, "alpha_nDCG@3")
+    assert mixed["alpha_nDCG@3"] == alone["alpha_nDCG@3"]
+    assert mixed["AP"] == pytest.approx((1 + 2 / 3) / 3)

@@ -214,7 +214,20 @@ class SubtopicQrels:
     def from_dict(
         cls, mapping: Mapping[str, Mapping[str, Mapping[object, int]]], source: str = "<dict>"
     ) -> SubtopicQrels:
-        """Build from ``{qid: {docno: {subtopic: judgment}}}``."""
+        """Build from ``{qid: {docno: {subtopic: judgment}}}``.
+
+        Raises
+        ------
+        InputError
+            A document's value is not a mapping of subtopics (ordinary qrels).
+        """
+        for q, docs in mapping.items():
+            for d, subs in docs.items():
+                if not isinstance(subs, Mapping):
+                    raise InputError(
+                        f"{source}: subtopic qrels are {{qid: {{docno: {{subtopic: judgment}}}}}}"
+                        f", but query {q!r} document {d!r} has {subs!r} (ordinary qrels?)"
+                    )
         rows = [
             (q, s, d, r)
             for q, docs in mapping.items()
