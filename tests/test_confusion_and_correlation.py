@@ -150,7 +150,7 @@ class TestRankCorrelation:
 
 # ---------------------------------------------------------------- confusion matrix
 
-RATES = ("Accuracy", "ErrorRate", "Specificity", "Fallout", "MissRate", "TPR")
+RATES = ("ClassAccuracy", "ErrorRate", "Specificity", "Fallout", "MissRate", "TPR")
 
 
 class TestConfusion:
@@ -158,7 +158,7 @@ class TestConfusion:
         # 5 retrieved: relevant, non-relevant, unjudged, relevant (2), negative; 1 relevant
         # not retrieved; N = 20. TP = 2, FP = 3, FN = 1, TN = 14.
         got = one([1, 0, None, 2, -1], [f"{m}(num_docs=20)" for m in RATES], extra=1)
-        assert got["Accuracy(num_docs=20)"] == pytest.approx(16 / 20)
+        assert got["ClassAccuracy(num_docs=20)"] == pytest.approx(16 / 20)
         assert got["ErrorRate(num_docs=20)"] == pytest.approx(4 / 20)
         assert got["Specificity(num_docs=20)"] == pytest.approx(14 / 17)
         assert got["Fallout(num_docs=20)"] == pytest.approx(3 / 17)
@@ -231,9 +231,9 @@ class TestConfusion:
     def test_num_docs_too_small(self) -> None:
         qrels, run = ranking([1, 0, 0], extra=2)
         with pytest.raises(MeasureError, match="smaller than"):
-            ranklens.evaluate(qrels, run, ["Accuracy(num_docs=4)"])
+            ranklens.evaluate(qrels, run, ["ClassAccuracy(num_docs=4)"])
         assert (
-            ranklens.evaluate(qrels, run, ["Accuracy(num_docs=5)"])["Accuracy(num_docs=5)"] == 0.2
+            ranklens.evaluate(qrels, run, ["ClassAccuracy(num_docs=5)"])["ClassAccuracy(num_docs=5)"] == 0.2
         )
 
     def test_eval_command_fills_num_docs(self) -> None:
@@ -328,7 +328,7 @@ def test_names_round_trip_and_declarations() -> None:
         "Inversions(rel=1,judged_only=True)@10",
         "KendallTau@5",
         "KendallTau(rel=2)",
-        "Accuracy(num_docs=100)",
+        "ClassAccuracy(num_docs=100)",
         "ErrorRate(num_docs=100,rel=2)@10",
         "Specificity(judged_only=True,num_docs=5)",
         "Fallout(num_docs=1000)@20",

@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ranklens.cli.compare_command import register as register_compare
     from ranklens.cli.examples_command import register as register_examples
     from ranklens.cli.explain_command import register as register_explain
+    from ranklens.cli.ndeval_command import register as register_ndeval
     from ranklens.cli.plot_command import register as register_plot
     from ranklens.cli.report_command import register as register_report
 
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_command.register(commands)
     measures_command.register(commands)
     trec_eval_command.register(commands)
+    register_ndeval(commands)
     curve_command.register(commands)
     register_compare(commands)
     register_explain(commands)

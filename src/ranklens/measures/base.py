@@ -17,9 +17,10 @@ if TYPE_CHECKING:
     from ranklens.ranking.align import Aligned, Ranked
 
 Aggregate = Literal["mean", "sum", "gmean"]
-Judgments = Literal["qrels", "qrels_jg", "prefs"]
+Judgments = Literal["qrels", "qrels_jg", "prefs", "subtopics"]
 """What a measure is computed from: ordinary qrels, judgement-group qrels (trec_eval
-``-R qrels_jg``) or preference judgments (``-R prefs`` / ``-R qrels_prefs``)."""
+``-R qrels_jg``), preference judgments (``-R prefs`` / ``-R qrels_prefs``) or subtopic
+qrels (the diversity measures)."""
 GMEAN_FLOOR = 1e-5
 """Per-query values below this are raised to it before a geometric mean (trec_eval)."""
 

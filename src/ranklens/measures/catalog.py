@@ -40,6 +40,9 @@ EXTRA_CATALOGS = (
     "ranklens.measures.catalog_ir",
     "ranklens.measures.catalog_set",
     "ranklens.measures.catalog_curves",
+    "ranklens.measures.catalog_diversity",
+    "ranklens.measures.catalog_cwl",
+    "ranklens.measures.catalog_irm",
 )
 """Modules with more declarations (each exports ``SPECS``), merged into the registry."""
 

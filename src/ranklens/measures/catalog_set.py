@@ -106,15 +106,16 @@ SPECS: tuple[MeasureSpec, ...] = (
         bounds=(-1.0, 1.0),
     ),
     _rate(
-        "Accuracy",
-        "accuracy: the fraction of the collection classified correctly by retrieving it or not",
-        "Accuracy = (TP + TN) / N",
+        "ClassAccuracy",
+        "classification accuracy: the fraction of the collection classified correctly by "
+        "retrieving it or not (ir_measures' Accuracy is the ordered-pair one)",
+        "ClassAccuracy = (TP + TN) / N",
         "accuracy",
         True,
     ),
     _rate(
         "ErrorRate",
-        "error rate: the fraction of the collection classified wrongly (1 - Accuracy)",
+        "error rate: the fraction of the collection classified wrongly (1 - ClassAccuracy)",
         "ErrorRate = (FP + FN) / N",
         "error",
         False,

@@ -26,7 +26,15 @@ from types import MappingProxyType
 from typing import Any
 
 from ranklens.base.errors import MeasureError
-from ranklens.measures import reference_core, reference_more, reference_prefs, reference_trec
+from ranklens.measures import (
+    reference_core,
+    reference_cwl,
+    reference_diversity,
+    reference_irm,
+    reference_more,
+    reference_prefs,
+    reference_trec,
+)
 from ranklens.measures.base import MeasureSpec, Param
 from ranklens.measures.reference_model import MeasureDoc, MeasureExample
 
@@ -35,7 +43,15 @@ def all_docs() -> Mapping[str, MeasureDoc]:
     """Every measure's :class:`MeasureDoc`, by the measure's canonical name."""
 
     merged: dict[str, MeasureDoc] = {}
-    for module in (reference_core, reference_trec, reference_prefs, reference_more):
+    for module in (
+        reference_core,
+        reference_trec,
+        reference_prefs,
+        reference_more,
+        reference_diversity,
+        reference_cwl,
+        reference_irm,
+    ):
         merged.update(module.DOCS)
     return MappingProxyType(merged)
 
@@ -120,6 +136,8 @@ def conventions(spec: MeasureSpec, notes: str = "") -> str:
         "qrels_jg": "reads judgement-group qrels (qid jg docno rel); ties: document id descending",
         "prefs": "reads preference judgments (trec_eval -R prefs / qrels_prefs); ties: "
         "document id ascending, as trec_eval's preference code",
+        "subtopics": "reads subtopic qrels (qid subtopic docno judgment); equal scores are "
+        "ordered by the evaluator's ties policy (default: as ndeval -traditional)",
     }[spec.judgments]
     parts.append(reads)
     text = "; ".join(parts) + "."

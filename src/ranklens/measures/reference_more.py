@@ -115,8 +115,8 @@ DOCS = MappingProxyType(
             scipy="scipy.stats.kendalltau(-rank, grade, variant='b') over the judged "
             "retrieved documents (tests/test_confusion_and_correlation.py checks it)",
         ),
-        "Accuracy": _rate(
-            "Accuracy(num_docs=10)",
+        "ClassAccuracy": _rate(
+            "ClassAccuracy(num_docs=10)",
             (1 + 5) / 10,
             "TP = 1, FP = 2, FN = 2, TN = 5 of N = 10: (1 + 5)/10 = 0.6",
             ir_measures="none: ir_measures' Accuracy is another measure, the fraction of "

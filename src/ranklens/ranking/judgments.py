@@ -32,11 +32,16 @@ from ranklens.data.judgement_groups import QrelsJG, read_qrels_jg
 from ranklens.data.prefs import Prefs, read_prefs, read_qrels_prefs
 from ranklens.data.qrels import Qrels
 from ranklens.data.source import read_bytes
+from ranklens.data.subtopics import SubtopicQrels, read_subtopic_qrels
 
 JudgmentsLike = str | os.PathLike[str] | IO[bytes] | IO[str]
 """A judgement file: a path (``.gz``/``.bz2``/``.xz`` recognised), ``-`` or a file object."""
 
-_FORMAT_OF = {"prefs": "preference judgments", "qrels_jg": "judgement-group qrels"}
+_FORMAT_OF = {
+    "prefs": "preference judgments",
+    "qrels_jg": "judgement-group qrels",
+    "subtopics": "subtopic qrels",
+}
 
 
 @dataclass(frozen=True)
@@ -45,11 +50,14 @@ class Judgments:
 
     prefs: Prefs | None = None
     qrels_jg: QrelsJG | None = None
+    subtopics: SubtopicQrels | None = None
 
     def as_qrels(self) -> Qrels:
         """The judgement file as ordinary qrels, for the set of queries when no measure
         needs ordinary qrels: every judged document with its highest grade over the groups
         (a preference level counts as 1 if it is > 0, else 0)."""
+        if self.subtopics is not None:
+            return self.subtopics.as_qrels()
         if self.qrels_jg is not None:
             source = self.qrels_jg.source or "<judgments>"
             records = [(q, d, r) for q, _, d, r in self.qrels_jg.records()]
@@ -112,6 +120,15 @@ def read_judgments(
         The file cannot be read or parsed (:class:`~ranklens.base.errors.ParseError` names
         the line).
     """
+    subtopics = None
+    if "subtopics" in needed:
+        given = judgments if judgments is not None else qrels
+        if given is None or (qrels_read and judgments is None and given == "-"):
+            raise MeasureError(f"{needed['subtopics']} needs subtopic qrels (judgments=...)")
+        subtopics = read_subtopic_qrels(given)
+        subtopics.check_diverse(needed["subtopics"])
+        if set(needed) == {"subtopics"}:
+            return Judgments(subtopics=subtopics)
     source = judgments
     if source is None:
         if isinstance(qrels, str | os.PathLike) and (not qrels_read or os.fspath(qrels) != "-"):
@@ -139,4 +156,4 @@ def read_judgments(
                 f"{name} has 5 columns (a trec_eval prefs file)"
             )
         qrels_jg = read_qrels_jg(_named(data, name))
-    return Judgments(prefs, qrels_jg)
+    return Judgments(prefs, qrels_jg, subtopics)

@@ -1,0 +1,245 @@
+"""``ndeval [options] qrels run``: NIST ndeval 4.5's CSV from the diversity kernels.
+
+What ndeval does, reproduced:
+
+* runs are ordered by their rank column (``-traditional``: score descending, then docno
+  descending, as trec_eval); ``-M depth`` cuts them; a topic number may carry a prefix ending
+  in ``-`` (``wt09-1``);
+* judgments above 1 count as 1; a subtopic without a relevant document is ignored;
+* one CSV row per run topic (a topic without judgments scores 0), in topic order, then
+  ``amean`` over the topics in both files (``-c``: over every qrels topic);
+* ``-baseline FILE -riskAlpha a``: each value is ``x - b`` if ``x >= b``, else
+  ``(1 + a)(x - b)``, against the baseline run's value ``b`` (0 where a file lacks the topic).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ranklens.base.errors import InputError, ParseError
+from ranklens.base.types import Float64Array, Int64Array
+from ranklens.data.fields import parse_ints, split_columns
+from ranklens.data.source import read_bytes
+from ranklens.data.subtopics import SubtopicQrels
+from ranklens.kernels import diversity as dv
+
+CUTOFFS = (5, 10, 20)
+DEPTH = 20
+HEADER = (
+    "runid,topic,ERR-IA@5,ERR-IA@10,ERR-IA@20,nERR-IA@5,nERR-IA@10,nERR-IA@20,"
+    "alpha-DCG@5,alpha-DCG@10,alpha-DCG@20,alpha-nDCG@5,alpha-nDCG@10,alpha-nDCG@20,"
+    "NRBP,nNRBP,MAP-IA,P-IA@5,P-IA@10,P-IA@20,strec@5,strec@10,strec@20"
+)
+
+
+@dataclass(frozen=True)
+class NdevalOptions:
+    """ndeval's command-line options."""
+
+    alpha: float = 0.5
+    beta: float = 0.5
+    traditional: bool = False
+    complete: bool = False
+    depth: int = 0
+    baseline: object | None = None
+    risk_alpha: float = 0.0
+    risk_alpha_text: str = "0"
+
+
+@dataclass(frozen=True)
+class _RunFile:
+    runid: str
+    topics: Int64Array  # the distinct topics, ascending
+    offsets: Int64Array
+    docs: np.ndarray  # byte strings, ranked
+
+
+def _topic(text: str) -> int:
+    # a topic may carry a prefix ending in "-" (wt09-1)
+    prefixed = text.split("-", 1)[1] if "-" in text else ""
+    value = text if text[:1].isdigit() else prefixed
+    if not value.isdigit():
+        return -1
+    return int(value)
+
+
+def read_run(source: object, traditional: bool, depth: int) -> _RunFile:
+    """A run file ordered and cut as ndeval does."""
+    data, name = read_bytes(source)
+    if not data.strip():
+        raise InputError(f'run file "{name}" is empty')
+    cols = split_columns(data, 6, name, (0, 2, 3, 4))
+    distinct_text, inverse = np.unique(cols[0], return_inverse=True)
+    parsed = np.array(
+        [_topic(t.decode("utf-8", errors="replace")) for t in distinct_text.tolist()],
+        dtype=np.int64,
+    )
+    if (parsed < 0).any():
+        bad = int(np.flatnonzero(parsed[inverse.reshape(-1)] < 0)[0])
+        raise ParseError("the topic is not a number", path=name, line=bad + 1)
+    topics = parsed[inverse.reshape(-1)]
+    docs = cols[2]
+    ranks = parse_ints(cols[3], name, "rank")
+    try:
+        scores = cols[4].astype(np.float64)
+    except ValueError as exc:
+        raise ParseError(f"a score is not a number ({exc})", path=name) from None
+    runid = data.split(maxsplit=6)[5].decode("utf-8", errors="replace")
+    if traditional:
+        # score descending, then docno descending
+        _, doc_rank = np.unique(docs, return_inverse=True)
+        order = np.lexsort((-doc_rank.reshape(-1), -scores, topics))
+    else:
+        order = np.lexsort((ranks, topics))
+        t, r = topics[order], ranks[order]
+        dup = (t[1:] == t[:-1]) & (r[1:] == r[:-1])
+        if dup.any():
+            i = int(np.flatnonzero(dup)[0])
+            raise InputError(
+                f'duplicate rank ({int(r[i])}) for topic {int(t[i])} in run file "{name}"'
+            )
+    topics, docs = topics[order], docs[order]
+    distinct, counts = np.unique(topics, return_counts=True)
+    if depth > 0:
+        pos = np.arange(len(topics)) - np.repeat(np.cumsum(counts) - counts, counts)
+        keep = pos < depth
+        topics, docs = topics[keep], docs[keep]
+        counts = np.minimum(counts, depth)
+    offsets = np.zeros(len(distinct) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return _RunFile(runid, distinct.astype(np.int64), offsets, docs)
+
+
+def _rows(sq: SubtopicQrels, run: _RunFile, judged_q: Int64Array) -> Int64Array:
+    """The subtopic-qrels row of every ranked document (-1 if not judged)."""
+    qrels_docs = np.char.encode(np.asarray(sq.docids, dtype=str), "utf-8")
+    every = np.concatenate(
+        (
+            qrels_docs.astype(
+                run.docs.dtype
+                if run.docs.dtype.itemsize >= qrels_docs.dtype.itemsize
+                else qrels_docs.dtype
+            ),
+            run.docs,
+        )
+    )
+    _, ids = np.unique(every, return_inverse=True)
+    ids = ids.reshape(-1).astype(np.int64)
+    width = int(ids.max(initial=0)) + 1
+    row_query = np.repeat(np.arange(sq.num_queries, dtype=np.int64), np.diff(sq.doc_offsets))
+    qrels_key = row_query * width + ids[: len(qrels_docs)]  # ascending: rows are sorted
+    run_query = np.repeat(judged_q, np.diff(run.offsets))
+    run_key = run_query * width + ids[len(qrels_docs) :]
+    at = np.searchsorted(qrels_key, run_key)
+    at = np.minimum(at, max(len(qrels_key) - 1, 0))
+    found = (run_query >= 0) & (len(qrels_key) > 0)
+    if len(qrels_key):
+        found &= qrels_key[at] == run_key
+    out: Int64Array = np.where(found, at, -1).astype(np.int64)
+    return out
+
+
+def _measures(
+    sq: SubtopicQrels, run: _RunFile, opts: NdevalOptions
+) -> tuple[Float64Array, BoolMask]:
+    """The 21 values of every run topic (rows), and which topics are judged."""
+    qindex = {int(q): i for i, q in enumerate(sq.qids) if q.isdigit()}
+    judged_q = np.array([qindex.get(int(t), -1) for t in run.topics], dtype=np.int64)
+    rows = _rows(sq, run, judged_q)
+    nsub = np.where(judged_q >= 0, sq.num_subtopics[np.maximum(judged_q, 0)], 0)
+    a, b = opts.alpha, opts.beta
+    pairs = dv.pairs_of(run.offsets, rows, sq)
+    gains = dv.rank_gains(pairs, a)
+    ideal = dv.IdealValues(sq, a)
+
+    def ideal_of(values: Float64Array) -> Float64Array:
+        out = np.zeros(len(judged_q))
+        ok = judged_q >= 0
+        out[ok] = values[judged_q[ok]]
+        return out
+
+    cols: dict[str, Float64Array] = {}
+    for kind, name in (("err", "ERR-IA"), ("dcg", "alpha-DCG")):
+        for k in CUTOFFS:
+            raw = dv.raw_at(run.offsets, gains, kind, k)
+            cols[f"{name}@{k}"] = dv.normalised_at(raw, nsub, a, kind, k)
+            cols[f"n{name}@{k}"] = dv.ratio(raw, ideal_of(ideal.raw_at(kind, k)), nsub, k, a, kind)
+    cols["NRBP"] = dv.nrbp(run.offsets, gains, nsub, a, b)
+    ideal_nrbp = ideal_of(ideal.nrbp(b))
+    cols["nNRBP"] = dv.ratio(cols["NRBP"], ideal_nrbp, nsub)
+    # ndeval divides 0 by 0 for a judged topic without a relevant document
+    cols["nNRBP"][(judged_q >= 0) & (nsub == 0)] = np.nan
+    cols["MAP-IA"] = dv.map_ia(pairs, nsub, sq)
+    for k in CUTOFFS:
+        cols[f"P-IA@{k}"] = dv.precision_ia(pairs, nsub, k)
+    for k in CUTOFFS:
+        cols[f"strec@{k}"] = dv.subtopic_recall(pairs, nsub, min(k, DEPTH))
+    names = HEADER.split(",")[2:]
+    order = [n.replace("alpha-nDCG", "nalpha-DCG") for n in names]
+    table = np.column_stack([cols[n] for n in order])
+    return table, judged_q >= 0
+
+
+BoolMask = np.ndarray
+
+
+def _fmt(value: float) -> str:
+    """C's ``%.6f``; 0/0 is printed ``-nan`` as by glibc on x86-64."""
+    return "-nan" if value != value else f"{value:.6f}"
+
+
+def _risk(run: Float64Array, base: Float64Array, a: float) -> Float64Array:
+    out: Float64Array = np.where(run >= base, run - base, (a + 1.0) * (run - base))
+    return out
+
+
+def run_ndeval(qrels: object, run: object, opts: NdevalOptions | None = None) -> str:
+    """ndeval's CSV output for ``run`` against subtopic ``qrels`` (paths or file objects).
+
+    Raises
+    ------
+    InputError
+        Unreadable files, a syntax error (with the line), a rank twice for a topic.
+    """
+    opts = opts or NdevalOptions()
+    sq = SubtopicQrels.from_file(qrels)
+    the_run = read_run(run, opts.traditional, opts.depth)
+    values, judged = _measures(sq, the_run, opts)
+    actual = int(judged.sum())
+    lines = [HEADER]
+    runid = the_run.runid
+    rows: list[tuple[int, Float64Array]] = []
+    if opts.baseline is None:
+        rows = [(int(t), values[i]) for i, t in enumerate(the_run.topics.tolist())]
+    else:
+        base = read_run(opts.baseline, opts.traditional, opts.depth)
+        bvalues, _ = _measures(sq, base, opts)
+        runid = f"{runid} (rel to. {base.runid}; rs=1+a; a={opts.risk_alpha_text})"
+        zero = np.zeros(values.shape[1])
+        i = j = 0
+        rt, bt = the_run.topics.tolist(), base.topics.tolist()
+        while i < len(rt) or (j < len(bt) and opts.complete):
+            if i < len(rt) and j < len(bt) and rt[i] == bt[j]:
+                rows.append((rt[i], _risk(values[i], bvalues[j], opts.risk_alpha)))
+                i, j = i + 1, j + 1
+            elif i < len(rt) and (j >= len(bt) or rt[i] < bt[j]):
+                rows.append((rt[i], _risk(values[i], zero, opts.risk_alpha)))
+                i += 1
+            else:
+                if opts.complete:
+                    rows.append((bt[j], _risk(zero, bvalues[j], opts.risk_alpha)))
+                j += 1
+    if opts.complete:
+        actual = sq.num_queries
+    if opts.baseline is not None:
+        actual = max(actual, len(rows))
+    for topic, vals in rows:
+        lines.append(f"{runid},{topic}," + ",".join(_fmt(v) for v in vals.tolist()))
+    total = np.zeros(values.shape[1])
+    for _, vals in rows:  # ndeval's running sums, in row order
+        total = total + vals
+    mean = total / actual if actual else total * np.nan
+    lines.append(f"{runid},amean," + ",".join(_fmt(v) for v in mean.tolist()))
+    return "\n".join(lines) + "\n"

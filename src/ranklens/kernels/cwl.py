@@ -1,0 +1,169 @@
+"""C/W/L user-model measures (Moffat et al.), as ``cwl_eval`` computes them.
+
+A user model is a continuation vector ``C_i`` (the probability of going on from rank i to
+i + 1). From it, over rankings padded (or cut) to ``n`` ranks (``cwl_eval``'s ``max_n``,
+1000): the weights ``W_i = prod_{j<i} C_j / sum_k prod_{j<k} C_j``, the stopping
+probabilities ``L_i = prod_{j<i} C_j (1 - C_i)``, and five numbers per query:
+
+* ``EU``, expected utility per document: ``sum_i W_i g_i``;
+* ``ETU``, expected total utility: ``sum_i L_i sum_{j<=i} g_j``;
+* ``EC``, expected cost per document: ``sum_i W_i c_i``; ``ETC``, expected total cost;
+* ``EI``, expected depth: ``1 / W_1``.
+
+Gains are grades mapped to [0, 1] (``min(grade, max_grade) / max_grade``; unjudged and
+negative 0), every document costs 1. The residual of a number is its value when unjudged
+documents (and the padding) have gain 1, minus its value when they have gain 0.
+
+The continuation vectors (``i`` from 0, ``G_i = sum_{j<=i} g_j``, ``K_i = i + 1`` the
+cumulative cost):
+
+* RBP: ``C_i = theta``; P@k: 1 for ``i < k - 1``, then 0; RR: 1 until the first ``g > 0``;
+* INST: ``C_i = ((i + T + T_i) / (i + 1 + T + T_i))^2``, ``T_i = T - G_i``;
+* INSQ: ``C_i = ((i + 2T) / (i + 1 + 2T))^2``;
+* BPM (static): 1 while ``G_i < T`` and ``K_i < K``, then 0;
+* AP: ``C_i = S_{i+1} / S_i`` (0 if ``S_{i+1} = 0``), ``S_i = sum_{j>=i} g_j / (j + 1)``;
+* SDCG@k (cwl_eval's NDCG-k): ``C_i = log(r + 1) / log(r + 2)`` for ``r = i + 1 < k``;
+* NERR8@k: ``1 - g_i``, NERR9@k: ``r / (r + 1) (1 - g_i)`` (both 0 from ``r = k``),
+  NERR10: ``p (1 - g_i)``, NERR11: ``((r + 2T - 1) / (r + 2T))^2 (1 - g_i)`` (Azzopardi et al.
+  2021).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ranklens.base.errors import MeasureError
+from ranklens.base.types import Float64Array
+
+if TYPE_CHECKING:
+    from ranklens.ranking.align import Ranked
+
+REPORTS = ("EU", "ETU", "EC", "ETC", "EI")
+
+
+def gain_matrix(r: Ranked, max_grade: int, n: int, unjudged: float) -> Float64Array:
+    """``(nq, n)`` gains: judged grades mapped to [0, 1], ``unjudged`` for unjudged documents
+    and for the padding beyond each ranking."""
+    nq = len(r.offsets) - 1
+    counts = np.diff(r.offsets)
+    rank = np.arange(len(r.rel), dtype=np.int64) - np.repeat(r.offsets[:-1], counts)
+    query = np.repeat(np.arange(nq, dtype=np.int64), counts)
+    keep = rank < n
+    rel = r.rel[keep]
+    gain = np.where(rel >= 0, np.minimum(rel, max_grade) / float(max_grade), 0.0)
+    gain = np.where(rel == -1, unjudged, gain)
+    out = np.full((nq, n), unjudged, dtype=np.float64)
+    out[query[keep], rank[keep]] = gain
+    return out
+
+
+def continuation(model: str, g: Float64Array, params: dict[str, float]) -> Float64Array:
+    """The ``(nq, n)`` continuation probabilities of ``model`` given the gains ``g``."""
+    nq, n = g.shape
+    i = np.arange(n, dtype=np.float64)[None, :]
+    if model == "RBP":
+        full: Float64Array = np.full((nq, n), params["theta"], dtype=np.float64)
+        return full
+    if model == "P":
+        k = int(params["k"])
+        first: Float64Array = np.broadcast_to((i < k - 1).astype(np.float64), (nq, n)).copy()
+        return first
+    cum = np.cumsum(g, axis=1)
+    if model == "RR":
+        before = np.cumsum(g > 0, axis=1) == 0  # no gain up to and including i
+        stops: Float64Array = before.astype(np.float64)
+        return stops
+    if model == "INST":
+        t = params["T"]
+        ti = t - cum
+        c: Float64Array = (((i + 1.0) + t + ti - 1.0) / ((i + 1.0) + t + ti)) ** 2.0
+        return c
+    if model == "INSQ":
+        t = params["T"]
+        return np.broadcast_to(((i + 2.0 * t) / (i + 1.0 + 2.0 * t)) ** 2.0, (nq, n)).copy()
+    if model == "BPM":
+        cost = i + 1.0
+        ok = (cum < params["T"]) & (cost < params["K"])
+        # cwl_eval continues while both hold from the top: the first failure stops for good
+        return (np.cumprod(ok, axis=1) > 0).astype(np.float64)
+    if model == "AP":
+        rii = g / (i + 1.0)
+        suffix = np.cumsum(rii[:, ::-1], axis=1)[:, ::-1]
+        nxt = np.concatenate((suffix[:, 1:], np.zeros((nq, 1))), axis=1)
+        safe = np.where(suffix > 0, suffix, 1.0)
+        c = np.where(nxt > 0.0, nxt / safe, 0.0)
+        c[:, -1] = 0.0
+        return c
+    rank = i + 1.0  # from 1
+    if model == "SDCG":
+        k = int(params["k"])
+        disc = np.log(rank + 1.0) / np.log(rank + 2.0)
+        return np.broadcast_to(np.where(rank < k, disc, 0.0), (nq, n)).copy()
+    within = rank < params.get("k", np.inf)
+    if model == "NERR8":
+        return np.where(within, 1.0 - g, 0.0)
+    if model == "NERR9":
+        return np.where(within, rank / (rank + 1.0) * (1.0 - g), 0.0)
+    if model == "NERR10":
+        return params["p"] * (1.0 - g)
+    if model == "NERR11":
+        t = params["T"]
+        return ((rank + 2.0 * t - 1.0) / (rank + 2.0 * t)) ** 2.0 * (1.0 - g)
+    raise MeasureError(f"unknown C/W/L model {model!r}")
+
+
+def _dot(spec: str, a: Float64Array, b: Float64Array) -> Float64Array:
+    out: Float64Array = np.einsum(spec, a, b)
+    return out
+
+
+def _numbers(model: str, g: Float64Array, params: dict[str, float], report: str) -> Float64Array:
+    nq, n = g.shape
+    c = continuation(model, g, params)
+    prod = np.concatenate((np.ones((nq, 1)), np.cumprod(c[:, :-1], axis=1)), axis=1)
+    total = prod.sum(axis=1)
+    if report == "EI":
+        out: Float64Array = total
+        return out
+    w = prod / total[:, None]
+    cost = np.ones((nq, n))
+    if report == "EU":
+        return _dot("qi,qi->q", w, g)
+    if report == "EC":
+        return _dot("qi,qi->q", w, cost)
+    stop = prod * (1.0 - c)
+    if report == "ETU":
+        return _dot("qi,qi->q", stop, np.cumsum(g, axis=1))
+    if report == "ETC":
+        return _dot("qi,qi->q", stop, np.cumsum(cost, axis=1))
+    raise MeasureError(f"report must be one of {list(REPORTS)}, not {report!r}")
+
+
+def cwl_measure(
+    r: Ranked,
+    model: str,
+    report: str = "EU",
+    residual: bool = False,
+    max_grade: int = 1,
+    max_n: int = 1000,
+    **params: float,
+) -> Float64Array:
+    """One C/W/L number per query (``report``), or its residual.
+
+    >>> from ranklens.ranking.align import Ranked, GradeCounts
+    >>> import numpy as np
+    >>> rel = np.array([0, 1, 1])
+    >>> r = Ranked(("q",), np.array([0, 3]), rel, GradeCounts.of(np.zeros(3, np.int64), rel, 1))
+    >>> float(cwl_measure(r, "RR")[0]), float(cwl_measure(r, "P", k=2)[0])
+    (0.5, 0.5)
+    """
+    if max_grade < 1 or max_n < 1:
+        raise MeasureError(f"C/W/L: max_grade and max_n must be >= 1, got {max_grade}, {max_n}")
+    worst = _numbers(model, gain_matrix(r, max_grade, max_n, 0.0), params, report)
+    if not residual:
+        return worst
+    best = _numbers(model, gain_matrix(r, max_grade, max_n, 1.0), params, report)
+    out: Float64Array = best - worst
+    return out
