@@ -17,10 +17,10 @@ from typing import IO
 
 import numpy as np
 
-import ranklens.data._core as _core
 from ranklens.base.errors import DuplicateError, InputError
 from ranklens.base.segments import ordered_total
 from ranklens.base.types import Float64Array
+from ranklens.data.native import core as _core
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 from ranklens.measures.base import GMEAN_FLOOR
