@@ -64,7 +64,7 @@ def same(name: str, *args: Any, **kwargs: Any) -> Any:
     f_fn: Callable[..., Any] = getattr(fb, name)
     try:
         expected = c_fn(*args, **kwargs)
-    except Exception as exc:  # noqa: BLE001 - any error must be reproduced exactly
+    except Exception as exc:
         with pytest.raises(type(exc)) as info:
             f_fn(*args, **kwargs)
         assert info.value.args == exc.args
