@@ -134,6 +134,30 @@ def _strings(data: _U8, offsets: _I64) -> list[bytes]:
     return [raw[a:b] for a, b in itertools.pairwise(bounds)]
 
 
+_MATRIX_BYTES = 1 << 28  # the widest fixed-width copy _column_codes makes
+
+
+def _column_codes(data: _U8, offsets: _I64) -> tuple[_I64, int]:
+    """:func:`_codes` of a string column, vectorised: the strings padded to one width
+    (numpy's ``S`` dtype compares bytes unsigned, the shorter first) and ``np.unique``.
+    Padding is with NUL bytes, so a column holding a NUL byte (or too wide to pad) takes
+    the Python path."""
+    n = len(offsets) - 1
+    lengths = np.diff(offsets)
+    width = int(lengths.max()) if n else 0
+    flat = data[offsets[0] : offsets[-1]] if n else data[:0]
+    if width == 0 or n * width > _MATRIX_BYTES or bool(np.any(flat == 0)):
+        if width == 0:
+            return np.zeros(n, dtype=np.int64), 1 if n else 0
+        return _codes(_strings(data, offsets))
+    matrix = np.zeros((n, width), dtype=np.uint8)
+    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    cols = np.arange(len(flat), dtype=np.int64) - np.repeat(offsets[:-1] - offsets[0], lengths)
+    matrix[rows, cols] = flat
+    uniq, inverse = np.unique(matrix.view(f"S{width}").ravel(), return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64, copy=False), len(uniq)
+
+
 def _codes(strings: list[bytes]) -> tuple[_I64, int]:
     """Ordinal of each byte string among the distinct ones in byte order (bytes compare
     as memcmp, then the shorter first, like the C module's ``cmp_bytes``)."""
@@ -223,7 +247,7 @@ def rank(
     if policy == 1:
         perm = np.lexsort((neg, seg))
     else:
-        codes, _ = _codes(_strings(dd, dof))
+        codes, _ = _column_codes(dd, dof)
         tie = -codes if policy == 0 else codes
         perm = np.lexsort((tie, neg, seg))
     return perm.astype(np.int64, copy=False)
@@ -264,7 +288,7 @@ def find_duplicates(
     if len(window) == 0:
         return empty, empty.copy()
     entries = window if ord_ is None else ord_[window]
-    codes, _ = _codes(_strings(dd, dof))
+    codes, _ = _column_codes(dd, dof)
     wseg, wcode = seg[window], codes[entries]
     by_key = np.lexsort((window, wcode, wseg))  # stable: first occurrence first
     ks, kc = wseg[by_key], wcode[by_key]
@@ -344,7 +368,9 @@ def align(
     out = np.full(n_run, -1, dtype=np.int64)
     if n_run == 0 or n_qrels == 0:
         return out
-    codes, n_codes = _codes(_strings(rd, ro) + _strings(qd, qof))
+    both = np.concatenate([rd[ro[0] : ro[-1]], qd[qof[0] : qof[-1]]])
+    both_offsets = np.concatenate([ro - ro[0], qof[1:] - qof[0] + (ro[-1] - ro[0])])
+    codes, n_codes = _column_codes(both, both_offsets)
     run_codes, qrels_codes = codes[:n_run], codes[n_run:]
     # qrels keys (query, doc): the first judgment of each
     qseg = np.repeat(np.arange(nq_qrels, dtype=np.int64), np.diff(qq))
