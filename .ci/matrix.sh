@@ -14,6 +14,12 @@
 #   numpy1-pandas3 numpy 1.26.*, pandas 3.*
 #   numpy2-pandas2 numpy 2.*,    pandas 2.*     (the newest 2.x of each)
 #   newest:        numpy 2.*,    pandas 3.*     (whatever is newest)
+# (the newest pyarrow refuses numpy 1.x at import without saying so to pip, hence its pin
+# on the numpy 1.26 legs; the bound is a guess not yet confirmed here)
+# Last run here (numpy 1.26.4, pandas 2.0.3, scipy 1.17.1, before the pyarrow pin):
+# 1323 passed, 15 failed: the pyarrow import above (9 in test_io), and GMAP's mean differing
+# from libm's exp/log in the last bit under numpy 1.26 (test_differential_pytrec gmap,
+# test_trec_eval_v9_differential): a kernel to fix, see the session report.
 # Environment: PYTHON (default python3), MATRIX_WORK (default a temporary dir) for the venvs.
 # Each leg prints its installed versions and its pytest summary; the script exits non-zero
 # when any leg fails, after running them all.
@@ -25,8 +31,8 @@ WORK=${MATRIX_WORK:-$(mktemp -d -t ranklens-matrix.XXXXXX)}
 mkdir -p "$WORK"
 
 declare -A PINS=(
-    [oldest]="numpy==1.26.* pandas==2.0.*"
-    [numpy1-pandas3]="numpy==1.26.* pandas==3.*"
+    [oldest]="numpy==1.26.* pandas==2.0.* pyarrow<21"
+    [numpy1-pandas3]="numpy==1.26.* pandas==3.* pyarrow<21"
     [numpy2-pandas2]="numpy>=2,<3 pandas>=2,<3"
     [newest]="numpy>=2 pandas>=3"
 )
