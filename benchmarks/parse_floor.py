@@ -38,12 +38,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from _env import default_python
+
 HERE = Path(__file__).resolve().parent
 DATA_DIR = HERE / "data"
 PREFIX = "@@FLOOR@@"
 SPLIT_LINES = 1_000_000
 NAMES = ["qid", "q0", "docid", "rank", "score", "tag"]
-DEFAULT_PYTHON = "/work/venv-bench/bin/python"
+DEFAULT_PYTHON = default_python()  # benchmarks/.venv (setup_env.py)
 
 
 def read_polars(path: str, int_ids: bool = False) -> int:

@@ -43,6 +43,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from _env import default_python
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 WORKER = HERE / "_worker.py"
@@ -75,8 +77,8 @@ LEGEND = (
     "busy % = CPU used by other processes meanwhile, as a share of all cores; "
     "x = ratio to the ranklens API row."
 )
-DEFAULT_PEERS_PYTHON = "/work/venv-bench/bin/python"
-DEFAULT_RANKLENS_PYTHON = "/work/venv/bin/python"
+DEFAULT_PEERS_PYTHON = default_python()  # benchmarks/.venv (setup_env.py)
+DEFAULT_RANKLENS_PYTHON = default_python()  # benchmarks/.venv (setup_env.py)
 
 
 @dataclass

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ranklens.data import _core
+from ranklens.data.native import core as _core
 
 SETTINGS = settings(
     max_examples=80,

@@ -17,8 +17,8 @@ import numpy as np
 from ranklens.base.errors import InputError
 from ranklens.base.optional import require
 from ranklens.base.types import Int64Array, UInt8Array
-from ranklens.data import _core
 from ranklens.data.memory import group_columns
+from ranklens.data.native import core as _core
 
 QID_NAMES = ("query_id", "qid", "q_id", "query")
 DOC_NAMES = ("doc_id", "docid", "docno", "document_id", "doc")

@@ -14,9 +14,9 @@ from itertools import pairwise
 
 import numpy as np
 
-import ranklens.data._core as _core
 from ranklens.base.errors import DuplicateError, OptionError
 from ranklens.base.types import DuplicatePolicy, Int64Array, UInt8Array
+from ranklens.data.native import core as _core
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-import ranklens.data._core as _core
 from ranklens.base.errors import EmptyInputError, InputError
+from ranklens.data.native import core as _core
 
 
 def group_columns(

@@ -7,10 +7,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
-import ranklens.data._core as _core
 from ranklens.base.errors import OptionError
 from ranklens.base.types import TIE_POLICIES, DuplicatePolicy, Float64Array, Int64Array, TiePolicy
 from ranklens.data.grouped import Grouped, resolve_duplicates, subset_entries
+from ranklens.data.native import core as _core
 
 _POLICY_CODE = {"trec_eval": 0, "input": 1, "docid_asc": 2}
 

@@ -7,9 +7,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-import ranklens.data._core as _core
 from ranklens.base.errors import EmptyInputError, ParseError, ResourceError
 from ranklens.base.types import Int64Array, UInt8Array
+from ranklens.data.native import core as _core
 from ranklens.data.source import read_source, release
 
 if TYPE_CHECKING:

@@ -31,7 +31,10 @@ def aggregate(measure: Measure, values: Float64Array) -> float:
     if values.shape[0] == 0:
         return math.nan
     if kind == "gmean":
-        logs = np.log(np.maximum(values, GMEAN_FLOOR))
+        # C's libm log, as trec_eval: numpy 1.x's SIMD log can differ in the last bit
+        # (once per query per aggregate, not a hot path)
+        floored = np.maximum(values, GMEAN_FLOOR).tolist()
+        logs = np.array([math.log(v) for v in floored], dtype=np.float64)
         return math.exp(ordered_total(logs) / float(values.shape[0]))
     return ordered_total(values) / float(values.shape[0])
 

@@ -341,7 +341,7 @@ def _ranked_rows(r: Ranked) -> tuple[SubtopicQrels, Int64Array, Int64Array]:
         raise MeasureError("these arrays were built without a run to look documents up in")
 
     def make() -> tuple[Int64Array, Int64Array]:
-        from ranklens.data import _core
+        from ranklens.data.native import core as _core
 
         run = source.run
         keys = sq.key_qrels()

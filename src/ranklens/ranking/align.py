@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-import ranklens.data._core as _core
 from ranklens.base.errors import DuplicateError, MeasureError, OptionError
 from ranklens.base.segments import positions, segment_ids
 from ranklens.base.types import (
@@ -27,6 +26,7 @@ from ranklens.base.types import (
     QueryPolicy,
     TiePolicy,
 )
+from ranklens.data.native import core as _core
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 from ranklens.ranking.judgments import Judgments

@@ -17,10 +17,10 @@ from typing import IO
 
 import numpy as np
 
-import ranklens.data._core as _core
 from ranklens.base.errors import DuplicateError, InputError
 from ranklens.base.segments import ordered_total
 from ranklens.base.types import Float64Array
+from ranklens.data.native import core as _core
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 from ranklens.measures.base import GMEAN_FLOOR
@@ -280,7 +280,9 @@ def format_output(slots: list[Slot], table: Table, opts: TrecOptions) -> list[st
             continue
         values = table.values[slot.name].astype(np.float64)
         if slot.summary == "gm":
-            values = np.log(np.maximum(values, GMEAN_FLOOR))
+            # C's libm log, as trec_eval (numpy 1.x's SIMD log can differ in the last bit)
+            floored = np.maximum(values, GMEAN_FLOOR).tolist()
+            values = np.array([math.log(v) for v in floored], dtype=np.float64)
         if z is not None:
             values = _zscore(values, slot.name, queries, z)
         numeric[slot.name] = values

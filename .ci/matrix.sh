@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The dependency range, tested: one fresh venv per leg with the oldest and the newest
+# supported numpy (1.26 and 2.x) and pandas (2 and 3), ranklens installed into it from this
+# checkout (the C core built against the numpy of the isolated build environment, then run
+# with the leg's numpy: this checks the binary compatibility a wheel relies on too), then
+# the test suite.
+#
+# Usage:
+#   .ci/matrix.sh                       # every leg, the whole suite
+#   .ci/matrix.sh oldest newest         # only these legs
+#   LEGS="oldest" .ci/matrix.sh -- tests/test_io.py -x   # pytest arguments after --
+# Legs (name: numpy pin, pandas pin):
+#   oldest:        numpy 1.26.*, pandas 2.0.*   (the lower bounds in pyproject.toml)
+#   numpy1-pandas3 numpy 1.26.*, pandas 3.*
+#   numpy2-pandas2 numpy 2.*,    pandas 2.*     (the newest 2.x of each)
+#   newest:        numpy 2.*,    pandas 3.*     (whatever is newest)
+# (the newest pyarrow refuses numpy 1.x at import without saying so to pip, hence its pin
+# on the numpy 1.26 legs; the bound is a guess not yet confirmed here)
+# Last run here (numpy 1.26.4, pandas 2.0.3, scipy 1.17.1, before the pyarrow pin):
+# 1323 passed, 15 failed: the pyarrow import above (9 in test_io), and geometric means
+# (GMAP, gm_*) one bit off libm under numpy 1.26, whose SIMD np.log differs: fixed (the
+# aggregate, the trec-eval front end and the v9 differential test take math.log), those
+# 6 tests then pass with numpy 1.26.
+# Environment: PYTHON (default python3), MATRIX_WORK (default a temporary dir) for the venvs.
+# Each leg prints its installed versions and its pytest summary; the script exits non-zero
+# when any leg fails, after running them all.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+PY=${PYTHON:-python3}
+WORK=${MATRIX_WORK:-$(mktemp -d -t ranklens-matrix.XXXXXX)}
+mkdir -p "$WORK"
+
+declare -A PINS=(
+    [oldest]="numpy==1.26.* pandas==2.0.* pyarrow<21"
+    [numpy1-pandas3]="numpy==1.26.* pandas==3.* pyarrow<21"
+    [numpy2-pandas2]="numpy>=2,<3 pandas>=2,<3"
+    [newest]="numpy>=2 pandas>=3"
+)
+ORDER=(oldest numpy1-pandas3 numpy2-pandas2 newest)
+
+legs=()
+while [[ $# -gt 0 && $1 != "--" ]]; do legs+=("$1"); shift; done
+[[ ${1:-} == "--" ]] && shift
+if [[ ${#legs[@]} -eq 0 ]]; then
+    read -r -a legs <<< "${LEGS:-${ORDER[*]}}"
+fi
+pytest_args=("$@")
+
+failed=()
+for leg in "${legs[@]}"; do
+    pins=${PINS[$leg]:-}
+    if [[ -z $pins ]]; then echo "matrix: unknown leg '$leg' (${ORDER[*]})"; exit 2; fi
+    venv="$WORK/$leg"
+    echo "=== matrix leg $leg: $pins"
+    rm -rf "$venv"
+    "$PY" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --upgrade pip
+    # shellcheck disable=SC2086  # the pins are words
+    if ! "$venv/bin/python" -m pip install --quiet "$REPO[test]" $pins > "$venv.install.log" 2>&1; then
+        tail -30 "$venv.install.log"
+        echo "=== matrix leg $leg: INSTALL FAILED (can these pins be resolved together?)"
+        failed+=("$leg")
+        continue
+    fi
+    "$venv/bin/python" -c 'import numpy, pandas, scipy, ranklens.data.native as n; print(f"=== matrix leg versions: numpy {numpy.__version__}, pandas {pandas.__version__}, scipy {scipy.__version__}, native core {n.is_native()}")'
+    # from the checkout, but importing the installed ranklens (src/ is not on the path)
+    if ! (cd "$REPO" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "${pytest_args[@]}"); then
+        failed+=("$leg")
+    fi
+done
+if [[ ${#failed[@]} -gt 0 ]]; then
+    echo "matrix: FAILED legs: ${failed[*]}"
+    exit 1
+fi
+echo "matrix: all legs passed: ${legs[*]}"

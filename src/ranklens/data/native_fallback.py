@@ -1,0 +1,570 @@
+"""The native core's functions in numpy and Python, for installs without a C compiler.
+
+Every function here has the signature, the return values (dtypes included) and the
+exceptions (types and messages) of the function of the same name in the C module
+``ranklens.data._core`` (sources in ``src/ranklens/``; see ``_core.pyi``); the
+differential test ``tests/test_native_fallback.py`` checks that on generated inputs,
+error cases and every thread count. ``ranklens.data.native`` picks this module when the
+C module cannot be imported, or when ``RANKLENS_NATIVE=0``.
+
+The ``threads`` arguments are accepted and ignored (the C results do not depend on them
+either). Grouping, ranking, duplicate detection and the join are vectorised with numpy
+(byte strings are ranked once with a sort of the unique ids); ``parse_trec`` splits lines
+and fields with the ``bytes`` methods and loops over lines in Python, so it is the part
+that is most slower than the C parser (about 1 to 2 microseconds per line).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+_I64 = npt.NDArray[np.int64]
+_U8 = npt.NDArray[np.uint8]
+_F64 = npt.NDArray[np.float64]
+
+__all__ = [
+    "align",
+    "dict_columns",
+    "encode_strings",
+    "find_duplicates",
+    "group_by_query",
+    "intern_strings",
+    "parse_trec",
+    "rank",
+    "take_strings",
+]
+
+# ---------------------------------------------------------------------------
+# argument checks, as in the C module
+# ---------------------------------------------------------------------------
+
+
+def _as_array(obj: object, dtype: type[np.generic], name: str) -> Any:
+    """A contiguous 1-D array of ``dtype`` (numpy's safe casting for arrays), with the
+    errors of ``PyArray_FromAny``."""
+    if obj is None:
+        raise TypeError(f"{name} must be an array, not None")
+    if isinstance(obj, np.ndarray):
+        if obj.dtype != dtype and not np.can_cast(obj.dtype, dtype, "safe"):
+            raise TypeError(
+                f"Cannot cast array data from {obj.dtype!r} to {np.dtype(dtype)!r} "
+                "according to the rule 'safe'"
+            )
+        arr = np.ascontiguousarray(obj, dtype=dtype)
+    else:
+        try:
+            arr = np.ascontiguousarray(np.asarray(obj, dtype=dtype))
+        except (TypeError, ValueError):
+            _check_depth(np.asarray(obj).ndim)  # numpy checks the depth first
+            raise
+    _check_depth(arr.ndim)
+    return arr
+
+
+def _check_depth(ndim: int) -> None:
+    if ndim < 1:
+        raise ValueError("object of too small depth for desired array")
+    if ndim > 1:
+        raise ValueError("object too deep for desired array")
+
+
+def _check_column(data: _U8, offsets: _I64, name: str) -> int:
+    if len(offsets) < 1:
+        raise ValueError(f"{name} offsets must hold at least one element")
+    if offsets[0] < 0 or offsets[-1] > len(data):
+        raise ValueError(f"{name} offsets point outside the data")
+    if len(offsets) > 1 and bool(np.any(offsets[1:] < offsets[:-1])):
+        raise ValueError(f"{name} offsets must be non-decreasing")
+    return len(offsets) - 1
+
+
+def _check_qoffsets(q: _I64, n: int, name: str) -> int:
+    if len(q) < 1:
+        raise ValueError(f"{name} must hold at least one element")
+    if q[0] != 0 or q[-1] != n:
+        raise ValueError(f"{name} must start at 0 and end at the number of entries ({n})")
+    if len(q) > 1 and bool(np.any(q[1:] < q[:-1])):
+        raise ValueError(f"{name} must be non-decreasing")
+    return len(q) - 1
+
+
+def _int_arg(value: object) -> int:
+    """An ``int`` argument as ``PyArg_ParseTuple``'s ``i``/``n``/``L`` take it."""
+    return operator.index(value)  # type: ignore[arg-type]
+
+
+def _tp_name(obj: object) -> str:
+    """``Py_TYPE(obj)->tp_name``: the bare name for classes defined in Python, module and
+    name for built-in (static) types outside ``builtins``."""
+    cls = type(obj)
+    if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+# ---------------------------------------------------------------------------
+# string columns
+# ---------------------------------------------------------------------------
+
+
+def _gather(data: _U8, offsets: _I64, idx: _I64) -> tuple[_U8, _I64]:
+    """Strings ``idx`` of the column (bounds already checked), as a new column."""
+    starts = offsets[idx]
+    lengths = offsets[idx + 1] - starts
+    off2 = np.zeros(len(idx) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=off2[1:])
+    total = int(off2[-1])
+    if total == 0:
+        return np.zeros(0, dtype=np.uint8), off2
+    # position k of the output reads data[starts[i] + (k - off2[i])] for its string i
+    shift = np.repeat(starts - off2[:-1], lengths)
+    pos = np.arange(total, dtype=np.int64) + shift
+    return np.ascontiguousarray(data[pos], dtype=np.uint8), off2
+
+
+def _strings(data: _U8, offsets: _I64) -> list[bytes]:
+    raw = data.tobytes()
+    bounds = offsets.tolist()
+    return [raw[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+_MATRIX_BYTES = 1 << 28  # the widest fixed-width copy _column_codes makes
+
+
+def _column_codes(data: _U8, offsets: _I64) -> tuple[_I64, int]:
+    """:func:`_codes` of a string column, vectorised: the strings padded to one width
+    (numpy's ``S`` dtype compares bytes unsigned, the shorter first) and ``np.unique``.
+    Padding is with NUL bytes, so a column holding a NUL byte (or too wide to pad) takes
+    the Python path."""
+    n = len(offsets) - 1
+    lengths = np.diff(offsets)
+    width = int(lengths.max()) if n else 0
+    flat = data[offsets[0] : offsets[-1]] if n else data[:0]
+    if width == 0 or n * width > _MATRIX_BYTES or bool(np.any(flat == 0)):
+        if width == 0:
+            return np.zeros(n, dtype=np.int64), 1 if n else 0
+        return _codes(_strings(data, offsets))
+    matrix = np.zeros((n, width), dtype=np.uint8)
+    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    cols = np.arange(len(flat), dtype=np.int64) - np.repeat(offsets[:-1] - offsets[0], lengths)
+    matrix[rows, cols] = flat
+    uniq, inverse = np.unique(matrix.view(f"S{width}").ravel(), return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64, copy=False), len(uniq)
+
+
+def _codes(strings: list[bytes]) -> tuple[_I64, int]:
+    """Ordinal of each byte string among the distinct ones in byte order (bytes compare
+    as memcmp, then the shorter first, like the C module's ``cmp_bytes``)."""
+    uniq = sorted(set(strings))
+    index = {s: i for i, s in enumerate(uniq)}
+    codes = np.fromiter((index[s] for s in strings), dtype=np.int64, count=len(strings))
+    return codes, len(uniq)
+
+
+def intern_strings(data: _U8, offsets: _I64) -> tuple[_I64, _I64]:
+    """Codes of the strings of a column in order of first appearance, and the row where
+    each code first appears (as the C module)."""
+    data = _as_array(data, np.uint8, "data")
+    offsets = _as_array(offsets, np.int64, "offsets")
+    _check_column(data, offsets, "string column")
+    seen: dict[bytes, int] = {}
+    first: list[int] = []
+    strings = _strings(data, offsets)
+    codes = np.empty(len(strings), dtype=np.int64)
+    for row, text in enumerate(strings):
+        code = seen.get(text)
+        if code is None:
+            code = seen[text] = len(first)
+            first.append(row)
+        codes[row] = code
+    return codes, np.asarray(first, dtype=np.int64)
+
+
+def dict_columns(mapping: object, integer: bool, keys: object = None) -> None:
+    """The C module reads a dict of dicts in one walk; this fallback always declines, so
+    the caller takes its checked Python path, which builds the same columns."""
+    del mapping, integer, keys
+
+
+def encode_strings(seq: Sequence[str]) -> tuple[_U8, _I64]:
+    """UTF-8 string column of a sequence of ``str``."""
+    if isinstance(seq, (str, bytes)):
+        raise TypeError(f"encode_strings expects a sequence of str, not {_tp_name(seq)}")
+    try:
+        items = seq if isinstance(seq, (list, tuple)) else list(seq)
+    except TypeError:
+        raise TypeError("encode_strings expects a sequence of str") from None
+    encoded = []
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise TypeError(f"expected str, got {_tp_name(item)} (at index {i})")
+        encoded.append(item.encode("utf-8"))
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    if encoded:
+        np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
+    data = np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
+    return data, offsets
+
+
+def group_by_query(q_codes: _I64, n_queries: int) -> tuple[_I64, _I64]:
+    """Stable counting sort of entries by query code: ``(order, q_offsets)``."""
+    nq = _int_arg(n_queries)
+    if nq < 0:
+        raise ValueError("n_queries must be >= 0")
+    codes = _as_array(q_codes, np.int64, "q_codes")
+    bad = np.flatnonzero((codes < 0) | (codes >= nq))
+    if len(bad):
+        k = int(bad[0])
+        raise ValueError(f"q_codes[{k}] = {int(codes[k])} is outside [0, {nq})")
+    order = np.argsort(codes, kind="stable").astype(np.int64, copy=False)
+    q_offsets = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=nq), out=q_offsets[1:])
+    return order, q_offsets
+
+
+def take_strings(data: _U8, offsets: _I64, idx: _I64) -> tuple[_U8, _I64]:
+    """Gather a string column by index: ``(data2, offsets2)``."""
+    d = _as_array(data, np.uint8, "data")
+    o = _as_array(offsets, np.int64, "offsets")
+    ix = _as_array(idx, np.int64, "idx")
+    n = _check_column(d, o, "string column")
+    bad = np.flatnonzero((ix < 0) | (ix >= n))
+    if len(bad):
+        raise IndexError(f"index {int(ix[bad[0]])} is out of bounds for a column of {n} strings")
+    return _gather(d, o, ix)
+
+
+# ---------------------------------------------------------------------------
+# rank, find_duplicates, align
+# ---------------------------------------------------------------------------
+
+
+def rank(
+    q_offsets: _I64,
+    doc_data: _U8,
+    doc_offsets: _I64,
+    scores: _F64,
+    policy: int,
+    threads: int = 0,
+) -> _I64:
+    """Rank each query by score, descending; ties: 0 = docid descending (trec_eval),
+    1 = input order, 2 = docid ascending. Returns the permutation of the entries."""
+    policy = _int_arg(policy)
+    _int_arg(threads)
+    if policy < 0 or policy > 2:
+        raise ValueError("policy must be 0 (trec_eval), 1 (input) or 2 (docid_asc)")
+    qo = _as_array(q_offsets, np.int64, "q_offsets")
+    dd = _as_array(doc_data, np.uint8, "doc_data")
+    dof = _as_array(doc_offsets, np.int64, "doc_offsets")
+    sc = _as_array(scores, np.float64, "scores")
+    n = _check_column(dd, dof, "doc")
+    if len(sc) != n:
+        raise ValueError(f"scores has {len(sc)} elements for {n} documents")
+    nq = _check_qoffsets(qo, n, "q_offsets")
+    seg = np.repeat(np.arange(nq, dtype=np.int64), np.diff(qo))
+    neg = -(sc + 0.0)  # -0.0 and 0.0 rank alike; lexsort is stable (input order last)
+    if policy == 1:
+        perm = np.lexsort((neg, seg))
+    else:
+        codes, _ = _column_codes(dd, dof)
+        tie = -codes if policy == 0 else codes
+        perm = np.lexsort((tie, neg, seg))
+    return perm.astype(np.int64, copy=False)
+
+
+def find_duplicates(
+    q_offsets: _I64,
+    doc_data: _U8,
+    doc_offsets: _I64,
+    order: _I64 | None,
+    limit: int,
+    threads: int = 0,
+) -> tuple[_I64, _I64]:
+    """Repeated docids within each query, among the first ``limit`` entries of ``order``
+    (-1: all; ``None``: file order): ``(dup, first)``, in window order."""
+    limit = _int_arg(limit)
+    _int_arg(threads)
+    if limit < -1:
+        raise ValueError("limit must be -1 (no limit) or >= 0")
+    qo = _as_array(q_offsets, np.int64, "q_offsets")
+    dd = _as_array(doc_data, np.uint8, "doc_data")
+    dof = _as_array(doc_offsets, np.int64, "doc_offsets")
+    ord_ = None if order is None else _as_array(order, np.int64, "order")
+    n = _check_column(dd, dof, "doc")
+    nq = _check_qoffsets(qo, n, "q_offsets")
+    if ord_ is not None and len(ord_) != n:
+        raise ValueError(f"order has {len(ord_)} elements for {n} documents")
+    if ord_ is not None:
+        bad = np.flatnonzero((ord_ < 0) | (ord_ >= n))
+        if len(bad):
+            j = int(bad[0])
+            raise IndexError(f"order[{j}] = {int(ord_[j])} is out of bounds for {n} documents")
+    empty = np.zeros(0, dtype=np.int64)
+    seg = np.repeat(np.arange(nq, dtype=np.int64), np.diff(qo))
+    pos = np.arange(n, dtype=np.int64)
+    in_window = pos - qo[seg] < limit if limit >= 0 else np.ones(n, dtype=bool)
+    window = pos[in_window]  # positions in the windows, in window order
+    if len(window) == 0:
+        return empty, empty.copy()
+    entries = window if ord_ is None else ord_[window]
+    codes, _ = _column_codes(dd, dof)
+    wseg, wcode = seg[window], codes[entries]
+    by_key = np.lexsort((window, wcode, wseg))  # stable: first occurrence first
+    ks, kc = wseg[by_key], wcode[by_key]
+    new_key = np.ones(len(by_key), dtype=bool)
+    new_key[1:] = (ks[1:] != ks[:-1]) | (kc[1:] != kc[:-1])
+    group_first = np.maximum.accumulate(np.where(new_key, np.arange(len(by_key)), 0))
+    is_dup = ~new_key
+    dup_rows = by_key[is_dup]
+    first_rows = by_key[group_first[is_dup]]
+    back = np.argsort(dup_rows, kind="stable")  # window order
+    dup = entries[dup_rows[back]].astype(np.int64, copy=False)
+    first = entries[first_rows[back]].astype(np.int64, copy=False)
+    return dup, first
+
+
+def align(
+    run_q_offsets: _I64,
+    run_doc_data: _U8,
+    run_doc_offsets: _I64,
+    perm: _I64,
+    run_to_qrels: _I64,
+    qrels_q_offsets: _I64,
+    qrels_doc_data: _U8,
+    qrels_doc_offsets: _I64,
+    qrels_rel: _I64,
+    threads: int = 0,
+) -> _I64:
+    """Judgments of the ranked run entries: the relevance, -2 if negative, -1 if
+    unjudged (the first judgment of a docid counts)."""
+    _int_arg(threads)
+    names = (
+        "run_q_offsets",
+        "run_doc_data",
+        "run_doc_offsets",
+        "perm",
+        "run_to_qrels",
+        "qrels_q_offsets",
+        "qrels_doc_data",
+        "qrels_doc_offsets",
+        "qrels_rel",
+    )
+    types: tuple[type[np.generic], ...] = (
+        np.int64, np.uint8, np.int64, np.int64, np.int64, np.int64, np.uint8, np.int64, np.int64
+    )  # fmt: skip
+    objs = (
+        run_q_offsets,
+        run_doc_data,
+        run_doc_offsets,
+        perm,
+        run_to_qrels,
+        qrels_q_offsets,
+        qrels_doc_data,
+        qrels_doc_offsets,
+        qrels_rel,
+    )
+    rq, rd, ro, pm, r2q, qq, qd, qof, qrel = (
+        _as_array(o, t, name) for o, t, name in zip(objs, types, names, strict=True)
+    )
+    n_run = _check_column(rd, ro, "run doc")
+    nq_run = _check_qoffsets(rq, n_run, "run_q_offsets")
+    if len(pm) != n_run:
+        raise ValueError(f"perm has {len(pm)} elements for {n_run} run documents")
+    if len(r2q) != nq_run:
+        raise ValueError(f"run_to_qrels has {len(r2q)} elements for {nq_run} run queries")
+    n_qrels = _check_column(qd, qof, "qrels doc")
+    nq_qrels = _check_qoffsets(qq, n_qrels, "qrels_q_offsets")
+    if len(qrel) != n_qrels:
+        raise ValueError(f"qrels_rel has {len(qrel)} elements for {n_qrels} qrels documents")
+    bad = np.flatnonzero((r2q < -1) | (r2q >= nq_qrels))
+    if len(bad):
+        j = int(bad[0])
+        raise ValueError(f"run_to_qrels[{j}] = {int(r2q[j])} is outside [-1, {nq_qrels})")
+    bad = np.flatnonzero((pm < 0) | (pm >= n_run))
+    if len(bad):
+        i = int(bad[0])
+        raise IndexError(f"perm[{i}] = {int(pm[i])} is out of bounds for {n_run} run documents")
+    out = np.full(n_run, -1, dtype=np.int64)
+    if n_run == 0 or n_qrels == 0:
+        return out
+    both = np.concatenate([rd[ro[0] : ro[-1]], qd[qof[0] : qof[-1]]])
+    both_offsets = np.concatenate([ro - ro[0], qof[1:] - qof[0] + (ro[-1] - ro[0])])
+    codes, n_codes = _column_codes(both, both_offsets)
+    run_codes, qrels_codes = codes[:n_run], codes[n_run:]
+    # qrels keys (query, doc): the first judgment of each
+    qseg = np.repeat(np.arange(nq_qrels, dtype=np.int64), np.diff(qq))
+    qkey = qseg * n_codes + qrels_codes
+    uniq_keys, first_idx = np.unique(qkey, return_index=True)
+    rel_of_key = qrel[first_idx]
+    rseg = np.repeat(np.arange(nq_run, dtype=np.int64), np.diff(rq))
+    kq = r2q[rseg]
+    judged = kq >= 0
+    rkey = np.where(judged, kq, 0) * n_codes + run_codes[pm]
+    at = np.searchsorted(uniq_keys, rkey)
+    at_c = np.minimum(at, len(uniq_keys) - 1)
+    found = judged & (at < len(uniq_keys)) & (uniq_keys[at_c] == rkey)
+    rel = rel_of_key[at_c]
+    out[found] = np.where(rel[found] >= 0, rel[found], -2)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# parse_trec
+# ---------------------------------------------------------------------------
+
+_FLOAT_RE = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_SPECIAL_RE = re.compile(rb"[+-]?(?:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+_INT_RE = re.compile(rb"[+-]?[0-9]+")
+_NUMBUF = 64  # numbers are at most 63 characters, as in the C parser
+
+_NUL_MSG = "contains a NUL byte: this looks like a binary file, not TREC text"
+_UTF8_MSG = "is not valid UTF-8 text"
+
+
+def _shown(field: bytes) -> str:
+    """A field in an error message: its first 160 bytes decoded, at most 40 characters."""
+    return field[:160].decode("utf-8", "replace")[:40]
+
+
+def _valid_utf8(field: bytes) -> bool:
+    if field.isascii():
+        return True
+    try:
+        field.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _score(field: bytes) -> float | str:
+    """The score of a run line, or the error message."""
+    if len(field) < _NUMBUF:
+        if _FLOAT_RE.fullmatch(field):
+            value = float(field)
+            if math.isfinite(value):
+                return value
+            return f"score '{_shown(field)}' is not finite (NaN or infinity)"
+        if _SPECIAL_RE.fullmatch(field):
+            return f"score '{_shown(field)}' is not finite (NaN or infinity)"
+    return f"score '{_shown(field)}' is not a number"
+
+
+def _relevance(field: bytes) -> int | str:
+    """The relevance of a qrels line, or the error message."""
+    if len(field) < _NUMBUF:
+        if _INT_RE.fullmatch(field):
+            value = int(field)
+            if -(2**63) <= value < 2**63:
+                return value
+        if _FLOAT_RE.fullmatch(field):
+            number = float(field)
+            if math.isfinite(number) and number == math.trunc(number) and abs(number) < 2**53:
+                return int(number)
+    return f"relevance '{_shown(field)}' is not an integer"
+
+
+def _buffer(buf: object) -> bytes:
+    """The bytes of a buffer-protocol object (``PyBUF_SIMPLE``)."""
+    if isinstance(buf, bytes):
+        return buf
+    try:
+        view = memoryview(buf)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"a bytes-like object is required, not '{type(buf).__name__}'") from None
+    with view:
+        return view.tobytes()
+
+
+def parse_trec(
+    buf: object, kind: int, comments: int, threads: int = 0
+) -> tuple[list[str], _I64, _U8, _I64, _F64 | _I64, _I64, str | None]:
+    """Parse TREC text (kind 0 = run ``qid Q0 docid rank score tag``, 1 = qrels
+    ``qid iter docid rel``); entries grouped by query (query ids in byte order, file order
+    within a query). Raises ``ValueError(line, message)`` on the first problem."""
+    kind = _int_arg(kind)
+    skip_comments = bool(comments)
+    _int_arg(threads)
+    if kind not in (0, 1):
+        raise ValueError("kind must be 0 (run) or 1 (qrels)")
+    text = _buffer(buf)
+    nul = text.find(b"\0")
+    if nul >= 0:
+        raise ValueError(text.count(b"\n", 0, nul) + 1, _NUL_MSG)
+    run = kind == 0
+    want = 6 if run else 4
+    cols_msg = (
+        "expected 6 columns (qid Q0 docid rank score tag), found {}"
+        if run
+        else "expected 4 columns (qid iter docid relevance), found {}"
+    )
+    qids: list[bytes] = []
+    docs: list[bytes] = []
+    values: list[float] = []  # ints for qrels (exact: they stay Python ints)
+    lines: list[int] = []
+    last_tag: bytes | None = None
+    checked_ok: set[bytes] = set()  # ids known to be valid UTF-8
+    for line_no, line in enumerate(text.split(b"\n"), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        qid = fields[0]
+        if skip_comments and qid[:1] == b"#":
+            continue
+        nf = len(fields)
+        if nf < want or (not run and nf > want):
+            raise ValueError(line_no, cols_msg.format(nf))
+        doc = fields[2]
+        if qid not in checked_ok:
+            if not _valid_utf8(qid):
+                raise ValueError(line_no, _UTF8_MSG)
+            checked_ok.add(qid)
+        if not doc.isascii() and not _valid_utf8(doc):
+            raise ValueError(line_no, _UTF8_MSG)
+        if run:
+            score = _score(fields[4])
+            if isinstance(score, str):
+                raise ValueError(line_no, score)
+            tag_field = fields[5]
+            if not tag_field.isascii() and not _valid_utf8(tag_field):
+                raise ValueError(line_no, _UTF8_MSG)
+            values.append(score)
+            last_tag = tag_field
+        else:
+            rel = _relevance(fields[3])
+            if isinstance(rel, str):
+                raise ValueError(line_no, rel)
+            values.append(rel)
+        qids.append(qid)
+        docs.append(doc)
+        lines.append(line_no)
+    n = len(qids)
+    codes, n_queries = _codes(qids)
+    order, q_offsets = group_by_query(codes, n_queries)
+    uniq = sorted(set(qids))
+    order_list = order.tolist()
+    grouped_docs = [docs[i] for i in order_list]
+    doc_offsets = np.zeros(n + 1, dtype=np.int64)
+    if n:
+        np.cumsum(np.fromiter(map(len, grouped_docs), np.int64, n), out=doc_offsets[1:])
+    doc_data = np.frombuffer(b"".join(grouped_docs), dtype=np.uint8).copy()
+    dtype = np.float64 if run else np.int64
+    vals: Any = np.array(values, dtype=dtype)[order] if n else np.zeros(0, dtype=dtype)
+    line_arr = np.array(lines, dtype=np.int64)[order] if n else np.zeros(0, dtype=np.int64)
+    tag = last_tag.decode("utf-8") if run and last_tag is not None else None
+    return (
+        [q.decode("utf-8") for q in uniq],
+        q_offsets,
+        doc_data,
+        doc_offsets,
+        vals,
+        line_arr,
+        tag,
+    )

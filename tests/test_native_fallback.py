@@ -1,0 +1,439 @@
+"""Differential test: the numpy fallback (``ranklens.data.native_fallback``) against the C
+module (``ranklens.data._core``) on generated inputs, error cases included, at every
+thread count: the same values, dtypes, exception types and messages.
+
+Skipped where the C module is not built (then there is nothing to compare against; the
+fallback is still checked against plain-Python references by ``test_native_core.py``
+under ``RANKLENS_NATIVE=0``)."""
+
+from __future__ import annotations
+
+import importlib
+import math
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ranklens.data import native, native_fallback
+
+try:
+    _c: Any = importlib.import_module("ranklens.data._core")
+except ImportError:  # pragma: no cover - an install without a compiler
+    _c = None
+
+pytestmark = pytest.mark.skipif(_c is None, reason="the C module ranklens.data._core is not built")
+
+fb: Any = native_fallback
+
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+THREADS = (0, 1, 2, 3, 8)
+
+
+def _same_value(a: object, b: object) -> None:
+    if isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray)
+        assert a.dtype == b.dtype
+        assert a.shape == b.shape
+        if a.dtype.kind == "f":  # bit-exact, the sign of zeros included
+            assert a.view(np.int64).tolist() == b.view(np.int64).tolist()
+        else:
+            assert a.tolist() == b.tolist()
+    elif isinstance(a, tuple):
+        assert isinstance(b, tuple)
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _same_value(x, y)
+    else:
+        assert type(a) is type(b)
+        assert a == b
+
+
+def same(name: str, *args: Any, **kwargs: Any) -> Any:
+    """Calls ``name`` in both modules; asserts identical results or identical errors."""
+    c_fn: Callable[..., Any] = getattr(_c, name)
+    f_fn: Callable[..., Any] = getattr(fb, name)
+    try:
+        expected = c_fn(*args, **kwargs)
+    except Exception as exc:
+        with pytest.raises(type(exc)) as info:
+            f_fn(*args, **kwargs)
+        assert info.value.args == exc.args
+        return exc
+    got = f_fn(*args, **kwargs)
+    _same_value(got, expected)
+    return got
+
+
+def make_column(strings: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(s) for s in strings])
+    return np.frombuffer(b"".join(strings), dtype=np.uint8).copy(), offsets
+
+
+# ---------------------------------------------------------------------------
+# parse_trec
+# ---------------------------------------------------------------------------
+
+QIDS = ["1", "9", "10", "100", "a", "A", "é", "日本", "q-1", "#q", "10a"]
+DOCS = ["D", "D1", "d1", "a", "ab", "Ä", "𝄞x", "9", "10", "doc" * 12, "x\x01y"]
+SCORES = ["0", "-0", "0.0", "-0.0", "1", "1.5", "-2.25", "1e3", ".5", "2.", "+7", "1e-400"]
+SCORES += ["123456789012345678901234567890", "0.30000000000000004", "4.9e-324", "1_0"]
+BAD_SCORES = ["nan", "inf", "-Infinity", "0x10", "1e", "abc", "1e999", "-", "1" * 64, "é" * 50]
+RELS = ["0", "1", "2", "-1", "2.0", "+1", "-2.", "9223372036854775807", "1e2", "007"]
+BAD_RELS = ["1.5", "x", "nan", "1e-3", "9223372036854775808", "1e20", "+", "0x1"]
+SEPS = [" ", "  ", "\t", " \t ", "\x0b", "\x0c", "\r "]
+JUNK = [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\r", b"\xef\xbb\xbf"]
+
+
+@st.composite
+def trec_text(draw: st.DrawFn, kind: int) -> bytes:
+    out = []
+    sep = st.sampled_from(SEPS)
+    for _ in range(draw(st.integers(0, 25))):
+        what = draw(st.integers(0, 20))
+        lead = draw(st.sampled_from(["", "", " ", "\t"]))
+        trail = draw(st.sampled_from(["", "", " ", "\r"]))
+        if what == 0:
+            out.append(lead + trail)
+            continue
+        if what == 1:
+            out.append(lead + "#" + draw(st.sampled_from(["", " c", "1 Q0 d 1 1 t"])))
+            continue
+        bad = draw(st.integers(0, 30)) == 0
+        qid, doc = draw(st.sampled_from(QIDS)), draw(st.sampled_from(DOCS))
+        if kind == 0:
+            score = draw(st.sampled_from(BAD_SCORES if bad else SCORES))
+            if draw(st.booleans()):
+                score = repr(draw(st.floats(allow_nan=False, allow_infinity=False)))
+            fields = [qid, "Q0", doc, "1", score, draw(st.sampled_from(["run", "☃"]))]
+            fields += draw(st.lists(st.sampled_from(["x", "1"]), max_size=2))
+        else:
+            fields = [qid, "0", doc, draw(st.sampled_from(BAD_RELS if bad else RELS))]
+        if draw(st.integers(0, 30)) == 0:
+            fields = fields[: draw(st.integers(1, len(fields)))] + ["extra"] * (kind == 1)
+        out.append(lead + "".join(f + draw(sep) for f in fields[:-1]) + fields[-1] + trail)
+    text = "\n".join(out).encode()
+    if draw(st.integers(0, 10)) == 0:  # a stray byte somewhere
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(JUNK)) + text[at:]
+    if out and draw(st.booleans()):
+        text += b"\n"
+    return text
+
+
+@SETTINGS
+@given(
+    st.sampled_from([0, 1]).flatmap(lambda k: st.tuples(st.just(k), trec_text(k))), st.booleans()
+)
+def test_parse_trec(case: tuple[int, bytes], comments: bool) -> None:
+    kind, buf = case
+    for threads in THREADS:
+        same("parse_trec", buf, kind, int(comments), threads=threads)
+
+
+@SETTINGS
+@given(st.binary(max_size=120), st.sampled_from([0, 1]), st.booleans())
+def test_parse_trec_arbitrary_bytes(buf: bytes, kind: int, comments: bool) -> None:
+    for threads in (0, 2):
+        same("parse_trec", buf, kind, comments, threads)
+
+
+@SETTINGS
+@given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["r", "e", "f", "g"]))
+def test_parse_trec_scores(value: float, style: str) -> None:
+    text = {"r": repr(value), "e": f"{value:.17e}", "f": f"{value:.6f}", "g": f"{value:.12g}"}
+    same("parse_trec", f"q Q0 d 1 {text[style]} t\n".encode(), 0, 1)
+    if math.isfinite(value) and value == int(value):
+        same("parse_trec", f"q 0 d {text[style]}\n".encode(), 1, 1)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("a str", 0, 1),
+        (b"q Q0 d 1 1 t", 2, 1),
+        (b"q Q0 d 1 1 t", -1, 1),
+        (bytearray(b"2 Q0 b 1 1.5 t\n1 Q0 a 1 2.5 t\n"), 0, 1),
+        (memoryview(b"1 0 d 1\n"), 1, 0),
+        (np.frombuffer(b"1 0 d 1\n1 0 e 2", dtype=np.uint8), 1, 1),
+        (b"", 0, 1),
+        (b"# only\n", 1, 1),
+        (b"1 Q0 d 1 1 t\n" * 40 + b"1 Q0 d 1 x t", 0, 1),
+    ],
+)
+def test_parse_trec_arguments(args: tuple) -> None:
+    for threads in THREADS:
+        same("parse_trec", *args, threads=threads)
+
+
+def test_parse_trec_large_input_at_every_thread_count() -> None:
+    rng = np.random.default_rng(3)
+    lines = [
+        f"{int(rng.integers(0, 300))} Q0 D{int(rng.integers(0, 80))} {i} "
+        f"{float(rng.integers(-8, 8)) / 4} r"
+        for i in range(20000)
+    ]
+    buf = "\n".join(lines).encode()
+    for threads in THREADS:
+        same("parse_trec", buf, 0, 1, threads=threads)
+
+
+# ---------------------------------------------------------------------------
+# encode_strings, group_by_query, take_strings
+# ---------------------------------------------------------------------------
+
+
+class Named:
+    pass
+
+
+class Reiterable:
+    """An iterable that is not a sequence (each call gets a fresh iterator)."""
+
+    def __init__(self, items: list[str]) -> None:
+        self.items = items
+
+    def __iter__(self) -> Any:
+        return iter(self.items)
+
+
+@SETTINGS
+@given(st.lists(st.text(max_size=6) | st.sampled_from(["\ud800", "a\x00b"]), max_size=10))
+def test_encode_strings(strings: list[str]) -> None:
+    same("encode_strings", strings)
+    same("encode_strings", tuple(strings))
+    same("encode_strings", seq=Reiterable(strings))
+
+
+@pytest.mark.parametrize(
+    "arg",
+    [["a", "b", 3], [b"a"], 5, "abc", b"abc", ["x", Named()], [np.float64(1.0)], None, []],
+)
+def test_encode_strings_errors(arg: object) -> None:
+    same("encode_strings", arg)
+
+
+@SETTINGS
+@given(st.lists(st.integers(-1, 6), max_size=30), st.integers(-1, 7))
+def test_group_by_query(codes: list[int], n_queries: int) -> None:
+    same("group_by_query", np.array(codes, dtype=np.int64), n_queries)
+    same("group_by_query", codes, n_queries)
+
+
+@SETTINGS
+@given(
+    st.lists(st.binary(max_size=5), max_size=10),
+    st.lists(st.integers(-2, 11), max_size=15),
+    st.sampled_from(["ok", "ok", "decreasing", "outside", "empty", "float", "2d", "none"]),
+)
+def test_take_strings(strings: list[bytes], idx: list[int], damage: str) -> None:
+    data, offsets = make_column(strings)
+    index: Any = np.array(idx, dtype=np.int64)
+    if damage == "decreasing" and len(offsets) > 2:
+        offsets[1] = offsets[-1] + 1 if offsets[-1] > 0 else 0
+        offsets[1], offsets[2] = offsets[2] + 1, offsets[2]
+    elif damage == "outside":
+        offsets = offsets + 1
+    elif damage == "empty":
+        offsets = np.zeros(0, dtype=np.int64)
+    elif damage == "float":
+        index = index.astype(np.float64)
+    elif damage == "2d":
+        index = index.reshape(1, -1)
+    elif damage == "none":
+        index = None
+    same("take_strings", data, offsets, index)
+
+
+# ---------------------------------------------------------------------------
+# rank, find_duplicates, align
+# ---------------------------------------------------------------------------
+
+RANK_DOCS = [b"D", b"D1", b"D10", b"d1", b"a", b"ab", b"abc", b"", b"a\x00", b"\xc3\x84", b"9"]
+
+
+@st.composite
+def ranked(draw: st.DrawFn, max_seg: int = 70) -> tuple:
+    seg_lens = draw(st.lists(st.integers(0, max_seg), min_size=1, max_size=4))
+    n = sum(seg_lens)
+    pool = draw(
+        st.lists(
+            st.sampled_from([0.0, -0.0, 1.0, 1.0 + 2**-40, -1.0, 2.5, 1e300, -1e-300, 5e-324])
+            | st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 1)),
+            min_size=1,
+            max_size=6,
+        )
+    )
+    scores = np.array(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)), dtype=float)
+    if draw(st.booleans()):
+        q = np.cumsum([0, *seg_lens])
+        for j in range(len(seg_lens)):
+            scores[q[j] : q[j + 1]] = np.sort(scores[q[j] : q[j + 1]])[::-1]
+    docs = draw(st.lists(st.sampled_from(RANK_DOCS), min_size=n, max_size=n))
+    return np.array([0, *np.cumsum(seg_lens)], dtype=np.int64), docs, scores
+
+
+@SETTINGS
+@given(ranked(), st.integers(-1, 3))
+def test_rank(case: tuple, policy: int) -> None:
+    q_offsets, docs, scores = case
+    data, offsets = make_column(docs)
+    for threads in THREADS:
+        same("rank", q_offsets, data, offsets, scores, policy, threads=threads)
+
+
+def test_rank_large_segments() -> None:
+    rng = np.random.default_rng(11)
+    scores = np.round(rng.normal(size=3000) * 3, 1)
+    scores[::7] = -0.0
+    docs = [f"d{int(x)}".encode() for x in rng.integers(0, 900, size=3000)]
+    data, offsets = make_column(docs)
+    q_offsets = np.array([0, 700, 700, 2500, 3000], dtype=np.int64)
+    for policy in (0, 1, 2):
+        for threads in THREADS:
+            same("rank", q_offsets, data, offsets, scores, policy, threads)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (np.array([0, 2]), "ab", np.array([0, 1, 2]), np.zeros(2), 0),
+        (np.array([0, 1]), np.frombuffer(b"ab", np.uint8), np.array([0, 1, 2]), np.zeros(2), 0),
+        (np.array([1, 2]), np.frombuffer(b"ab", np.uint8), np.array([0, 1, 2]), np.zeros(2), 0),
+        (np.array([0, 2, 1, 2]), np.frombuffer(b"ab", np.uint8), np.array([0, 1, 2]), [0, 0], 0),
+        (np.array([0, 2]), np.frombuffer(b"ab", np.uint8), np.array([0, 1, 2]), np.zeros(3), 0),
+        (np.array([0, 2]), np.frombuffer(b"ab", np.uint8), np.array([0, 1, 2]), np.zeros(2), 3),
+        (np.array([], dtype=np.int64), np.zeros(0, np.uint8), np.array([0]), np.zeros(0), 1),
+        (None, np.zeros(0, np.uint8), np.array([0]), np.zeros(0), 1),
+        (np.array([0]), np.zeros(0, np.uint8), np.array([0]), np.zeros(0, np.float32), 2),
+        (np.array([0.0]), np.zeros(0, np.uint8), np.array([0]), np.zeros(0), 2),
+    ],
+)
+def test_rank_argument_errors(args: tuple) -> None:
+    same("rank", *args)
+
+
+@SETTINGS
+@given(ranked(max_seg=40), st.integers(-2, 8), st.sampled_from(["none", "rank", "bad", "short"]))
+def test_find_duplicates(case: tuple, limit: int, how: str) -> None:
+    q_offsets, docs, scores = case
+    data, offsets = make_column(docs)
+    n = len(docs)
+    order: Any = None
+    if how == "rank":
+        order = _c.rank(q_offsets, data, offsets, scores, 0)
+    elif how == "bad":
+        order = np.arange(n, dtype=np.int64)[::-1] + (n // 2)
+    elif how == "short":
+        order = np.arange(max(n - 1, 0), dtype=np.int64)
+    for threads in THREADS:
+        same("find_duplicates", q_offsets, data, offsets, order, limit, threads)
+
+
+@SETTINGS
+@given(ranked(max_seg=30), st.data())
+def test_align(case: tuple, data: st.DataObject) -> None:
+    q_offsets, docs, scores = case
+    n_queries = len(q_offsets) - 1
+    run_data, run_offsets = make_column(docs)
+    perm = _c.rank(q_offsets, run_data, run_offsets, scores, 0)
+    if data.draw(st.integers(0, 8)) == 0 and len(perm):
+        perm = perm.copy()
+        perm[data.draw(st.integers(0, len(perm) - 1))] = data.draw(st.sampled_from([-1, len(perm)]))
+    n_qrels_queries = data.draw(st.integers(0, 4))
+    qrels_docs: list[bytes] = []
+    qrels_rel: list[int] = []
+    qrels_q = [0]
+    for _ in range(n_qrels_queries):  # repeated docids too: the first judgment counts
+        judged = data.draw(st.lists(st.sampled_from(RANK_DOCS), max_size=9))
+        qrels_docs += judged
+        qrels_rel += [data.draw(st.integers(-3, 3)) for _ in judged]
+        qrels_q.append(len(qrels_docs))
+    run_to_qrels = np.array(
+        [data.draw(st.integers(-2, n_qrels_queries)) for _ in range(n_queries)], dtype=np.int64
+    )
+    if data.draw(st.booleans()):
+        run_to_qrels = np.clip(run_to_qrels, -1, n_qrels_queries - 1)
+    qd, qo = make_column(qrels_docs)
+    args = [
+        q_offsets,
+        run_data,
+        run_offsets,
+        perm,
+        run_to_qrels,
+        np.array(qrels_q, dtype=np.int64),
+        qd,
+        qo,
+        np.array(qrels_rel, dtype=np.int64),
+    ]
+    if data.draw(st.integers(0, 10)) == 0:  # a wrong length or a damaged column
+        k = data.draw(st.sampled_from([3, 4, 7, 8, 0, 5]))
+        args[k] = args[k][:-1] if len(args[k]) else np.array([1], dtype=np.int64)
+    for threads in THREADS:
+        same("align", *args, threads=threads)
+
+
+# ---------------------------------------------------------------------------
+# the loader
+# ---------------------------------------------------------------------------
+
+
+def test_loader_picks_the_c_module_by_default_and_the_fallback_on_request() -> None:
+    code = "from ranklens.data import native; print(native.is_native())"
+    for env, expected in (({}, "True"), ({"RANKLENS_NATIVE": "0"}, "False")):
+        out = subprocess.run(
+            [sys.executable, "-W", "error", "-c", code],
+            env={**_base_env(), **env},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert out.stdout.strip() == expected
+
+
+def test_loader_falls_back_with_one_warning_when_the_import_fails() -> None:
+    # the C module made unimportable: a meta path finder that refuses it
+    code = (
+        "import sys, warnings\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'ranklens.data._core':\n"
+        "            raise ImportError('blocked for the test')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from ranklens.data import native\n"
+        "    import ranklens.data.native\n"
+        "    import ranklens\n"
+        "    q = ranklens.Qrels.from_dict({'q': {'a': 1}})\n"
+        "print(native.is_native(), len(caught), caught[0].category.__name__)\n"
+        "print(caught[0].message)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=_base_env(), capture_output=True, text=True, check=True
+    )
+    first, message = out.stdout.splitlines()[:2]
+    assert first == "False 1 RuntimeWarning"
+    assert "blocked for the test" in message
+    assert "slower" in message
+    assert "RANKLENS_NATIVE=0" in message
+
+
+def test_module_attribute_is_one_of_the_two() -> None:
+    assert native.core in (_c, native_fallback)
+
+
+def _base_env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if k != "RANKLENS_NATIVE"}
