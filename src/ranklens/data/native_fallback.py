@@ -446,28 +446,29 @@ def _valid_utf8(field: bytes) -> bool:
 
 def _score(field: bytes) -> float | str:
     """The score of a run line, or the error message."""
-    if len(field) < _NUMBUF:
-        if _FLOAT_RE.fullmatch(field):
-            value = float(field)
-            if math.isfinite(value):
-                return value
-            return f"score '{_shown(field)}' is not finite (NaN or infinity)"
-        if _SPECIAL_RE.fullmatch(field):
-            return f"score '{_shown(field)}' is not finite (NaN or infinity)"
+    if _FLOAT_RE.fullmatch(field):  # any length, as the C core's heap fallback
+        value = float(field)
+        if math.isfinite(value):
+            return value
+        return f"score '{_shown(field)}' is not finite (NaN or infinity)"
+    if len(field) < _NUMBUF and _SPECIAL_RE.fullmatch(field):
+        return f"score '{_shown(field)}' is not finite (NaN or infinity)"
     return f"score '{_shown(field)}' is not a number"
 
 
 def _relevance(field: bytes) -> int | str:
     """The relevance of a qrels line, or the error message."""
-    if len(field) < _NUMBUF:
-        if _INT_RE.fullmatch(field):
-            value = int(field)
+    if _INT_RE.fullmatch(field):
+        sign = field[:1] if field[:1] in (b"+", b"-") else b""
+        digits = field[len(sign) :].lstrip(b"0") or b"0"
+        if len(digits) <= 19:  # int64 needs at most 19 digits (Python's int limit never hit)
+            value = int(sign + digits)
             if -(2**63) <= value < 2**63:
                 return value
-        if _FLOAT_RE.fullmatch(field):
-            number = float(field)
-            if math.isfinite(number) and number == math.trunc(number) and abs(number) < 2**53:
-                return int(number)
+    if _FLOAT_RE.fullmatch(field):
+        number = float(field)
+        if math.isfinite(number) and number == math.trunc(number) and abs(number) < 2**53:
+            return int(number)
     return f"relevance '{_shown(field)}' is not an integer"
 
 
