@@ -1,0 +1,184 @@
+"""The join every fusion method reads: the runs' documents pooled per query, once.
+
+Each input run is put in ranked order (score descending, ties by the tie policy), so a
+document's rank never depends on the order of the input lines. The union of the runs'
+queries is taken, and the documents of each query are pooled: a *fused document* is one
+distinct (query, document id) pair retrieved by at least one run. For every run the pool
+keeps, in ranked order, the fused document of each entry, its 1-based rank, its score and
+its query; the methods scatter per-run values into ``(runs, fused documents)`` arrays.
+
+Everything is vectorised: the documents are matched per query by the native hash join
+that finds repeated documents (:func:`ranklens._core.find_duplicates`), over all runs at
+once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+import ranklens._core as _core
+from ranklens._segments import positions, segment_ids
+from ranklens._types import BoolArray, Float64Array, Int64Array, TiePolicy, UInt8Array
+from ranklens.errors import OptionError
+from ranklens.run import Run
+
+
+@dataclass(frozen=True, eq=False)
+class Pool:
+    """The runs' documents pooled per query (see the module docstring).
+
+    Attributes
+    ----------
+    qids : the union of the runs' queries, in byte order.
+    q_offsets : int64 (nq + 1); fused documents of query ``j`` are ``q_offsets[j]:q_offsets[j+1]``.
+    doc_data, doc_offsets : the fused documents' ids (a string column).
+    fid, rank, score, query : per run, in ranked order: the fused document, the 1-based
+        rank, the raw score and the (union) query index of each entry.
+    run_len : per run, the number of documents it retrieved for each union query (0 when
+        the run lacks the query).
+    """
+
+    qids: tuple[str, ...]
+    q_offsets: Int64Array
+    doc_data: UInt8Array
+    doc_offsets: Int64Array
+    fid: tuple[Int64Array, ...]
+    rank: tuple[Int64Array, ...]
+    score: tuple[Float64Array, ...]
+    query: tuple[Int64Array, ...]
+    run_len: tuple[Int64Array, ...]
+
+    @property
+    def num_docs(self) -> int:
+        """The number of fused documents."""
+        return int(self.q_offsets[-1])
+
+    @property
+    def num_runs(self) -> int:
+        """The number of input runs."""
+        return len(self.fid)
+
+    def doc_query(self) -> Int64Array:
+        """The union query index of every fused document."""
+        return segment_ids(self.q_offsets)
+
+    def candidates(self) -> Int64Array:
+        """Per union query, the number of fused documents (the candidates)."""
+        return np.diff(self.q_offsets)
+
+    def dense(
+        self, values: Sequence[Float64Array], fill: Sequence[Float64Array | None] | None = None
+    ) -> tuple[Float64Array, BoolArray]:
+        """Scatter per-run values (in ranked order) into ``(runs, fused documents)`` arrays.
+
+        Returns the values (0 where a run lacks a document) and the mask of present
+        documents. Where ``fill[i]`` is given (one value per union query), run ``i``'s
+        absent documents of the queries it has take that value and count as present.
+        """
+        n = self.num_docs
+        r = self.num_runs
+        out = np.zeros((r, n), dtype=np.float64)
+        present = np.zeros((r, n), dtype=bool)
+        doc_query = None
+        for i in range(r):
+            f = fill[i] if fill is not None else None
+            if f is not None:
+                if doc_query is None:
+                    doc_query = self.doc_query()
+                has_query = self.run_len[i][doc_query] > 0
+                out[i] = np.where(has_query, f[doc_query], 0.0)
+                present[i] = has_query
+            out[i, self.fid[i]] = values[i]
+            present[i, self.fid[i]] = True
+        return out, present
+
+    def to_run(self, scores: Float64Array, name: str) -> Run:
+        """The fused run: every fused document with its fused score."""
+        return Run(
+            qids=self.qids,
+            q_offsets=self.q_offsets.copy(),
+            doc_data=self.doc_data,
+            doc_offsets=self.doc_offsets,
+            lines=None,
+            source="<fused>",
+            scores=np.ascontiguousarray(scores, dtype=np.float64),
+            name=name,
+            unique=True,
+        )
+
+
+def pool(runs: Sequence[Run], ties: TiePolicy = "trec_eval") -> Pool:
+    """Pool the documents of ``runs`` per query (each run ranked by ``ties`` first)."""
+    if len(runs) == 0:
+        raise OptionError("fusion needs at least one run")
+    runs = [run.deduplicated("error") for run in runs]
+    union = sorted(set().union(*(run.qids for run in runs)))
+    union_arr = np.asarray(union, dtype=object)
+    nq = len(union)
+
+    perms: list[Int64Array] = []
+    qmaps: list[Int64Array] = []
+    for run in runs:
+        perms.append(run.ranking(ties))
+        # union index of each of the run's queries (both lists are sorted)
+        idx = np.searchsorted(union_arr, np.asarray(run.qids, dtype=object))
+        qmaps.append(idx.astype(np.int64))
+
+    # One string column holding every run's documents, entries numbered globally.
+    sizes = [len(run) for run in runs]
+    base = np.zeros(len(runs) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=base[1:])
+    byte_base = np.zeros(len(runs) + 1, dtype=np.int64)
+    np.cumsum([run.doc_data.shape[0] for run in runs], out=byte_base[1:])
+    doc_data = np.concatenate([run.doc_data for run in runs])
+    doc_offsets = np.empty(int(base[-1]) + 1, dtype=np.int64)
+    for i, run in enumerate(runs):
+        doc_offsets[base[i] : base[i + 1]] = run.doc_offsets[:-1] + byte_base[i]
+    doc_offsets[-1] = byte_base[-1]
+
+    # Entries in (union query, run, rank) order: a stable grouping of the ranked entries.
+    ranked_global = np.concatenate([perms[i] + base[i] for i in range(len(runs))])
+    seg = [segment_ids(run.q_offsets) for run in runs]
+    uq = np.concatenate([qmaps[i][seg[i]] for i in range(len(runs))])
+    order_in, q_offsets_all = _core.group_by_query(uq, nq)
+    order = ranked_global[order_in]
+
+    dup, first = _core.find_duplicates(q_offsets_all, doc_data, doc_offsets, order, -1)
+    total = int(base[-1])
+    canon = np.arange(total, dtype=np.int64)
+    canon[dup] = first
+    is_new_in_order = canon[order] == order
+    new_entries = order[is_new_in_order]
+    fid_global = np.empty(total, dtype=np.int64)
+    fid_global[new_entries] = np.arange(new_entries.shape[0], dtype=np.int64)
+    fid_global[dup] = fid_global[first]
+
+    uq_sorted = uq[order_in]
+    fused_counts = np.bincount(uq_sorted[is_new_in_order], minlength=nq)
+    q_offsets = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(fused_counts, out=q_offsets[1:])
+    fused_data, fused_offsets = _core.take_strings(doc_data, doc_offsets, new_entries)
+
+    fid, rank, score, query, run_len = [], [], [], [], []
+    for i, run in enumerate(runs):
+        fid.append(fid_global[perms[i] + base[i]])
+        rank.append(positions(run.q_offsets, seg[i]) + 1)
+        score.append(run.scores[perms[i]])
+        query.append(qmaps[i][seg[i]])
+        lengths = np.zeros(nq, dtype=np.int64)
+        lengths[qmaps[i]] = np.diff(run.q_offsets)
+        run_len.append(lengths)
+    return Pool(
+        qids=tuple(union),
+        q_offsets=q_offsets,
+        doc_data=fused_data,
+        doc_offsets=fused_offsets,
+        fid=tuple(fid),
+        rank=tuple(rank),
+        score=tuple(score),
+        query=tuple(query),
+        run_len=tuple(run_len),
+    )

@@ -1,0 +1,214 @@
+"""``fuse``: combine runs into one run."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ranklens._types import TIE_POLICIES, Float64Array, TiePolicy
+from ranklens.errors import OptionError
+from ranklens.fusion._pool import Pool, pool
+from ranklens.fusion.methods import REQUIRED, SUPERVISED, Context, Method, get_method
+from ranklens.fusion.normalise import normalise, parse_norm
+from ranklens.io.coerce import RunLike, as_run
+from ranklens.run import Run
+
+
+def fuse(
+    runs: Sequence[RunLike],
+    method: str = "rrf",
+    *,
+    norm: str | None = None,
+    weights: Sequence[float] | None = None,
+    params: Mapping[str, Any] | None = None,
+    ties: TiePolicy = "trec_eval",
+    name: str | None = None,
+    **kwargs: Any,
+) -> Run:
+    """Fuse ``runs`` into one run.
+
+    Every input run is first put in ranked order (score descending, equal scores by
+    ``ties``: trec_eval's document id descending by default), so ranks, and the fused run,
+    never depend on the order of the input lines. The fused run holds the union of the
+    runs' queries and, per query, every document any run retrieved; its own ties are
+    broken by the same policy when it is ranked or written (:meth:`Run.write`).
+
+    Parameters
+    ----------
+    runs
+        Runs: :class:`~ranklens.Run` objects, paths of TREC run files, ``{qid: {docid:
+        score}}`` dicts or DataFrames.
+    method
+        One of :data:`ranklens.fusion.METHODS` (ranx's names and spellings are accepted:
+        ``comb_sum``, ``combsum``, ``sum``, ``CombMNZ``, ``w_bordafuse`` ...). Default
+        ``"rrf"`` (reciprocal rank fusion, ``k = 60``), which needs no parameter.
+    norm
+        Score normalisation per run and query for score-based methods (``min-max``,
+        ``min-max@k``, ``max``, ``sum``, ``zmuv``, ``rank``, ``borda``, ``none``);
+        default ``min-max``. Rank-based methods read ranks and ignore it.
+    weights
+        One weight per run, for the methods that take weights (``wsum``, ``wmnz``,
+        ``mixed``, ``rrf``, ``rbc``, ``w_bordafuse``, ``w_condorcet``); default 1 each.
+    params, **kwargs
+        The method's parameters (``k`` for ``rrf``, ``gamma``, ``sigma``, ``phi``, ``w``,
+        ``probs``, ``log_odds``, ``map_scores``), as a mapping (ranx's style) or keywords.
+    ties
+        Tie policy for ranking the inputs (see :data:`ranklens._types.TiePolicy`).
+    name
+        The fused run's name (its tag); default the method's name.
+
+    Returns
+    -------
+    Run
+        The fused run (scores as the method defines them; higher is better).
+
+    Raises
+    ------
+    OptionError
+        For an unknown method, norm or parameter, a missing required parameter, weights
+        for a method without weights or of the wrong length.
+
+    Examples
+    --------
+    >>> a = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
+    >>> b = {"q1": {"d3": 0.9, "d1": 0.5}}
+    >>> fused = fuse([a, b], "rrf", k=60)
+    >>> {d: round(s * 61 * 63, 4) for d, s in fused.to_dict()["q1"].items()}  # 1/61+1/61 ...
+    {'d1': 122.0, 'd3': 124.0, 'd2': 61.4839}
+    >>> fuse([a, b], "combmnz", norm="min-max").to_dict()["q1"]
+    {'d1': 2.0, 'd3': 2.0, 'd2': 0.5}
+    """
+    spec = get_method(method)
+    chosen = _parameters(spec, params, kwargs)
+    if ties not in TIE_POLICIES:
+        raise OptionError(f"ties must be one of {list(TIE_POLICIES)}, not {ties!r}")
+    inputs = [as_run(run) for run in _as_list(runs)]
+    w = check_weights(spec, weights, len(inputs))
+    _check_per_run(spec, chosen, len(inputs))
+    pooled = pool(inputs, ties)
+    scores = fuse_pool(pooled, spec, norm, w, chosen)
+    return pooled.to_run(scores, name or spec.name)
+
+
+def fuse_pool(
+    pooled: Pool,
+    spec: Method,
+    norm: str | None,
+    weights: Float64Array,
+    params: Mapping[str, Any],
+) -> Float64Array:
+    """The fused score of every document of ``pooled`` (arguments already checked)."""
+    norm_name = "min-max" if norm is None else norm
+    parse_norm(norm_name)
+    values: list[Float64Array] = []
+    fill: list[Float64Array | None] = []
+    if spec.scores:
+        for i in range(pooled.num_runs):
+            v, f = normalise(pooled, norm_name, i)
+            values.append(v)
+            fill.append(f)
+    else:
+        values = list(pooled.score)
+        fill = [None] * pooled.num_runs
+    ctx = Context(pooled, tuple(values), tuple(fill), weights, params)
+    return spec.combine(ctx)
+
+
+def _as_list(runs: Sequence[RunLike]) -> list[RunLike]:
+    if isinstance(runs, Run | str | Mapping) or not isinstance(runs, Sequence):
+        raise OptionError("runs must be a list of runs (Run objects, paths, dicts)")
+    if len(runs) == 0:
+        raise OptionError("fusion needs at least one run")
+    return list(runs)
+
+
+def check_weights(spec: Method, weights: Sequence[float] | None, n: int) -> Float64Array:
+    """The weight vector (ones by default), checked against the method and the runs."""
+    if weights is None:
+        return np.ones(n, dtype=np.float64)
+    if not spec.weights:
+        raise OptionError(f"method {spec.name!r} takes no weights")
+    try:
+        array = np.asarray([float(x) for x in weights], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise OptionError(f"weights must be numbers, not {weights!r}") from None
+    if array.shape[0] != n:
+        raise OptionError(f"{array.shape[0]} weights given for {n} runs; give one weight per run")
+    if not np.isfinite(array).all():
+        raise OptionError(f"weights must be finite numbers, not {list(weights)!r}")
+    return array
+
+
+def _parameters(
+    spec: Method, params: Mapping[str, Any] | None, kwargs: Mapping[str, Any]
+) -> dict[str, Any]:
+    given = dict(params or {})
+    overlap = set(given) & set(kwargs)
+    if overlap:
+        raise OptionError(f"parameter {sorted(overlap)[0]!r} given twice (params and keyword)")
+    given.update(kwargs)
+    unknown = sorted(set(given) - set(spec.params))
+    if unknown:
+        known = ", ".join(spec.params) or "none"
+        raise OptionError(
+            f"method {spec.name!r} has no parameter {unknown[0]!r} (its parameters: {known})"
+        )
+    chosen = {**spec.params, **given}
+    missing = [p for p, v in chosen.items() if v is REQUIRED]
+    if missing:
+        hint = ""
+        if spec.name in SUPERVISED:
+            hint = (
+                f"; estimate it from training qrels with "
+                f"ranklens.fusion.train({spec.name!r}, qrels, runs)"
+            )
+        raise OptionError(f"method {spec.name!r} needs parameter {missing[0]!r}{hint}")
+    _check_scalars(spec, chosen)
+    return chosen
+
+
+def _number(spec: Method, name: str, value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise OptionError(f"{spec.name}: {name} must be a number, not {value!r}") from None
+    if not math.isfinite(number):
+        raise OptionError(f"{spec.name}: {name} must be finite, not {value!r}")
+    return number
+
+
+def _check_scalars(spec: Method, chosen: dict[str, Any]) -> None:
+    if "k" in chosen and _number(spec, "k", chosen["k"]) < 0:
+        raise OptionError(f"{spec.name}: k must be >= 0, not {chosen['k']!r}")
+    if "phi" in chosen and not 0 < _number(spec, "phi", chosen["phi"]) < 1:
+        raise OptionError(f"{spec.name}: phi must be in (0, 1), not {chosen['phi']!r}")
+    if "sigma" in chosen and _number(spec, "sigma", chosen["sigma"]) < 0:
+        raise OptionError(f"{spec.name}: sigma must be >= 0, not {chosen['sigma']!r}")
+    if "gamma" in chosen:
+        _number(spec, "gamma", chosen["gamma"])
+    if "w" in chosen:
+        w = _number(spec, "w", chosen["w"])
+        if w < 0 or w != int(w):
+            raise OptionError(f"{spec.name}: w must be a whole number >= 0, not {chosen['w']!r}")
+
+
+def _check_per_run(spec: Method, chosen: Mapping[str, Any], n: int) -> None:
+    for key in ("probs", "log_odds", "map_scores"):
+        if key not in chosen:
+            continue
+        value = chosen[key]
+        try:
+            count = len(value)
+        except TypeError:
+            count = -1
+        if count != n:
+            raise OptionError(
+                f"{spec.name}: {key} must hold one entry per run ({n}), got {value!r:.60}"
+            )
+        for entry in value:
+            array = np.asarray(entry, dtype=np.float64)
+            if array.size == 0 or not np.isfinite(array).all():
+                raise OptionError(f"{spec.name}: {key} entries must be finite and non-empty")

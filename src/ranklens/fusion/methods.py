@@ -1,0 +1,429 @@
+"""The fusion methods: how each turns the pooled runs into one fused score per document.
+
+A method reads a :class:`~ranklens.fusion._pool.Pool` and returns one float64 score per
+fused document. Score-based methods read the normalised scores; rank-based methods read
+the 1-based ranks of the runs ordered by the tie policy (their ``norm`` is ignored).
+Every method is a handful of vectorised operations over ``(runs, fused documents)``
+arrays, except Condorcet (pairwise votes, one query at a time: O(c^2) for c candidates).
+
+What a run contributes to a document it did not retrieve is stated per method in
+:data:`METHODS` (``missing``); a run that lacks a query altogether contributes nothing
+to that query under every method. See docs/fusion.md for formulas and references.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ranklens._types import BoolArray, Float64Array, Int64Array
+from ranklens.errors import OptionError
+from ranklens.fusion._pool import Pool
+
+REQUIRED = object()
+"""Marks a parameter without a default."""
+
+SEGFUSE_BOUNDS = np.array([0] + [10 * 2 ** (k - 1) - 5 for k in range(1, 11)], dtype=np.int64)
+"""SegFuse's segment boundaries (0-based ranks): 0, 5, 15, 35, ..., 5115 (Shokouhi 2007)."""
+BAYES_CUTOFFS = (0, 5, 10, 15, 20, 30, 100, 200, 500, 1000)
+"""The rank segments over which BayesFuse's log-odds are estimated (as ranx)."""
+MIN_LOG_ODDS = float(np.log(0.001 / 0.999))
+"""BayesFuse's log-odds of a document a run did not retrieve."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a method reads: the pool, per-run values, weights and parameters."""
+
+    pool: Pool
+    values: tuple[Float64Array, ...]
+    """Per run, in ranked order, the normalised score of each entry."""
+    fill: tuple[Float64Array | None, ...]
+    """Per run, the value of candidates it did not retrieve (``borda`` norm), or None."""
+    weights: Float64Array
+    params: Mapping[str, Any]
+
+    def dense(self, values: Sequence[Float64Array] | None = None) -> tuple[Float64Array, BoolArray]:
+        """``(runs, fused documents)`` values and presence (scores unless ``values``)."""
+        if values is None:
+            return self.pool.dense(self.values, self.fill)
+        return self.pool.dense(values)
+
+
+Combine = Callable[[Context], Float64Array]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A fusion method: its name, aliases, parameters and how it combines."""
+
+    name: str
+    combine: Combine
+    params: dict[str, Any] = field(default_factory=dict)
+    weights: bool = False
+    """Whether it takes one weight per run (default: 1 for every run)."""
+    scores: bool = False
+    """Whether it reads (normalised) scores; else ranks only."""
+    aliases: tuple[str, ...] = ()
+    missing: str = "nothing"
+    formula: str = ""
+    reference: str = ""
+
+
+# --- building blocks ---------------------------------------------------------------------
+
+
+def _wsum(values: Float64Array, weights: Float64Array | None = None) -> Float64Array:
+    """Sum over runs, run by run (as ranx's ``sum([...])``): ``0 + v_0 + v_1 + ...``."""
+    out = np.zeros(values.shape[1], dtype=np.float64)
+    for i in range(values.shape[0]):
+        out += values[i] if weights is None else weights[i] * values[i]
+    return out
+
+
+def _sum_of(ctx: Context, per_run: Sequence[Float64Array], weighted: bool = True) -> Float64Array:
+    values, _ = ctx.dense(per_run)
+    return _wsum(values, ctx.weights if weighted else None)
+
+
+def _ranks(ctx: Context) -> tuple[Int64Array, ...]:
+    return ctx.pool.rank
+
+
+def _run_len_of_entries(ctx: Context, i: int) -> Float64Array:
+    lengths: Float64Array = ctx.pool.run_len[i][ctx.pool.query[i]].astype(np.float64)
+    return lengths
+
+
+def _param_array(ctx: Context, name: str, i: int) -> Float64Array:
+    per_run = ctx.params[name]
+    array: Float64Array = np.asarray(per_run[i], dtype=np.float64).ravel()
+    return array
+
+
+# --- score-based ------------------------------------------------------------------------
+
+
+def comb_sum(ctx: Context) -> Float64Array:
+    values, _ = ctx.dense()
+    return _wsum(values)
+
+
+def comb_mnz(ctx: Context) -> Float64Array:
+    values, present = ctx.dense()
+    return _wsum(values) * present.sum(axis=0)
+
+
+def comb_max(ctx: Context) -> Float64Array:
+    values, present = ctx.dense()
+    return np.where(present, values, -np.inf).max(axis=0)
+
+
+def comb_min(ctx: Context) -> Float64Array:
+    values, present = ctx.dense()
+    return np.where(present, values, np.inf).min(axis=0)
+
+
+def comb_med(ctx: Context) -> Float64Array:
+    values, present = ctx.dense()
+    ordered = np.sort(np.where(present, values, np.inf), axis=0)
+    count = present.sum(axis=0)
+    cols = np.arange(values.shape[1])
+    low = ordered[(count - 1) // 2, cols]
+    high = ordered[count // 2, cols]
+    return (low + high) / 2.0
+
+
+def comb_anz(ctx: Context) -> Float64Array:
+    values, present = ctx.dense()
+    return _wsum(values) / present.sum(axis=0)
+
+
+def comb_gmnz(ctx: Context) -> Float64Array:
+    values, present = ctx.dense()
+    gamma = float(ctx.params["gamma"])
+    return _wsum(values) * present.sum(axis=0).astype(np.float64) ** gamma
+
+
+def wsum(ctx: Context) -> Float64Array:
+    values, _ = ctx.dense()
+    return _wsum(values, ctx.weights)
+
+
+def wmnz(ctx: Context) -> Float64Array:
+    values, present = ctx.dense()
+    weight_sum = _wsum(present.astype(np.float64), ctx.weights)
+    return _wsum(values) * weight_sum
+
+
+def mixed(ctx: Context) -> Float64Array:
+    values, present = ctx.dense()
+    return _wsum(values, ctx.weights) * np.sqrt(present.sum(axis=0))
+
+
+def segfuse(ctx: Context) -> Float64Array:
+    per_run = []
+    for i, rank in enumerate(_ranks(ctx)):
+        probs = _param_array(ctx, "probs", i)
+        table = np.zeros(SEGFUSE_BOUNDS.shape[0], dtype=np.float64)
+        table[: min(probs.shape[0], table.shape[0] - 1)] = probs[: table.shape[0] - 1]
+        segment = np.searchsorted(SEGFUSE_BOUNDS, rank - 1, side="right") - 1
+        per_run.append(table[segment] * (ctx.values[i] + 1.0))
+    return _sum_of(ctx, per_run, weighted=False)
+
+
+# --- rank-based -------------------------------------------------------------------------
+
+
+def rrf(ctx: Context) -> Float64Array:
+    k = float(ctx.params["k"])
+    return _sum_of(ctx, [1.0 / (k + r) for r in _ranks(ctx)])
+
+
+def isr(ctx: Context) -> Float64Array:
+    values, present = ctx.dense([1.0 / (r.astype(np.float64) ** 2) for r in _ranks(ctx)])
+    return _wsum(values) * present.sum(axis=0)
+
+
+def log_isr(ctx: Context) -> Float64Array:
+    values, present = ctx.dense([1.0 / (r.astype(np.float64) ** 2) for r in _ranks(ctx)])
+    return _wsum(values) * np.log(present.sum(axis=0))
+
+
+def logn_isr(ctx: Context) -> Float64Array:
+    sigma = float(ctx.params["sigma"])
+    values, present = ctx.dense([1.0 / (r.astype(np.float64) ** 2) for r in _ranks(ctx)])
+    return _wsum(values) * np.log(present.sum(axis=0) + sigma)
+
+
+def _borda_points(ctx: Context) -> tuple[Float64Array, BoolArray]:
+    pool = ctx.pool
+    c = pool.candidates().astype(np.float64)
+    points = [c[pool.query[i]] - (r - 1) for i, r in enumerate(_ranks(ctx))]
+    fill = [
+        np.where(pool.run_len[i] > 0, (c - pool.run_len[i] + 1) / 2.0, 0.0)
+        for i in range(pool.num_runs)
+    ]
+    return pool.dense(points, fill)
+
+
+def bordafuse(ctx: Context) -> Float64Array:
+    values, _ = _borda_points(ctx)
+    return _wsum(values)
+
+
+def w_bordafuse(ctx: Context) -> Float64Array:
+    values, _ = _borda_points(ctx)
+    return _wsum(values, ctx.weights)
+
+
+def rbc(ctx: Context) -> Float64Array:
+    phi = float(ctx.params["phi"])
+    return _sum_of(ctx, [(1.0 - phi) * phi ** (r - 1).astype(np.float64) for r in _ranks(ctx)])
+
+
+def posfuse(ctx: Context) -> Float64Array:
+    per_run = []
+    for i, rank in enumerate(_ranks(ctx)):
+        probs = np.append(_param_array(ctx, "probs", i), 0.0)
+        per_run.append(probs[np.minimum(rank - 1, probs.shape[0] - 1)])
+    return _sum_of(ctx, per_run, weighted=False)
+
+
+def probfuse(ctx: Context) -> Float64Array:
+    per_run = []
+    for i, rank in enumerate(_ranks(ctx)):
+        probs = _param_array(ctx, "probs", i)
+        n_seg = probs.shape[0]
+        size = np.ceil(_run_len_of_entries(ctx, i) / n_seg).astype(np.int64)
+        k = (rank - 1) // size
+        per_run.append(probs[k] / (k + 1))
+    return _sum_of(ctx, per_run, weighted=False)
+
+
+def slidefuse(ctx: Context) -> Float64Array:
+    w = int(ctx.params["w"])
+    per_run = []
+    for i, rank in enumerate(_ranks(ctx)):
+        probs = _param_array(ctx, "probs", i)
+        total = np.zeros(probs.shape[0] + 1, dtype=np.float64)
+        np.cumsum(probs, out=total[1:])
+        p = rank - 1
+        n = ctx.pool.run_len[i][ctx.pool.query[i]]
+        a = np.maximum(p - w, 0)
+        b = np.minimum(p + w, n - 1)
+        stop = np.minimum(b + 1, probs.shape[0])
+        start = np.minimum(a, probs.shape[0])
+        per_run.append((total[stop] - total[start]) / (b - a + 1))
+    return _sum_of(ctx, per_run, weighted=False)
+
+
+def bayesfuse(ctx: Context) -> Float64Array:
+    pool = ctx.pool
+    per_run = []
+    fill = []
+    for i, rank in enumerate(_ranks(ctx)):
+        odds = np.append(_param_array(ctx, "log_odds", i), MIN_LOG_ODDS)
+        per_run.append(odds[np.minimum(rank - 1, odds.shape[0] - 1)])
+        fill.append(np.full(len(pool.qids), MIN_LOG_ODDS))
+    values, _ = pool.dense(per_run, fill)
+    return _wsum(values)
+
+
+def mapfuse(ctx: Context) -> Float64Array:
+    scores = [float(s) for s in ctx.params["map_scores"]]
+    return _sum_of(ctx, [scores[i] / r for i, r in enumerate(_ranks(ctx))], weighted=False)
+
+
+def _condorcet(ctx: Context) -> Float64Array:
+    """Copeland scores: 1 + pairwise majority wins + half the pairwise draws."""
+    pool = ctx.pool
+    ranks = np.full((pool.num_runs, pool.num_docs), np.inf)
+    for i, r in enumerate(_ranks(ctx)):
+        ranks[i, pool.fid[i]] = r
+    out = np.empty(pool.num_docs, dtype=np.float64)
+    bounds = pool.q_offsets.tolist()
+    w = ctx.weights
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):  # O(c^2) per query: not a hot path
+        if b == a:
+            continue
+        votes = np.zeros((b - a, b - a), dtype=np.float64)
+        for i in range(pool.num_runs):
+            col = ranks[i, a:b]
+            votes += w[i] * (col[:, None] < col[None, :])
+        wins = (votes > votes.T).sum(axis=1)
+        draws = (votes == votes.T).sum(axis=1) - 1
+        out[a:b] = 1.0 + wins + 0.5 * draws
+    return out
+
+
+def condorcet(ctx: Context) -> Float64Array:
+    return _condorcet(ctx)
+
+
+def w_condorcet(ctx: Context) -> Float64Array:
+    return _condorcet(ctx)
+
+
+# --- the table --------------------------------------------------------------------------
+
+_FOX = "Fox & Shaw, Combination of Multiple Searches, TREC-2 1993"
+_LEE = "Lee, Analyses of Multiple Evidence Combination, SIGIR 1997"
+_WU = "Wu & Crestani, Data fusion with estimated weights, CIKM 2002"
+_MOURAO = (
+    "Mourao, Martins & Magalhaes, Multimodal medical information retrieval with "
+    "unsupervised rank fusion, CMIG 2015"
+)
+_ASLAM = "Aslam & Montague, Models for Metasearch, SIGIR 2001"
+_MONTAGUE = "Montague & Aslam, Condorcet Fusion for Improved Retrieval, CIKM 2002"
+_LILLIS10 = (
+    "Lillis, Zhang, Toolan, Collier, Leonard & Dunnion, Estimating probabilities for "
+    "effective data fusion, SIGIR 2010"
+)
+
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in [
+        Method("comb_sum", comb_sum, scores=True, aliases=("sum", "combsum"),
+               missing="0", formula="sum_i s_i", reference=_FOX),
+        Method("comb_mnz", comb_mnz, scores=True, aliases=("mnz", "combmnz"),
+               missing="0 (and not counted in n)", formula="n * sum_i s_i", reference=_FOX),
+        Method("comb_max", comb_max, scores=True, aliases=("max", "combmax"),
+               missing="left out of the max", formula="max_i s_i", reference=_FOX),
+        Method("comb_min", comb_min, scores=True, aliases=("min", "combmin"),
+               missing="left out of the min", formula="min_i s_i", reference=_FOX),
+        Method("comb_med", comb_med, scores=True, aliases=("med", "combmed"),
+               missing="left out of the median", formula="median_i s_i", reference=_FOX),
+        Method("comb_anz", comb_anz, scores=True, aliases=("anz", "combanz"),
+               missing="left out of the mean", formula="sum_i s_i / n", reference=_FOX),
+        Method("comb_gmnz", comb_gmnz, params={"gamma": 1.0}, scores=True,
+               aliases=("gmnz", "combgmnz"), missing="0 (and not counted in n)",
+               formula="n^gamma * sum_i s_i", reference=_LEE),
+        Method("wsum", wsum, weights=True, scores=True,
+               aliases=("weighted_sum", "wcombsum", "linear"), missing="0",
+               formula="sum_i w_i s_i", reference=_WU),
+        Method("wmnz", wmnz, weights=True, scores=True, aliases=("weighted_mnz", "wcombmnz"),
+               missing="0 (its weight not counted)",
+               formula="(sum_{i retrieved} w_i) * sum_i s_i", reference=_WU),
+        Method("mixed", mixed, weights=True, scores=True, missing="0 (and not counted in n)",
+               formula="sqrt(n) * sum_i w_i s_i", reference=_WU),
+        Method("rrf", rrf, params={"k": 60.0}, weights=True,
+               aliases=("reciprocal_rank_fusion", "w_rrf", "weighted_rrf", "wrrf"),
+               missing="0", formula="sum_i w_i / (k + r_i)",
+               reference="Cormack, Clarke & Buettcher, Reciprocal rank fusion outperforms "
+               "Condorcet and individual rank learning methods, SIGIR 2009"),
+        Method("isr", isr, missing="0 (and not counted in n)", formula="n * sum_i 1 / r_i^2",
+               reference=_MOURAO),
+        Method("log_isr", log_isr, missing="0 (and not counted in n)",
+               formula="log(n) * sum_i 1 / r_i^2", reference=_MOURAO),
+        Method("logn_isr", logn_isr, params={"sigma": 0.01}, missing="0 (and not counted in n)",
+               formula="log(n + sigma) * sum_i 1 / r_i^2", reference=_MOURAO),
+        Method("bordafuse", bordafuse, aliases=("borda", "borda_fuse"),
+               missing="(c - n_i + 1) / 2, the mean of the points left over",
+               formula="sum_i (c - r_i + 1)", reference=_ASLAM),
+        Method("w_bordafuse", w_bordafuse, weights=True,
+               aliases=("weighted_bordafuse", "wbordafuse", "weighted_borda"),
+               missing="(c - n_i + 1) / 2", formula="sum_i w_i (c - r_i + 1)",
+               reference=_ASLAM),
+        Method("condorcet", condorcet, aliases=("condorcet_fuse", "condorcetfuse"),
+               missing="ranked below every document the run retrieved; no vote between two "
+               "documents it both missed",
+               formula="1 + #{d' beaten by d} + #{d' drawn with d} / 2 (Copeland)",
+               reference=_MONTAGUE),
+        Method("w_condorcet", w_condorcet, weights=True,
+               aliases=("weighted_condorcet", "wcondorcet"),
+               missing="as condorcet", formula="as condorcet, votes weighted by w_i",
+               reference=_MONTAGUE),
+        Method("rbc", rbc, params={"phi": 0.8}, weights=True,
+               aliases=("rank_biased_centroid", "rank_biased_centroids"), missing="0",
+               formula="sum_i w_i (1 - phi) phi^(r_i - 1)",
+               reference="Bailey, Moffat, Scholer & Thomas, Retrieval Consistency in the "
+               "Presence of Query Variations, SIGIR 2017"),
+        Method("bayesfuse", bayesfuse, params={"log_odds": REQUIRED},
+               aliases=("bayes_fuse",), missing="log(0.001 / 0.999)",
+               formula="sum_i log_odds_i[r_i]", reference=_ASLAM),
+        Method("posfuse", posfuse, params={"probs": REQUIRED}, aliases=("pos_fuse",),
+               missing="0", formula="sum_i P_i(r_i)", reference=_LILLIS10),
+        Method("probfuse", probfuse, params={"probs": REQUIRED}, aliases=("prob_fuse",),
+               missing="0", formula="sum_i P_i(segment k of r_i) / k",
+               reference="Lillis, Toolan, Collier & Dunnion, ProbFuse: a probabilistic "
+               "approach to data fusion, SIGIR 2006"),
+        Method("segfuse", segfuse, params={"probs": REQUIRED}, scores=True,
+               aliases=("seg_fuse",), missing="0",
+               formula="sum_i P_i(segment of r_i) * (s_i + 1)",
+               reference="Shokouhi, Segmentation of Search Engine Results for Effective "
+               "Data-Fusion, ECIR 2007"),
+        Method("slidefuse", slidefuse, params={"probs": REQUIRED, "w": REQUIRED},
+               aliases=("slide_fuse",), missing="0",
+               formula="sum_i mean(P_i[r_i - w .. r_i + w])",
+               reference="Lillis, Toolan, Collier & Dunnion, Extending Probabilistic Data "
+               "Fusion Using Sliding Windows, ECIR 2008"),
+        Method("mapfuse", mapfuse, params={"map_scores": REQUIRED}, aliases=("map_fuse",),
+               missing="0", formula="sum_i MAP_i / r_i", reference=_LILLIS10),
+    ]
+}
+
+SUPERVISED = ("bayesfuse", "posfuse", "probfuse", "segfuse", "slidefuse", "mapfuse")
+"""Methods whose parameters are estimated from training qrels (see :func:`ranklens.fusion.train`)."""
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("-", "").replace("_", "").replace(" ", "")
+
+
+_LOOKUP: dict[str, str] = {
+    _key(alias): m.name for m in METHODS.values() for alias in (m.name, *m.aliases)
+}
+
+
+def get_method(name: str) -> Method:
+    """The method called ``name`` (ranx's names and spellings, case and ``-``/``_`` ignored)."""
+    if not isinstance(name, str):
+        raise OptionError(f"method must be a string such as 'rrf', not {name!r}")
+    canonical = _LOOKUP.get(_key(name))
+    if canonical is None:
+        raise OptionError(f"unknown fusion method {name!r}; choose one of {', '.join(METHODS)}")
+    return METHODS[canonical]

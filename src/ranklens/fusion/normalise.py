@@ -1,0 +1,130 @@
+"""Score normalisations applied to each run, per query, before score-based fusion.
+
+Every function reads one run of a :class:`~ranklens.fusion._pool.Pool` (its scores in
+ranked order) and returns the normalised value of each entry; ``borda`` also returns the
+value of the documents the run did not retrieve. Sums run in rank order, so the result
+never depends on the order of the input lines.
+
+========================  ==================================================================
+name (aliases)            value of a document with score ``s`` in a query's list of ``n``
+========================  ==================================================================
+``min-max`` (min_max)     ``(s - min) / (max - min)``; ``1`` when ``max == min`` (one document,
+                          or all scores equal): each is its run's top document
+``min-max@k``             as ``min-max`` with ``min`` the score at rank ``min(k, n)``; documents
+                          below rank ``k`` get ``0``
+``max``                   ``s / max``
+``sum``                   ``(s - min) / (sum - n * min)``
+``zmuv`` (z-score)        ``(s - mean) / std`` (population standard deviation)
+``rank``                  ``1 - (rank - 1) / n``
+``borda``                 ``1 - (rank - 1) / c`` with ``c`` the query's candidates (documents
+                          retrieved by any run); a candidate the run did not retrieve gets
+                          ``0.5 - (n - 1) / (2 c)``, the mean of the ranks left over
+``none``                  ``s``
+========================  ==================================================================
+
+Denominators of ``max``, ``sum`` and ``zmuv`` are at least ``1e-9``, as in ranx.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ranklens._types import Float64Array
+from ranklens.errors import OptionError
+from ranklens.fusion._pool import Pool
+
+NORMS = ("min-max", "min-max@k", "max", "sum", "zmuv", "rank", "borda", "none")
+_ALIASES = {
+    "minmax": "min-max",
+    "zmuv": "zmuv",
+    "zscore": "zmuv",
+    "z": "zmuv",
+    "standard": "zmuv",
+    "max": "max",
+    "sum": "sum",
+    "rank": "rank",
+    "borda": "borda",
+    "none": "none",
+}
+_FLOOR = 1e-9
+
+
+def parse_norm(norm: str) -> tuple[str, int | None]:
+    """The canonical name of a normalisation and its ``k`` (for ``min-max@k``)."""
+    if not isinstance(norm, str):
+        raise OptionError(f"norm must be a string such as 'min-max', not {norm!r}")
+    text = norm.strip().lower()
+    k: int | None = None
+    if "@" in text:
+        text, _, tail = text.partition("@")
+        try:
+            k = int(tail)
+        except ValueError:
+            k = None
+        if k is None or k < 1:
+            raise OptionError(f"norm {norm!r}: k after '@' must be a positive integer")
+    key = text.replace("-", "").replace("_", "").replace(" ", "")
+    name = _ALIASES.get(key)
+    if name is None:
+        raise OptionError(f"unknown norm {norm!r}; choose one of {', '.join(NORMS)}")
+    if k is not None:
+        if name != "min-max":
+            raise OptionError(f"norm {norm!r}: '@k' applies to min-max only")
+        return "min-max@k", k
+    return name, None
+
+
+def _offsets(pool: Pool, i: int) -> np.ndarray:
+    offsets = np.zeros(pool.run_len[i].shape[0] + 1, dtype=np.int64)
+    np.cumsum(pool.run_len[i], out=offsets[1:])
+    return offsets
+
+
+def normalise(
+    pool: Pool, norm: str, i: int
+) -> tuple[Float64Array, Float64Array | None]:
+    """Run ``i``'s normalised values (ranked order) and, for ``borda``, the per-query
+    value of the candidates it did not retrieve."""
+    name, k = parse_norm(norm)
+    s = pool.score[i]
+    q = pool.query[i]
+    nq = pool.run_len[i].shape[0]
+    if name == "none":
+        return s.copy(), None
+    n = pool.run_len[i].astype(np.float64)
+    if name == "rank":
+        return 1.0 - (pool.rank[i] - 1) / n[q], None
+    if name == "borda":
+        c = pool.candidates().astype(np.float64)
+        # 0.5 - (n - 1) / (2 c) as ranx writes it; nothing where the run lacks the query
+        fill = np.zeros(nq, dtype=np.float64)
+        has = n > 0
+        fill[has] = 0.5 - (n[has] - 1.0) / (2.0 * c[has])
+        return 1.0 - (pool.rank[i] - 1) / c[q], fill
+    off = _offsets(pool, i)
+    first = off[:-1][q]  # ranked order: the query's top score sits first
+    last = off[1:][q] - 1
+    top = s[first]
+    if name == "max":
+        return s / np.maximum(top, _FLOOR), None
+    if name in ("min-max", "min-max@k"):
+        if k is None:
+            low = s[last]
+        else:
+            low = s[np.minimum(first + k - 1, last)]
+        span = top - low
+        out = np.ones_like(s)
+        varied = span > 0
+        out[varied] = (s[varied] - low[varied]) / np.maximum(span[varied], _FLOOR)
+        if k is not None:
+            np.maximum(out, 0.0, out=out)
+        return out, None
+    total = np.bincount(q, weights=s, minlength=nq)
+    if name == "sum":
+        low = s[last]
+        return (s - low) / np.maximum(total[q] - low * n[q], _FLOOR), None
+    # zmuv
+    mean = np.divide(total, n, out=np.zeros(nq), where=n > 0)
+    dev = s - mean[q]
+    var = np.divide(np.bincount(q, weights=dev * dev, minlength=nq), n, out=np.zeros(nq), where=n > 0)
+    return dev / np.maximum(np.sqrt(var)[q], _FLOOR), None
