@@ -31,6 +31,8 @@ __all__ = [
     "compare",
     "evaluate",
     "explain",
+    "fuse",
+    "fuse_optimize",
     "parse_measure",
     "parse_measures",
 ]
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     )
     from ranklens.evaluator import Evaluator, evaluate
     from ranklens.explanation import explain
+    from ranklens.fusion import fuse, fuse_optimize
     from ranklens.measures import Measure, parse_measure, parse_measures
     from ranklens.qrels import Qrels
     from ranklens.results import Results
@@ -60,6 +63,8 @@ _HOME = {
     "Evaluator": "ranklens.evaluator",
     "evaluate": "ranklens.evaluator",
     "explain": "ranklens.explanation",
+    "fuse": "ranklens.fusion",
+    "fuse_optimize": "ranklens.fusion",
     "Measure": "ranklens.measures",
     "parse_measure": "ranklens.measures",
     "parse_measures": "ranklens.measures",

@@ -15,6 +15,7 @@
  *   find_duplicates(q_offsets, doc_data, doc_offsets, order, limit, threads=0)
  *   align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,
  *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0)
+ *   pool_runs(runs, n_union, threads=0)
  *
  * The heavy loops run with the GIL released.  There is no global mutable
  * state: all tables below are const.  parse_trec's second pass, rank,
@@ -2609,6 +2610,321 @@ fail:
 }
 
 /* ------------------------------------------------------------------------ */
+/* pool_runs (rank fusion)                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* One input run of pool_runs, and its outputs (in ranked order). */
+typedef struct {
+    PyArrayObject *a[6]; /* q_offsets, qmap, doc_data, doc_offsets, perm, scores */
+    const int64_t *qo, *qmap, *off, *perm;
+    const uint8_t *data;
+    const double *scores;
+    int64_t nq, n;
+    int64_t *inv; /* union query -> the run's query index, or -1 */
+    PyArrayObject *fid, *rank, *query, *score;
+} pool_run;
+
+/* One thread's share of pool_runs: union queries [u0, u1). */
+typedef struct {
+    const pool_run *runs;
+    int R;
+    int64_t u0, u1;
+    const int64_t *cap_start; /* per union query: where its source slots start */
+    int64_t *src;             /* per fused document (slot): entry * R + run */
+    int64_t *count, *bytes;   /* per union query: fused documents, their bytes */
+    const int64_t *fused_start, *byte_start;
+    uint8_t *out_data;
+    int64_t *out_off;
+    gtable tab;
+} pool_job;
+
+static void *pool_pass1(void *arg)
+{
+    pool_job *J = (pool_job *)arg;
+    const int R = J->R;
+    int64_t u;
+    for (u = J->u0; u < J->u1; u++) {
+        int64_t *src = J->src + J->cap_start[u], local = 0, nbytes = 0;
+        int r;
+        gtable_clear(&J->tab);
+        for (r = 0; r < R; r++) {
+            const pool_run *P = &J->runs[r];
+            int64_t j = P->inv[u], p;
+            int64_t *fid, *rank, *query;
+            double *score;
+            if (j < 0)
+                continue;
+            fid = I64(P->fid);
+            rank = I64(P->rank);
+            query = I64(P->query);
+            score = (double *)PyArray_DATA(P->score);
+            for (p = P->qo[j]; p < P->qo[j + 1]; p++) {
+                const int64_t e = P->perm[p];
+                const uint8_t *s = P->data + P->off[e];
+                const size_t len = (size_t)(P->off[e + 1] - P->off[e]);
+                const uint64_t h = hash_bytes(s, len);
+                const uint32_t h32 = (uint32_t)h;
+                size_t i = (size_t)(h >> 32) & J->tab.mask;
+                slot_t *sl = J->tab.slots;
+                int64_t found = -1;
+                while (sl[i].gen == J->tab.gen) {
+                    if (sl[i].h == h32) {
+                        const int64_t code = src[sl[i].idx];
+                        const pool_run *Q = &J->runs[code % R];
+                        const int64_t f = code / R;
+                        if ((size_t)(Q->off[f + 1] - Q->off[f]) == len &&
+                            memcmp(Q->data + Q->off[f], s, len) == 0) {
+                            found = sl[i].idx;
+                            break;
+                        }
+                    }
+                    i = (i + 1) & J->tab.mask;
+                }
+                if (found < 0) {
+                    sl[i].gen = J->tab.gen;
+                    sl[i].h = h32;
+                    sl[i].idx = local;
+                    src[local] = e * R + r;
+                    nbytes += (int64_t)len;
+                    found = local++;
+                }
+                fid[p] = found;
+                rank[p] = p - P->qo[j] + 1;
+                query[p] = u;
+                score[p] = P->scores[e];
+            }
+        }
+        J->count[u] = local;
+        J->bytes[u] = nbytes;
+    }
+    return NULL;
+}
+
+static void *pool_pass2(void *arg)
+{
+    pool_job *J = (pool_job *)arg;
+    const int R = J->R;
+    int64_t u;
+    for (u = J->u0; u < J->u1; u++) {
+        const int64_t *src = J->src + J->cap_start[u];
+        const int64_t start = J->fused_start[u];
+        int64_t at = J->byte_start[u], k;
+        int r;
+        for (k = 0; k < J->count[u]; k++) {
+            const pool_run *Q = &J->runs[src[k] % R];
+            const int64_t f = src[k] / R;
+            const int64_t len = Q->off[f + 1] - Q->off[f];
+            J->out_off[start + k] = at;
+            memcpy(J->out_data + at, Q->data + Q->off[f], (size_t)len);
+            at += len;
+        }
+        for (r = 0; r < R; r++) {
+            const pool_run *P = &J->runs[r];
+            int64_t j = P->inv[u], p;
+            int64_t *fid;
+            if (j < 0)
+                continue;
+            fid = I64(P->fid);
+            for (p = P->qo[j]; p < P->qo[j + 1]; p++)
+                fid[p] += start;
+        }
+    }
+    return NULL;
+}
+
+static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"runs", "n_union", "threads", NULL};
+    static const int types[6] = {NPY_INT64, NPY_INT64, NPY_UINT8, NPY_INT64, NPY_INT64,
+                                 NPY_FLOAT64};
+    static const char *names[6] = {"q_offsets", "qmap", "doc_data", "doc_offsets", "perm",
+                                   "scores"};
+    PyObject *runs_o, *seq = NULL, *result = NULL, *outs = NULL;
+    PyArrayObject *fq = NULL, *fdata = NULL, *foff = NULL;
+    long long n_union;
+    int threads = 0, T, t, r, R = 0, nomem = 0;
+    pool_run *runs = NULL;
+    pool_job jobs[MAX_THREADS];
+    int64_t *cap_start = NULL, *src = NULL, *count = NULL, *bytes = NULL, *byte_start = NULL;
+    int64_t first[MAX_THREADS + 1], u, total = 0, maxcap = 0;
+    (void)self;
+
+    memset(jobs, 0, sizeof(jobs));
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OL|i:pool_runs", kwlist, &runs_o, &n_union,
+                                     &threads))
+        return NULL;
+    if (n_union < 0) {
+        PyErr_SetString(PyExc_ValueError, "n_union must be >= 0");
+        return NULL;
+    }
+    seq = PySequence_Fast(runs_o, "runs must be a sequence of tuples");
+    if (seq == NULL)
+        return NULL;
+    R = (int)PySequence_Fast_GET_SIZE(seq);
+    runs = (pool_run *)calloc((size_t)(R > 0 ? R : 1), sizeof(pool_run));
+    cap_start = (int64_t *)calloc((size_t)n_union + 1, sizeof(int64_t));
+    count = (int64_t *)calloc((size_t)n_union + 1, sizeof(int64_t));
+    bytes = (int64_t *)calloc((size_t)n_union + 1, sizeof(int64_t));
+    byte_start = (int64_t *)calloc((size_t)n_union + 1, sizeof(int64_t));
+    if (runs == NULL || cap_start == NULL || count == NULL || bytes == NULL || byte_start == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (r = 0; r < R; r++) {
+        pool_run *P = &runs[r];
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, r);
+        int k;
+        int64_t j;
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 6) {
+            PyErr_SetString(PyExc_TypeError, "each run must be a tuple of 6 arrays");
+            goto done;
+        }
+        for (k = 0; k < 6; k++) {
+            P->a[k] = as_array(PyTuple_GET_ITEM(item, k), types[k], names[k]);
+            if (P->a[k] == NULL)
+                goto done;
+        }
+        P->n = check_column(P->a[2], P->a[3], "doc");
+        if (P->n < 0)
+            goto done;
+        P->nq = check_qoffsets(P->a[0], P->n, "q_offsets");
+        if (P->nq < 0)
+            goto done;
+        if (LEN(P->a[1]) != P->nq || LEN(P->a[4]) != P->n || LEN(P->a[5]) != P->n) {
+            PyErr_SetString(PyExc_ValueError, "qmap, perm and scores must match the run");
+            goto done;
+        }
+        P->qo = I64(P->a[0]);
+        P->qmap = I64(P->a[1]);
+        P->data = (const uint8_t *)PyArray_DATA(P->a[2]);
+        P->off = I64(P->a[3]);
+        P->perm = I64(P->a[4]);
+        P->scores = (const double *)PyArray_DATA(P->a[5]);
+        for (j = 0; j < P->n; j++) {
+            if (P->perm[j] < 0 || P->perm[j] >= P->n) {
+                PyErr_SetString(PyExc_IndexError, "perm is out of bounds");
+                goto done;
+            }
+        }
+        P->inv = (int64_t *)malloc(((size_t)n_union + 1) * sizeof(int64_t));
+        if (P->inv == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (u = 0; u < n_union; u++)
+            P->inv[u] = -1;
+        for (j = 0; j < P->nq; j++) {
+            int64_t m = P->qmap[j];
+            if (m < 0 || m >= n_union || (j > 0 && m <= P->qmap[j - 1])) {
+                PyErr_SetString(PyExc_ValueError, "qmap must be increasing and < n_union");
+                goto done;
+            }
+            P->inv[m] = j;
+            cap_start[m + 1] += P->qo[j + 1] - P->qo[j];
+        }
+        P->fid = new_array((npy_intp)P->n, NPY_INT64);
+        P->rank = new_array((npy_intp)P->n, NPY_INT64);
+        P->query = new_array((npy_intp)P->n, NPY_INT64);
+        P->score = new_array((npy_intp)P->n, NPY_FLOAT64);
+        if (P->fid == NULL || P->rank == NULL || P->query == NULL || P->score == NULL)
+            goto done;
+    }
+    for (u = 0; u < n_union; u++) {
+        if (cap_start[u + 1] > maxcap)
+            maxcap = cap_start[u + 1];
+        cap_start[u + 1] += cap_start[u];
+    }
+    total = cap_start[n_union];
+    src = (int64_t *)malloc(((size_t)total + 1) * sizeof(int64_t));
+    if (src == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    T = worker_threads(total, threads);
+    split_queries(cap_start, (int64_t)n_union, T, first);
+    for (t = 0; t < T; t++) {
+        pool_job *J = &jobs[t];
+        J->runs = runs;
+        J->R = R;
+        J->u0 = first[t];
+        J->u1 = first[t + 1];
+        J->cap_start = cap_start;
+        J->src = src;
+        J->count = count;
+        J->bytes = bytes;
+        if (gtable_init(&J->tab, (size_t)maxcap) < 0)
+            nomem = 1;
+    }
+    if (nomem) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    run_jobs(pool_pass1, jobs, sizeof(pool_job), T);
+    Py_END_ALLOW_THREADS
+    fq = new_array((npy_intp)n_union + 1, NPY_INT64);
+    if (fq == NULL)
+        goto done;
+    I64(fq)[0] = 0;
+    for (u = 0; u < n_union; u++) {
+        I64(fq)[u + 1] = I64(fq)[u] + count[u];
+        byte_start[u + 1] = byte_start[u] + bytes[u];
+    }
+    fdata = new_array((npy_intp)byte_start[n_union], NPY_UINT8);
+    foff = new_array((npy_intp)I64(fq)[n_union] + 1, NPY_INT64);
+    if (fdata == NULL || foff == NULL)
+        goto done;
+    I64(foff)[I64(fq)[n_union]] = byte_start[n_union];
+    for (t = 0; t < T; t++) {
+        jobs[t].fused_start = I64(fq);
+        jobs[t].byte_start = byte_start;
+        jobs[t].out_data = (uint8_t *)PyArray_DATA(fdata);
+        jobs[t].out_off = I64(foff);
+    }
+    Py_BEGIN_ALLOW_THREADS
+    run_jobs(pool_pass2, jobs, sizeof(pool_job), T);
+    Py_END_ALLOW_THREADS
+    outs = PyTuple_New(R);
+    if (outs == NULL)
+        goto done;
+    for (r = 0; r < R; r++) {
+        PyObject *o = Py_BuildValue("(OOOO)", runs[r].fid, runs[r].rank, runs[r].query,
+                                    runs[r].score);
+        if (o == NULL)
+            goto done;
+        PyTuple_SET_ITEM(outs, r, o);
+    }
+    result = Py_BuildValue("(OOOO)", fq, fdata, foff, outs);
+done:
+    for (t = 0; t < MAX_THREADS; t++)
+        free(jobs[t].tab.slots);
+    if (runs != NULL) {
+        for (r = 0; r < R; r++) {
+            int k;
+            for (k = 0; k < 6; k++)
+                Py_XDECREF(runs[r].a[k]);
+            free(runs[r].inv);
+            Py_XDECREF(runs[r].fid);
+            Py_XDECREF(runs[r].rank);
+            Py_XDECREF(runs[r].query);
+            Py_XDECREF(runs[r].score);
+        }
+    }
+    free(runs);
+    free(cap_start);
+    free(src);
+    free(count);
+    free(bytes);
+    free(byte_start);
+    Py_XDECREF(fq);
+    Py_XDECREF(fdata);
+    Py_XDECREF(foff);
+    Py_XDECREF(outs);
+    Py_XDECREF(seq);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
 /* module                                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -2638,6 +2954,13 @@ PyDoc_STRVAR(find_duplicates_doc,
 "find_duplicates(q_offsets, doc_data, doc_offsets, order, limit, threads=0) -> (dup, first)\n\n"
 "Repeated docids within each query (among the first `limit` entries of `order`).");
 
+PyDoc_STRVAR(pool_runs_doc,
+"pool_runs(runs, n_union, threads=0) -> (q_offsets, doc_data, doc_offsets, per_run)\n\n"
+"Pool the documents of several runs per union query (rank fusion).  Each run is a tuple\n"
+"(q_offsets, qmap, doc_data, doc_offsets, perm, scores); qmap maps its queries to union\n"
+"query indices (increasing).  Fused documents are numbered per union query in (run, rank)\n"
+"order of first appearance.  per_run[i] = (fid, rank, query, score), in perm order.");
+
 PyDoc_STRVAR(align_doc,
 "align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,\n"
 "      qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0) -> rel\n\n"
@@ -2654,6 +2977,7 @@ static PyMethodDef core_methods[] = {
     METH(rank),
     METH(find_duplicates),
     METH(align),
+    METH(pool_runs),
     {NULL, NULL, 0, NULL},
 };
 

@@ -7,9 +7,8 @@ distinct (query, document id) pair retrieved by at least one run. For every run 
 keeps, in ranked order, the fused document of each entry, its 1-based rank, its score and
 its query; the methods scatter per-run values into ``(runs, fused documents)`` arrays.
 
-Everything is vectorised: the documents are matched per query by the native hash join
-that finds repeated documents (:func:`ranklens._core.find_duplicates`), over all runs at
-once.
+The documents are matched per query by one native hash join over all runs
+(:func:`ranklens._core.pool_runs`, threaded over queries).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import ranklens._core as _core
-from ranklens._segments import positions, segment_ids
+from ranklens._segments import segment_ids
 from ranklens._types import BoolArray, Float64Array, Int64Array, TiePolicy, UInt8Array
 from ranklens.errors import OptionError
 from ranklens.run import Run
@@ -117,68 +116,27 @@ def pool(runs: Sequence[Run], ties: TiePolicy = "trec_eval") -> Pool:
     runs = [run.deduplicated("error") for run in runs]
     union = sorted(set().union(*(run.qids for run in runs)))
     union_arr = np.asarray(union, dtype=object)
-    nq = len(union)
-
-    perms: list[Int64Array] = []
-    qmaps: list[Int64Array] = []
+    inputs = []
     for run in runs:
-        perms.append(run.ranking(ties))
         # union index of each of the run's queries (both lists are sorted)
-        idx = np.searchsorted(union_arr, np.asarray(run.qids, dtype=object))
-        qmaps.append(idx.astype(np.int64))
-
-    # One string column holding every run's documents, entries numbered globally.
-    sizes = [len(run) for run in runs]
-    base = np.zeros(len(runs) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=base[1:])
-    byte_base = np.zeros(len(runs) + 1, dtype=np.int64)
-    np.cumsum([run.doc_data.shape[0] for run in runs], out=byte_base[1:])
-    doc_data = np.concatenate([run.doc_data for run in runs])
-    doc_offsets = np.empty(int(base[-1]) + 1, dtype=np.int64)
-    for i, run in enumerate(runs):
-        doc_offsets[base[i] : base[i + 1]] = run.doc_offsets[:-1] + byte_base[i]
-    doc_offsets[-1] = byte_base[-1]
-
-    # Entries in (union query, run, rank) order: a stable grouping of the ranked entries.
-    ranked_global = np.concatenate([perms[i] + base[i] for i in range(len(runs))])
-    seg = [segment_ids(run.q_offsets) for run in runs]
-    uq = np.concatenate([qmaps[i][seg[i]] for i in range(len(runs))])
-    order_in, q_offsets_all = _core.group_by_query(uq, nq)
-    order = ranked_global[order_in]
-
-    dup, first = _core.find_duplicates(q_offsets_all, doc_data, doc_offsets, order, -1)
-    total = int(base[-1])
-    canon = np.arange(total, dtype=np.int64)
-    canon[dup] = first
-    is_new_in_order = canon[order] == order
-    new_entries = order[is_new_in_order]
-    fid_global = np.empty(total, dtype=np.int64)
-    fid_global[new_entries] = np.arange(new_entries.shape[0], dtype=np.int64)
-    fid_global[dup] = fid_global[first]
-
-    uq_sorted = uq[order_in]
-    fused_counts = np.bincount(uq_sorted[is_new_in_order], minlength=nq)
-    q_offsets = np.zeros(nq + 1, dtype=np.int64)
-    np.cumsum(fused_counts, out=q_offsets[1:])
-    fused_data, fused_offsets = _core.take_strings(doc_data, doc_offsets, new_entries)
-
-    fid, rank, score, query, run_len = [], [], [], [], []
-    for i, run in enumerate(runs):
-        fid.append(fid_global[perms[i] + base[i]])
-        rank.append(positions(run.q_offsets, seg[i]) + 1)
-        score.append(run.scores[perms[i]])
-        query.append(qmaps[i][seg[i]])
-        lengths = np.zeros(nq, dtype=np.int64)
-        lengths[qmaps[i]] = np.diff(run.q_offsets)
+        qmap = np.searchsorted(union_arr, np.asarray(run.qids, dtype=object)).astype(np.int64)
+        inputs.append(
+            (run.q_offsets, qmap, run.doc_data, run.doc_offsets, run.ranking(ties), run.scores)
+        )
+    q_offsets, doc_data, doc_offsets, per_run = _core.pool_runs(inputs, len(union))
+    run_len = []
+    for run, (_, qmap, *_rest) in zip(runs, inputs, strict=True):
+        lengths = np.zeros(len(union), dtype=np.int64)
+        lengths[qmap] = np.diff(run.q_offsets)
         run_len.append(lengths)
     return Pool(
         qids=tuple(union),
         q_offsets=q_offsets,
-        doc_data=fused_data,
-        doc_offsets=fused_offsets,
-        fid=tuple(fid),
-        rank=tuple(rank),
-        score=tuple(score),
-        query=tuple(query),
+        doc_data=doc_data,
+        doc_offsets=doc_offsets,
+        fid=tuple(r[0] for r in per_run),
+        rank=tuple(r[1] for r in per_run),
+        score=tuple(r[3] for r in per_run),
+        query=tuple(r[2] for r in per_run),
         run_len=tuple(run_len),
     )
