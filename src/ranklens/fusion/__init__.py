@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ranklens.fusion.combine import fuse
+from ranklens.fusion.combine import fuse, normalize
 from ranklens.fusion.methods import METHODS, SUPERVISED, get_method
 from ranklens.fusion.normalise import NORMS
 
@@ -19,7 +19,17 @@ if TYPE_CHECKING:
     from ranklens.fusion.optimize import FusionSetting, fuse_optimize
     from ranklens.fusion.supervised import train
 
-__all__ = ["METHODS", "NORMS", "SUPERVISED", "FusionSetting", "fuse", "fuse_optimize", "get_method", "train"]
+__all__ = [
+    "METHODS",
+    "NORMS",
+    "SUPERVISED",
+    "FusionSetting",
+    "fuse",
+    "fuse_optimize",
+    "get_method",
+    "normalize",
+    "train",
+]
 
 _LAZY = {
     "fuse_optimize": "ranklens.fusion.optimize",

@@ -212,3 +212,51 @@ def _check_per_run(spec: Method, chosen: Mapping[str, Any], n: int) -> None:
             array = np.asarray(entry, dtype=np.float64)
             if array.size == 0 or not np.isfinite(array).all():
                 raise OptionError(f"{spec.name}: {key} entries must be finite and non-empty")
+
+
+def normalize(
+    runs: Sequence[RunLike], norm: str = "min-max", *, ties: TiePolicy = "trec_eval"
+) -> list[Run]:
+    """Each run with its scores normalised per query (see :mod:`ranklens.fusion.normalise`).
+
+    With ``borda``, every run also receives the candidates of its queries that it did not
+    retrieve (the documents the other runs retrieved), at the value of the ranks left over.
+
+    Examples
+    --------
+    >>> [r.to_dict() for r in normalize([{"q1": {"a": 4.0, "b": 2.0, "c": 3.0}, "q2": {"x": 7.0}}])]
+    [{'q1': {'a': 1.0, 'b': 0.0, 'c': 0.5}, 'q2': {'x': 1.0}}]
+    """
+    parse_norm(norm)
+    if ties not in TIE_POLICIES:
+        raise OptionError(f"ties must be one of {list(TIE_POLICIES)}, not {ties!r}")
+    inputs = [as_run(run) for run in _as_list(runs)]
+    pooled = pool(inputs, ties)
+    out = []
+    for i, run in enumerate(inputs):
+        values, fill = normalise(pooled, norm, i)
+        if fill is None:
+            dense = np.zeros(pooled.num_docs, dtype=np.float64)
+            dense[pooled.fid[i]] = values
+            present = np.zeros(pooled.num_docs, dtype=bool)
+            present[pooled.fid[i]] = True
+        else:
+            both, mask = pooled.dense([values if j == i else pooled.score[j] for j in range(pooled.num_runs)], [fill if j == i else None for j in range(pooled.num_runs)])
+            dense, present = both[i], mask[i]
+        out.append(_subset(pooled, dense, present, run.name))
+    return out
+
+
+def _subset(pooled: Pool, scores: Float64Array, present: Any, name: str) -> Run:
+    from ranklens._grouped import subset_entries
+
+    fused = pooled.to_run(scores, name)
+    keep = np.flatnonzero(present).astype(np.int64)
+    columns = subset_entries(fused, keep)
+    counts = np.diff(columns["q_offsets"])  # type: ignore[call-overload]
+    has = counts > 0
+    offsets = np.zeros(int(has.sum()) + 1, dtype=np.int64)
+    np.cumsum(counts[has], out=offsets[1:])
+    columns["qids"] = tuple(q for q, h in zip(pooled.qids, has.tolist(), strict=True) if h)
+    columns["q_offsets"] = offsets
+    return Run(scores=scores[keep], name=name, **columns)  # type: ignore[arg-type]
