@@ -2615,13 +2615,12 @@ fail:
 
 /* One input run of pool_runs, and its outputs (in ranked order). */
 typedef struct {
-    PyArrayObject *a[6]; /* q_offsets, qmap, doc_data, doc_offsets, perm, scores */
+    PyArrayObject *a[5]; /* q_offsets, qmap, doc_data, doc_offsets, perm */
     const int64_t *qo, *qmap, *off, *perm;
     const uint8_t *data;
-    const double *scores;
     int64_t nq, n;
     int64_t *inv; /* union query -> the run's query index, or -1 */
-    PyArrayObject *fid, *rank, *query, *score;
+    PyArrayObject *fid, *rank, *query;
 } pool_run;
 
 /* One thread's share of pool_runs: union queries [u0, u1). */
@@ -2634,7 +2633,7 @@ typedef struct {
     int64_t *count, *bytes;   /* per union query: fused documents, their bytes */
     const int64_t *fused_start, *byte_start;
     uint8_t *out_data;
-    int64_t *out_off;
+    int64_t *out_off, *out_count; /* fused documents' ids; how many runs retrieved each */
     gtable tab;
 } pool_job;
 
@@ -2651,13 +2650,11 @@ static void *pool_pass1(void *arg)
             const pool_run *P = &J->runs[r];
             int64_t j = P->inv[u], p;
             int64_t *fid, *rank, *query;
-            double *score;
             if (j < 0)
                 continue;
             fid = I64(P->fid);
             rank = I64(P->rank);
             query = I64(P->query);
-            score = (double *)PyArray_DATA(P->score);
             for (p = P->qo[j]; p < P->qo[j + 1]; p++) {
                 const int64_t e = P->perm[p];
                 const uint8_t *s = P->data + P->off[e];
@@ -2691,7 +2688,6 @@ static void *pool_pass1(void *arg)
                 fid[p] = found;
                 rank[p] = p - P->qo[j] + 1;
                 query[p] = u;
-                score[p] = P->scores[e];
             }
         }
         J->count[u] = local;
@@ -2725,8 +2721,10 @@ static void *pool_pass2(void *arg)
             if (j < 0)
                 continue;
             fid = I64(P->fid);
-            for (p = P->qo[j]; p < P->qo[j + 1]; p++)
+            for (p = P->qo[j]; p < P->qo[j + 1]; p++) {
                 fid[p] += start;
+                J->out_count[fid[p]]++;
+            }
         }
     }
     return NULL;
@@ -2735,12 +2733,10 @@ static void *pool_pass2(void *arg)
 static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     char *kwlist[] = {"runs", "n_union", "threads", NULL};
-    static const int types[6] = {NPY_INT64, NPY_INT64, NPY_UINT8, NPY_INT64, NPY_INT64,
-                                 NPY_FLOAT64};
-    static const char *names[6] = {"q_offsets", "qmap", "doc_data", "doc_offsets", "perm",
-                                   "scores"};
+    static const int types[5] = {NPY_INT64, NPY_INT64, NPY_UINT8, NPY_INT64, NPY_INT64};
+    static const char *names[5] = {"q_offsets", "qmap", "doc_data", "doc_offsets", "perm"};
     PyObject *runs_o, *seq = NULL, *result = NULL, *outs = NULL;
-    PyArrayObject *fq = NULL, *fdata = NULL, *foff = NULL;
+    PyArrayObject *fq = NULL, *fdata = NULL, *foff = NULL, *fcount = NULL;
     long long n_union;
     int threads = 0, T, t, r, R = 0, nomem = 0;
     pool_run *runs = NULL;
@@ -2775,11 +2771,11 @@ static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
         PyObject *item = PySequence_Fast_GET_ITEM(seq, r);
         int k;
         int64_t j;
-        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 6) {
-            PyErr_SetString(PyExc_TypeError, "each run must be a tuple of 6 arrays");
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 5) {
+            PyErr_SetString(PyExc_TypeError, "each run must be a tuple of 5 arrays");
             goto done;
         }
-        for (k = 0; k < 6; k++) {
+        for (k = 0; k < 5; k++) {
             P->a[k] = as_array(PyTuple_GET_ITEM(item, k), types[k], names[k]);
             if (P->a[k] == NULL)
                 goto done;
@@ -2790,8 +2786,8 @@ static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
         P->nq = check_qoffsets(P->a[0], P->n, "q_offsets");
         if (P->nq < 0)
             goto done;
-        if (LEN(P->a[1]) != P->nq || LEN(P->a[4]) != P->n || LEN(P->a[5]) != P->n) {
-            PyErr_SetString(PyExc_ValueError, "qmap, perm and scores must match the run");
+        if (LEN(P->a[1]) != P->nq || LEN(P->a[4]) != P->n) {
+            PyErr_SetString(PyExc_ValueError, "qmap and perm must match the run");
             goto done;
         }
         P->qo = I64(P->a[0]);
@@ -2799,7 +2795,6 @@ static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
         P->data = (const uint8_t *)PyArray_DATA(P->a[2]);
         P->off = I64(P->a[3]);
         P->perm = I64(P->a[4]);
-        P->scores = (const double *)PyArray_DATA(P->a[5]);
         for (j = 0; j < P->n; j++) {
             if (P->perm[j] < 0 || P->perm[j] >= P->n) {
                 PyErr_SetString(PyExc_IndexError, "perm is out of bounds");
@@ -2825,8 +2820,7 @@ static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
         P->fid = new_array((npy_intp)P->n, NPY_INT64);
         P->rank = new_array((npy_intp)P->n, NPY_INT64);
         P->query = new_array((npy_intp)P->n, NPY_INT64);
-        P->score = new_array((npy_intp)P->n, NPY_FLOAT64);
-        if (P->fid == NULL || P->rank == NULL || P->query == NULL || P->score == NULL)
+        if (P->fid == NULL || P->rank == NULL || P->query == NULL)
             goto done;
     }
     for (u = 0; u < n_union; u++) {
@@ -2872,14 +2866,17 @@ static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     fdata = new_array((npy_intp)byte_start[n_union], NPY_UINT8);
     foff = new_array((npy_intp)I64(fq)[n_union] + 1, NPY_INT64);
-    if (fdata == NULL || foff == NULL)
+    fcount = new_array((npy_intp)I64(fq)[n_union], NPY_INT64);
+    if (fdata == NULL || foff == NULL || fcount == NULL)
         goto done;
+    memset(PyArray_DATA(fcount), 0, (size_t)I64(fq)[n_union] * sizeof(int64_t));
     I64(foff)[I64(fq)[n_union]] = byte_start[n_union];
     for (t = 0; t < T; t++) {
         jobs[t].fused_start = I64(fq);
         jobs[t].byte_start = byte_start;
         jobs[t].out_data = (uint8_t *)PyArray_DATA(fdata);
         jobs[t].out_off = I64(foff);
+        jobs[t].out_count = I64(fcount);
     }
     Py_BEGIN_ALLOW_THREADS
     run_jobs(pool_pass2, jobs, sizeof(pool_job), T);
@@ -2888,26 +2885,24 @@ static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
     if (outs == NULL)
         goto done;
     for (r = 0; r < R; r++) {
-        PyObject *o = Py_BuildValue("(OOOO)", runs[r].fid, runs[r].rank, runs[r].query,
-                                    runs[r].score);
+        PyObject *o = Py_BuildValue("(OOO)", runs[r].fid, runs[r].rank, runs[r].query);
         if (o == NULL)
             goto done;
         PyTuple_SET_ITEM(outs, r, o);
     }
-    result = Py_BuildValue("(OOOO)", fq, fdata, foff, outs);
+    result = Py_BuildValue("(OOOOO)", fq, fdata, foff, fcount, outs);
 done:
     for (t = 0; t < MAX_THREADS; t++)
         free(jobs[t].tab.slots);
     if (runs != NULL) {
         for (r = 0; r < R; r++) {
             int k;
-            for (k = 0; k < 6; k++)
+            for (k = 0; k < 5; k++)
                 Py_XDECREF(runs[r].a[k]);
             free(runs[r].inv);
             Py_XDECREF(runs[r].fid);
             Py_XDECREF(runs[r].rank);
             Py_XDECREF(runs[r].query);
-            Py_XDECREF(runs[r].score);
         }
     }
     free(runs);
@@ -2919,6 +2914,7 @@ done:
     Py_XDECREF(fq);
     Py_XDECREF(fdata);
     Py_XDECREF(foff);
+    Py_XDECREF(fcount);
     Py_XDECREF(outs);
     Py_XDECREF(seq);
     return result;
@@ -2955,11 +2951,12 @@ PyDoc_STRVAR(find_duplicates_doc,
 "Repeated docids within each query (among the first `limit` entries of `order`).");
 
 PyDoc_STRVAR(pool_runs_doc,
-"pool_runs(runs, n_union, threads=0) -> (q_offsets, doc_data, doc_offsets, per_run)\n\n"
+"pool_runs(runs, n_union, threads=0) -> (q_offsets, doc_data, doc_offsets, counts, per_run)\n\n"
 "Pool the documents of several runs per union query (rank fusion).  Each run is a tuple\n"
-"(q_offsets, qmap, doc_data, doc_offsets, perm, scores); qmap maps its queries to union\n"
-"query indices (increasing).  Fused documents are numbered per union query in (run, rank)\n"
-"order of first appearance.  per_run[i] = (fid, rank, query, score), in perm order.");
+"(q_offsets, qmap, doc_data, doc_offsets, perm); qmap maps its queries to union query\n"
+"indices (increasing).  Fused documents are numbered per union query in (run, rank) order\n"
+"of first appearance; counts[f] is how many runs retrieved fused document f.\n"
+"per_run[i] = (fid, rank, query), in perm order.");
 
 PyDoc_STRVAR(align_doc,
 "align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,\n"

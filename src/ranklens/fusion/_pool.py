@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -34,21 +35,30 @@ class Pool:
     qids : the union of the runs' queries, in byte order.
     q_offsets : int64 (nq + 1); fused documents of query ``j`` are ``q_offsets[j]:q_offsets[j+1]``.
     doc_data, doc_offsets : the fused documents' ids (a string column).
-    fid, rank, score, query : per run, in ranked order: the fused document, the 1-based
-        rank, the raw score and the (union) query index of each entry.
+    hits : int64; how many runs retrieved each fused document.
+    fid, rank, query : per run, in ranked order: the fused document, the 1-based rank and
+        the (union) query index of each entry.
     run_len : per run, the number of documents it retrieved for each union query (0 when
         the run lacks the query).
+    perm, raw_scores : per run, its ranking (entry indices) and its scores (entry order).
     """
 
     qids: tuple[str, ...]
     q_offsets: Int64Array
     doc_data: UInt8Array
     doc_offsets: Int64Array
+    hits: Int64Array
     fid: tuple[Int64Array, ...]
     rank: tuple[Int64Array, ...]
-    score: tuple[Float64Array, ...]
     query: tuple[Int64Array, ...]
     run_len: tuple[Int64Array, ...]
+    perm: tuple[Int64Array, ...]
+    raw_scores: tuple[Float64Array, ...]
+
+    @cached_property
+    def score(self) -> tuple[Float64Array, ...]:
+        """Per run, the score of each entry in ranked order (gathered on first use)."""
+        return tuple(s[p] for s, p in zip(self.raw_scores, self.perm, strict=True))
 
     @property
     def num_docs(self) -> int:
@@ -60,6 +70,7 @@ class Pool:
         """The number of input runs."""
         return len(self.fid)
 
+    @cached_property
     def doc_query(self) -> Int64Array:
         """The union query index of every fused document."""
         return segment_ids(self.q_offsets)
@@ -67,6 +78,29 @@ class Pool:
     def candidates(self) -> Int64Array:
         """Per union query, the number of fused documents (the candidates)."""
         return np.diff(self.q_offsets)
+
+    def total(
+        self, values: Sequence[Float64Array], weights: Float64Array | None = None
+    ) -> Float64Array:
+        """Per fused document, the sum over runs of the (weighted) values of its entries.
+
+        The runs are added in order, ``((0 + v_0) + v_1) + ...`` (a run without the document
+        adds 0), so sums do not depend on the input lines.
+        """
+        out = np.zeros(self.num_docs, dtype=np.float64)
+        for i, v in enumerate(values):
+            np.add.at(out, self.fid[i], v if weights is None else weights[i] * v)
+        return out
+
+    def count(self, weights: Float64Array | None = None) -> Float64Array:
+        """Per fused document, the number of runs that retrieved it (or their weights)."""
+        if weights is None:
+            counts: Float64Array = self.hits.astype(np.float64)
+            return counts
+        out = np.zeros(self.num_docs, dtype=np.float64)
+        for i, fid in enumerate(self.fid):
+            np.add.at(out, fid, weights[i])
+        return out
 
     def dense(
         self, values: Sequence[Float64Array], fill: Sequence[Float64Array | None] | None = None
@@ -81,14 +115,11 @@ class Pool:
         r = self.num_runs
         out = np.zeros((r, n), dtype=np.float64)
         present = np.zeros((r, n), dtype=bool)
-        doc_query = None
         for i in range(r):
             f = fill[i] if fill is not None else None
             if f is not None:
-                if doc_query is None:
-                    doc_query = self.doc_query()
-                has_query = self.run_len[i][doc_query] > 0
-                out[i] = np.where(has_query, f[doc_query], 0.0)
+                has_query = self.run_len[i][self.doc_query] > 0
+                out[i] = np.where(has_query, f[self.doc_query], 0.0)
                 present[i] = has_query
             out[i, self.fid[i]] = values[i]
             present[i, self.fid[i]] = True
@@ -120,10 +151,8 @@ def pool(runs: Sequence[Run], ties: TiePolicy = "trec_eval") -> Pool:
     for run in runs:
         # union index of each of the run's queries (both lists are sorted)
         qmap = np.searchsorted(union_arr, np.asarray(run.qids, dtype=object)).astype(np.int64)
-        inputs.append(
-            (run.q_offsets, qmap, run.doc_data, run.doc_offsets, run.ranking(ties), run.scores)
-        )
-    q_offsets, doc_data, doc_offsets, per_run = _core.pool_runs(inputs, len(union))
+        inputs.append((run.q_offsets, qmap, run.doc_data, run.doc_offsets, run.ranking(ties)))
+    q_offsets, doc_data, doc_offsets, counts, per_run = _core.pool_runs(inputs, len(union))
     run_len = []
     for run, (_, qmap, *_rest) in zip(runs, inputs, strict=True):
         lengths = np.zeros(len(union), dtype=np.int64)
@@ -134,9 +163,11 @@ def pool(runs: Sequence[Run], ties: TiePolicy = "trec_eval") -> Pool:
         q_offsets=q_offsets,
         doc_data=doc_data,
         doc_offsets=doc_offsets,
+        hits=counts,
         fid=tuple(r[0] for r in per_run),
         rank=tuple(r[1] for r in per_run),
-        score=tuple(r[3] for r in per_run),
         query=tuple(r[2] for r in per_run),
         run_len=tuple(run_len),
+        perm=tuple(item[4] for item in inputs),
+        raw_scores=tuple(run.scores for run in runs),
     )

@@ -46,11 +46,22 @@ class Context:
     weights: Float64Array
     params: Mapping[str, Any]
 
-    def dense(self, values: Sequence[Float64Array] | None = None) -> tuple[Float64Array, BoolArray]:
-        """``(runs, fused documents)`` values and presence (scores unless ``values``)."""
-        if values is None:
-            return self.pool.dense(self.values, self.fill)
-        return self.pool.dense(values)
+    def dense(self) -> tuple[Float64Array, BoolArray]:
+        """``(runs, fused documents)`` normalised scores and presence."""
+        return self.pool.dense(self.values, self.fill)
+
+    def sum_count(
+        self, sum_weights: bool = False, count_weights: bool = False
+    ) -> tuple[Float64Array, Float64Array]:
+        """Per fused document, the sum of its (normalised) scores and how many runs have it
+        (with the run weights where asked). With the ``borda`` norm, a run "has" every
+        candidate of the queries it has."""
+        sw = self.weights if sum_weights else None
+        cw = self.weights if count_weights else None
+        if any(f is not None for f in self.fill):
+            values, present = self.dense()
+            return _wsum(values, sw), _wsum(present.astype(np.float64), cw)
+        return self.pool.total(self.values, sw), self.pool.count(cw)
 
 
 Combine = Callable[[Context], Float64Array]
@@ -77,24 +88,23 @@ class Method:
 
 
 def _wsum(values: Float64Array, weights: Float64Array | None = None) -> Float64Array:
-    """Sum over runs, run by run (as ranx's ``sum([...])``): ``0 + v_0 + v_1 + ...``."""
+    """Sum over runs (rows), run by run (as ranx's ``sum([...])``): ``0 + v_0 + v_1 + ...``."""
     out = np.zeros(values.shape[1], dtype=np.float64)
     for i in range(values.shape[0]):
         out += values[i] if weights is None else weights[i] * values[i]
     return out
 
 
-def _sum_of(ctx: Context, per_run: Sequence[Float64Array], weighted: bool = True) -> Float64Array:
-    values, _ = ctx.dense(per_run)
-    return _wsum(values, ctx.weights if weighted else None)
-
-
 def _ranks(ctx: Context) -> tuple[Int64Array, ...]:
     return ctx.pool.rank
 
 
-def _run_len_of_entries(ctx: Context, i: int) -> Float64Array:
-    lengths: Float64Array = ctx.pool.run_len[i][ctx.pool.query[i]].astype(np.float64)
+def _float_ranks(ctx: Context) -> list[Float64Array]:
+    return [r.astype(np.float64) for r in ctx.pool.rank]
+
+
+def _run_len_of_entries(ctx: Context, i: int) -> Int64Array:
+    lengths: Int64Array = ctx.pool.run_len[i][ctx.pool.query[i]]
     return lengths
 
 
@@ -104,27 +114,33 @@ def _param_array(ctx: Context, name: str, i: int) -> Float64Array:
     return array
 
 
+def _inverse_squares(ctx: Context) -> Float64Array:
+    return ctx.pool.total([1.0 / (r * r) for r in _float_ranks(ctx)])
+
+
 # --- score-based ------------------------------------------------------------------------
 
 
 def comb_sum(ctx: Context) -> Float64Array:
-    values, _ = ctx.dense()
-    return _wsum(values)
+    return ctx.sum_count()[0]
 
 
 def comb_mnz(ctx: Context) -> Float64Array:
-    values, present = ctx.dense()
-    return _wsum(values) * present.sum(axis=0)
+    total, count = ctx.sum_count()
+    out: Float64Array = total * count
+    return out
 
 
 def comb_max(ctx: Context) -> Float64Array:
     values, present = ctx.dense()
-    return np.where(present, values, -np.inf).max(axis=0)
+    out: Float64Array = np.where(present, values, -np.inf).max(axis=0)
+    return out
 
 
 def comb_min(ctx: Context) -> Float64Array:
     values, present = ctx.dense()
-    return np.where(present, values, np.inf).min(axis=0)
+    out: Float64Array = np.where(present, values, np.inf).min(axis=0)
+    return out
 
 
 def comb_med(ctx: Context) -> Float64Array:
@@ -132,36 +148,36 @@ def comb_med(ctx: Context) -> Float64Array:
     ordered = np.sort(np.where(present, values, np.inf), axis=0)
     count = present.sum(axis=0)
     cols = np.arange(values.shape[1])
-    low = ordered[(count - 1) // 2, cols]
-    high = ordered[count // 2, cols]
-    return (low + high) / 2.0
+    out: Float64Array = (ordered[(count - 1) // 2, cols] + ordered[count // 2, cols]) / 2.0
+    return out
 
 
 def comb_anz(ctx: Context) -> Float64Array:
-    values, present = ctx.dense()
-    return _wsum(values) / present.sum(axis=0)
+    total, count = ctx.sum_count()
+    out: Float64Array = total / count
+    return out
 
 
 def comb_gmnz(ctx: Context) -> Float64Array:
-    values, present = ctx.dense()
-    gamma = float(ctx.params["gamma"])
-    return _wsum(values) * present.sum(axis=0).astype(np.float64) ** gamma
+    total, count = ctx.sum_count()
+    out: Float64Array = total * count ** float(ctx.params["gamma"])
+    return out
 
 
 def wsum(ctx: Context) -> Float64Array:
-    values, _ = ctx.dense()
-    return _wsum(values, ctx.weights)
+    return ctx.sum_count(sum_weights=True)[0]
 
 
 def wmnz(ctx: Context) -> Float64Array:
-    values, present = ctx.dense()
-    weight_sum = _wsum(present.astype(np.float64), ctx.weights)
-    return _wsum(values) * weight_sum
+    total, weight_sum = ctx.sum_count(count_weights=True)
+    out: Float64Array = total * weight_sum
+    return out
 
 
 def mixed(ctx: Context) -> Float64Array:
-    values, present = ctx.dense()
-    return _wsum(values, ctx.weights) * np.sqrt(present.sum(axis=0))
+    total, count = ctx.sum_count(sum_weights=True)
+    out: Float64Array = total * np.sqrt(count)
+    return out
 
 
 def segfuse(ctx: Context) -> Float64Array:
@@ -172,7 +188,7 @@ def segfuse(ctx: Context) -> Float64Array:
         table[: min(probs.shape[0], table.shape[0] - 1)] = probs[: table.shape[0] - 1]
         segment = np.searchsorted(SEGFUSE_BOUNDS, rank - 1, side="right") - 1
         per_run.append(table[segment] * (ctx.values[i] + 1.0))
-    return _sum_of(ctx, per_run, weighted=False)
+    return ctx.pool.total(per_run)
 
 
 # --- rank-based -------------------------------------------------------------------------
@@ -180,49 +196,55 @@ def segfuse(ctx: Context) -> Float64Array:
 
 def rrf(ctx: Context) -> Float64Array:
     k = float(ctx.params["k"])
-    return _sum_of(ctx, [1.0 / (k + r) for r in _ranks(ctx)])
+    return ctx.pool.total([1.0 / (k + r) for r in _float_ranks(ctx)], ctx.weights)
 
 
 def isr(ctx: Context) -> Float64Array:
-    values, present = ctx.dense([1.0 / (r.astype(np.float64) ** 2) for r in _ranks(ctx)])
-    return _wsum(values) * present.sum(axis=0)
+    out: Float64Array = _inverse_squares(ctx) * ctx.pool.count()
+    return out
 
 
 def log_isr(ctx: Context) -> Float64Array:
-    values, present = ctx.dense([1.0 / (r.astype(np.float64) ** 2) for r in _ranks(ctx)])
-    return _wsum(values) * np.log(present.sum(axis=0))
+    out: Float64Array = _inverse_squares(ctx) * np.log(ctx.pool.count())
+    return out
 
 
 def logn_isr(ctx: Context) -> Float64Array:
     sigma = float(ctx.params["sigma"])
-    values, present = ctx.dense([1.0 / (r.astype(np.float64) ** 2) for r in _ranks(ctx)])
-    return _wsum(values) * np.log(present.sum(axis=0) + sigma)
+    out: Float64Array = _inverse_squares(ctx) * np.log(ctx.pool.count() + sigma)
+    return out
 
 
-def _borda_points(ctx: Context) -> tuple[Float64Array, BoolArray]:
+def _borda(ctx: Context, weights: Float64Array | None) -> Float64Array:
+    """Borda points: ``c - r + 1`` for a retrieved document, ``(c - n_i + 1) / 2`` for a
+    candidate of a query the run has but did not retrieve."""
     pool = ctx.pool
     c = pool.candidates().astype(np.float64)
-    points = [c[pool.query[i]] - (r - 1) for i, r in enumerate(_ranks(ctx))]
-    fill = [
-        np.where(pool.run_len[i] > 0, (c - pool.run_len[i] + 1) / 2.0, 0.0)
-        for i in range(pool.num_runs)
-    ]
-    return pool.dense(points, fill)
+    per_run = []
+    out = np.zeros(pool.num_docs, dtype=np.float64)
+    for i, r in enumerate(_ranks(ctx)):
+        fill = np.where(pool.run_len[i] > 0, (c - pool.run_len[i] + 1) / 2.0, 0.0)
+        w = 1.0 if weights is None else weights[i]
+        out += w * fill[pool.doc_query]
+        q = pool.query[i]
+        per_run.append(c[q] - (r - 1) - fill[q])
+    out += pool.total(per_run, weights)
+    return out
 
 
 def bordafuse(ctx: Context) -> Float64Array:
-    values, _ = _borda_points(ctx)
-    return _wsum(values)
+    return _borda(ctx, None)
 
 
 def w_bordafuse(ctx: Context) -> Float64Array:
-    values, _ = _borda_points(ctx)
-    return _wsum(values, ctx.weights)
+    return _borda(ctx, ctx.weights)
 
 
 def rbc(ctx: Context) -> Float64Array:
     phi = float(ctx.params["phi"])
-    return _sum_of(ctx, [(1.0 - phi) * phi ** (r - 1).astype(np.float64) for r in _ranks(ctx)])
+    return ctx.pool.total(
+        [(1.0 - phi) * phi ** (r - 1.0) for r in _float_ranks(ctx)], ctx.weights
+    )
 
 
 def posfuse(ctx: Context) -> Float64Array:
@@ -230,7 +252,7 @@ def posfuse(ctx: Context) -> Float64Array:
     for i, rank in enumerate(_ranks(ctx)):
         probs = np.append(_param_array(ctx, "probs", i), 0.0)
         per_run.append(probs[np.minimum(rank - 1, probs.shape[0] - 1)])
-    return _sum_of(ctx, per_run, weighted=False)
+    return ctx.pool.total(per_run)
 
 
 def probfuse(ctx: Context) -> Float64Array:
@@ -238,10 +260,10 @@ def probfuse(ctx: Context) -> Float64Array:
     for i, rank in enumerate(_ranks(ctx)):
         probs = _param_array(ctx, "probs", i)
         n_seg = probs.shape[0]
-        size = np.ceil(_run_len_of_entries(ctx, i) / n_seg).astype(np.int64)
+        size = -(-_run_len_of_entries(ctx, i) // n_seg)  # ceil(n / n_segments)
         k = (rank - 1) // size
         per_run.append(probs[k] / (k + 1))
-    return _sum_of(ctx, per_run, weighted=False)
+    return ctx.pool.total(per_run)
 
 
 def slidefuse(ctx: Context) -> Float64Array:
@@ -252,30 +274,31 @@ def slidefuse(ctx: Context) -> Float64Array:
         total = np.zeros(probs.shape[0] + 1, dtype=np.float64)
         np.cumsum(probs, out=total[1:])
         p = rank - 1
-        n = ctx.pool.run_len[i][ctx.pool.query[i]]
+        n = _run_len_of_entries(ctx, i)
         a = np.maximum(p - w, 0)
         b = np.minimum(p + w, n - 1)
         stop = np.minimum(b + 1, probs.shape[0])
         start = np.minimum(a, probs.shape[0])
         per_run.append((total[stop] - total[start]) / (b - a + 1))
-    return _sum_of(ctx, per_run, weighted=False)
+    return ctx.pool.total(per_run)
 
 
 def bayesfuse(ctx: Context) -> Float64Array:
+    """Log-odds per rank; a run that has the query but not the document adds the minimum."""
     pool = ctx.pool
     per_run = []
-    fill = []
+    has = np.zeros(pool.num_docs, dtype=np.float64)
     for i, rank in enumerate(_ranks(ctx)):
         odds = np.append(_param_array(ctx, "log_odds", i), MIN_LOG_ODDS)
-        per_run.append(odds[np.minimum(rank - 1, odds.shape[0] - 1)])
-        fill.append(np.full(len(pool.qids), MIN_LOG_ODDS))
-    values, _ = pool.dense(per_run, fill)
-    return _wsum(values)
+        per_run.append(odds[np.minimum(rank - 1, odds.shape[0] - 1)] - MIN_LOG_ODDS)
+        has += pool.run_len[i][pool.doc_query] > 0
+    out: Float64Array = pool.total(per_run) + MIN_LOG_ODDS * has
+    return out
 
 
 def mapfuse(ctx: Context) -> Float64Array:
     scores = [float(s) for s in ctx.params["map_scores"]]
-    return _sum_of(ctx, [scores[i] / r for i, r in enumerate(_ranks(ctx))], weighted=False)
+    return ctx.pool.total([scores[i] / r for i, r in enumerate(_float_ranks(ctx))])
 
 
 def _condorcet(ctx: Context) -> Float64Array:

@@ -74,57 +74,58 @@ def parse_norm(norm: str) -> tuple[str, int | None]:
     return name, None
 
 
-def _offsets(pool: Pool, i: int) -> np.ndarray:
-    offsets = np.zeros(pool.run_len[i].shape[0] + 1, dtype=np.int64)
-    np.cumsum(pool.run_len[i], out=offsets[1:])
-    return offsets
-
-
-def normalise(
-    pool: Pool, norm: str, i: int
-) -> tuple[Float64Array, Float64Array | None]:
+def normalise(pool: Pool, norm: str, i: int) -> tuple[Float64Array, Float64Array | None]:
     """Run ``i``'s normalised values (ranked order) and, for ``borda``, the per-query
     value of the candidates it did not retrieve."""
     name, k = parse_norm(norm)
     s = pool.score[i]
-    q = pool.query[i]
-    nq = pool.run_len[i].shape[0]
     if name == "none":
         return s.copy(), None
-    n = pool.run_len[i].astype(np.float64)
+    q = pool.query[i]
+    lengths = pool.run_len[i]
+    nq = lengths.shape[0]
+    n = lengths.astype(np.float64)
+    has = lengths > 0
     if name == "rank":
-        return 1.0 - (pool.rank[i] - 1) / n[q], None
+        out: Float64Array = 1.0 - (pool.rank[i] - 1) / n[q]
+        return out, None
     if name == "borda":
         c = pool.candidates().astype(np.float64)
         # 0.5 - (n - 1) / (2 c) as ranx writes it; nothing where the run lacks the query
         fill = np.zeros(nq, dtype=np.float64)
-        has = n > 0
         fill[has] = 0.5 - (n[has] - 1.0) / (2.0 * c[has])
-        return 1.0 - (pool.rank[i] - 1) / c[q], fill
-    off = _offsets(pool, i)
-    first = off[:-1][q]  # ranked order: the query's top score sits first
-    last = off[1:][q] - 1
-    top = s[first]
+        out = 1.0 - (pool.rank[i] - 1) / c[q]
+        return out, fill
+    # per-query statistics on small arrays; ranked order puts the top score first
+    stop = np.cumsum(lengths)
+    start = stop - lengths
+    top = np.zeros(nq, dtype=np.float64)
+    low = np.zeros(nq, dtype=np.float64)
+    top[has] = s[start[has]]
     if name == "max":
-        return s / np.maximum(top, _FLOOR), None
+        out = s / np.maximum(top, _FLOOR)[q]
+        return out, None
     if name in ("min-max", "min-max@k"):
-        if k is None:
-            low = s[last]
-        else:
-            low = s[np.minimum(first + k - 1, last)]
+        depth = lengths if k is None else np.minimum(lengths, k)
+        low[has] = s[(start + depth - 1)[has]]
         span = top - low
-        out = np.ones_like(s)
-        varied = span > 0
-        out[varied] = (s[varied] - low[varied]) / np.maximum(span[varied], _FLOOR)
+        flat = has & (span <= 0)
+        span = np.maximum(span, _FLOOR)
+        out = (s - low[q]) / span[q]
+        if flat.any():  # one document, or all scores equal: each is the run's top document
+            out[flat[q]] = 1.0
         if k is not None:
             np.maximum(out, 0.0, out=out)
         return out, None
     total = np.bincount(q, weights=s, minlength=nq)
     if name == "sum":
-        low = s[last]
-        return (s - low) / np.maximum(total[q] - low * n[q], _FLOOR), None
+        low[has] = s[(stop - 1)[has]]
+        out = (s - low[q]) / np.maximum(total - low * n, _FLOOR)[q]
+        return out, None
     # zmuv
-    mean = np.divide(total, n, out=np.zeros(nq), where=n > 0)
+    mean = np.divide(total, n, out=np.zeros(nq), where=has)
     dev = s - mean[q]
-    var = np.divide(np.bincount(q, weights=dev * dev, minlength=nq), n, out=np.zeros(nq), where=n > 0)
-    return dev / np.maximum(np.sqrt(var)[q], _FLOOR), None
+    sq = np.bincount(q, weights=dev * dev, minlength=nq)
+    std = np.sqrt(np.divide(sq, n, out=np.zeros(nq), where=has))
+    out = dev / np.maximum(std, _FLOOR)[q]
+    return out, None
