@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import generate  # noqa: E402
+import generate
 
 DATA = generate.DATA_DIR
 METHODS = (("rrf", None), ("mnz", "min-max"))
@@ -100,7 +100,9 @@ print(t2 - t0, t1 - t0, t2 - t1, sum(len(v) for v in fused.run.values()))
 """
 
 
-def _python(code: str, python: str, method: str, norm: str | None, paths: list[Path]) -> list[float]:
+def _python(
+    code: str, python: str, method: str, norm: str | None, paths: list[Path]
+) -> list[float]:
     args = [python, "-c", code, method, norm or "-", *map(str, paths)]
     done = subprocess.run(args, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -134,7 +136,8 @@ def main() -> int:
         jobs += [("ranklens", args.ranx_scale), ("ranx", args.ranx_scale)]
     for tool, scale in jobs:
         paths = run_paths(scale)
-        lines = sum(1 for _ in open(paths[0], "rb")) * 3
+        with open(paths[0], "rb") as handle:
+            lines = sum(1 for _ in handle) * 3
         for method, norm in METHODS:
             ranklens_method = {"mnz": "comb_mnz"}.get(method, method)
             if tool == "ranx":
@@ -149,10 +152,16 @@ def main() -> int:
                     cli.append(_cli(args.ranklens, ranklens_method, norm, paths))
             best = min(samples, key=lambda s: s[0])
             row = {
-                "tool": tool, "scale": scale, "input_lines": lines, "method": method,
+                "tool": tool,
+                "scale": scale,
+                "input_lines": lines,
+                "method": method,
                 "norm": norm,
-                "total_s": best[0], "read_s": best[1], "fuse_s": best[2],
-                "fused_docs": int(best[3]), "cli_s": min(cli) if cli else None,
+                "total_s": best[0],
+                "read_s": best[1],
+                "fuse_s": best[2],
+                "fused_docs": int(best[3]),
+                "cli_s": min(cli) if cli else None,
             }
             results.append(row)
             print(json.dumps(row), flush=True)

@@ -34,7 +34,12 @@ def close(a: dict, b: dict, tol: float = 1e-12) -> None:
     for q in a:
         assert a[q].keys() == b[q].keys(), q
         for d in a[q]:
-            assert math.isclose(a[q][d], b[q][d], rel_tol=tol, abs_tol=tol), (q, d, a[q][d], b[q][d])
+            assert math.isclose(a[q][d], b[q][d], rel_tol=tol, abs_tol=tol), (
+                q,
+                d,
+                a[q][d],
+                b[q][d],
+            )
 
 
 # --- ranx's expected values ---------------------------------------------------------------
@@ -60,10 +65,22 @@ def test_comb_mnz_and_friends_ranx_case_without_norm():
         fused("comb_sum", norm="none"),
         {"q1": {"d1": 4, "d2": 4, "d3": 4}, "q2": {"d1": 2, "d2": 4, "d3": 6}},
     )
-    close(fused("comb_max", norm="none"), {"q1": {"d1": 3, "d2": 2, "d3": 3}, "q2": {"d1": 1, "d2": 2, "d3": 3}})
-    close(fused("comb_min", norm="none"), {"q1": {"d1": 1, "d2": 2, "d3": 1}, "q2": {"d1": 1, "d2": 2, "d3": 3}})
-    close(fused("comb_anz", norm="none"), {"q1": {"d1": 2, "d2": 2, "d3": 2}, "q2": {"d1": 1, "d2": 2, "d3": 3}})
-    close(fused("comb_med", norm="none"), {"q1": {"d1": 2, "d2": 2, "d3": 2}, "q2": {"d1": 1, "d2": 2, "d3": 3}})
+    close(
+        fused("comb_max", norm="none"),
+        {"q1": {"d1": 3, "d2": 2, "d3": 3}, "q2": {"d1": 1, "d2": 2, "d3": 3}},
+    )
+    close(
+        fused("comb_min", norm="none"),
+        {"q1": {"d1": 1, "d2": 2, "d3": 1}, "q2": {"d1": 1, "d2": 2, "d3": 3}},
+    )
+    close(
+        fused("comb_anz", norm="none"),
+        {"q1": {"d1": 2, "d2": 2, "d3": 2}, "q2": {"d1": 1, "d2": 2, "d3": 3}},
+    )
+    close(
+        fused("comb_med", norm="none"),
+        {"q1": {"d1": 2, "d2": 2, "d3": 2}, "q2": {"d1": 1, "d2": 2, "d3": 3}},
+    )
     # CombGMNZ: gamma 1 is CombMNZ, gamma 0 is CombSUM.
     close(fused("comb_gmnz", norm="none", gamma=1.0), fused("comb_mnz", norm="none"))
     close(fused("comb_gmnz", norm="none", gamma=0.0), fused("comb_sum", norm="none"))
@@ -75,16 +92,32 @@ def test_wmnz_and_mixed_ranx_case():
     close(
         fused("wmnz", norm="none", weights=w),
         {
-            "q1": {"d1": (1 + 3) * (w[0] + w[1]), "d2": (2 + 2) * (w[0] + w[1]), "d3": (3 + 1) * (w[0] + w[2])},
-            "q2": {"d1": (1 + 1) * (w[0] + w[1]), "d2": (2 + 2) * (w[0] + w[2]), "d3": (3 + 3) * (w[1] + w[2])},
+            "q1": {
+                "d1": (1 + 3) * (w[0] + w[1]),
+                "d2": (2 + 2) * (w[0] + w[1]),
+                "d3": (3 + 1) * (w[0] + w[2]),
+            },
+            "q2": {
+                "d1": (1 + 1) * (w[0] + w[1]),
+                "d2": (2 + 2) * (w[0] + w[2]),
+                "d3": (3 + 3) * (w[1] + w[2]),
+            },
         },
     )
     s2 = math.sqrt(2)
     close(
         fused("mixed", norm="none", weights=w),
         {
-            "q1": {"d1": (w[0] * 1 + w[1] * 3) * s2, "d2": (w[0] * 2 + w[1] * 2) * s2, "d3": (w[0] * 3 + w[2] * 1) * s2},
-            "q2": {"d1": (w[0] * 1 + w[1] * 1) * s2, "d2": (w[0] * 2 + w[2] * 2) * s2, "d3": (w[1] * 3 + w[2] * 3) * s2},
+            "q1": {
+                "d1": (w[0] * 1 + w[1] * 3) * s2,
+                "d2": (w[0] * 2 + w[1] * 2) * s2,
+                "d3": (w[0] * 3 + w[2] * 1) * s2,
+            },
+            "q2": {
+                "d1": (w[0] * 1 + w[1] * 1) * s2,
+                "d2": (w[0] * 2 + w[2] * 2) * s2,
+                "d3": (w[1] * 3 + w[2] * 3) * s2,
+            },
         },
     )
 
@@ -96,7 +129,10 @@ def test_isr_family_ranx_case():
         "q2": {"d1": sq(2, 2), "d2": sq(1, 2), "d3": sq(1, 1)},
     }
     close(fused("isr"), {q: {d: 2 * v for d, v in m.items()} for q, m in expected.items()})
-    close(fused("log_isr"), {q: {d: math.log(2) * v for d, v in m.items()} for q, m in expected.items()})
+    close(
+        fused("log_isr"),
+        {q: {d: math.log(2) * v for d, v in m.items()} for q, m in expected.items()},
+    )
     close(
         fused("logn_isr", sigma=0.1),
         {q: {d: math.log(2.1) * v for d, v in m.items()} for q, m in expected.items()},
@@ -189,15 +225,31 @@ def test_posfuse_and_slidefuse_ranx_case():
     close(
         fused("slidefuse", probs=probs, w=1),
         {
-            "q1": {"d1": sum(p0[1:3]) / 2 + sum(p1) / 2, "d2": sum(p0) / 3 + sum(p1) / 2, "d3": sum(p0[:2]) / 2 + sum(p2) / 2},
-            "q2": {"d1": sum(p0[0:2]) / 2 + sum(p1) / 2, "d2": sum(p0[0:2]) / 2 + sum(p2) / 2, "d3": sum(p1) / 2 + sum(p2) / 2},
+            "q1": {
+                "d1": sum(p0[1:3]) / 2 + sum(p1) / 2,
+                "d2": sum(p0) / 3 + sum(p1) / 2,
+                "d3": sum(p0[:2]) / 2 + sum(p2) / 2,
+            },
+            "q2": {
+                "d1": sum(p0[0:2]) / 2 + sum(p1) / 2,
+                "d2": sum(p0[0:2]) / 2 + sum(p2) / 2,
+                "d3": sum(p1) / 2 + sum(p2) / 2,
+            },
         },
     )
     close(
         fused("slidefuse", probs=probs, w=2),
         {
-            "q1": {"d1": sum(p0) / 3 + sum(p1) / 2, "d2": sum(p0) / 3 + sum(p1) / 2, "d3": sum(p0) / 3 + sum(p2) / 2},
-            "q2": {"d1": sum(p0[0:2]) / 2 + sum(p1) / 2, "d2": sum(p0[0:2]) / 2 + sum(p2) / 2, "d3": sum(p1) / 2 + sum(p2) / 2},
+            "q1": {
+                "d1": sum(p0) / 3 + sum(p1) / 2,
+                "d2": sum(p0) / 3 + sum(p1) / 2,
+                "d3": sum(p0) / 3 + sum(p2) / 2,
+            },
+            "q2": {
+                "d1": sum(p0[0:2]) / 2 + sum(p1) / 2,
+                "d2": sum(p0[0:2]) / 2 + sum(p2) / 2,
+                "d3": sum(p1) / 2 + sum(p2) / 2,
+            },
         },
     )
 
@@ -223,8 +275,16 @@ def test_segfuse_ranx_case():
     close(
         out,
         {
-            "q1": {"d1": p0 * (1 + 1) + p1 * (1 + 3), "d2": p0 * (1 + 2) + p1 * (1 + 2), "d3": p0 * (1 + 3) + p2 * (1 + 1)},
-            "q2": {"d1": p0 * (1 + 1) + p1 * (1 + 1), "d2": p0 * (1 + 2) + p2 * (1 + 2), "d3": p1 * (1 + 3) + p2 * (1 + 3)},
+            "q1": {
+                "d1": p0 * (1 + 1) + p1 * (1 + 3),
+                "d2": p0 * (1 + 2) + p1 * (1 + 2),
+                "d3": p0 * (1 + 3) + p2 * (1 + 1),
+            },
+            "q2": {
+                "d1": p0 * (1 + 1) + p1 * (1 + 1),
+                "d2": p0 * (1 + 2) + p2 * (1 + 2),
+                "d3": p1 * (1 + 3) + p2 * (1 + 3),
+            },
         },
     )
 
@@ -261,18 +321,29 @@ def test_normalisations_ranx_cases():
     (mm,) = normalize([R1], "min-max")
     assert mm.to_dict() == {"q1": {"d1": 0.0, "d2": 0.5, "d3": 1.0}, "q2": {"d1": 0.0, "d2": 1.0}}
     b1, b2, b3 = normalize(RUNS, "borda")
-    close(b1.to_dict(), {"q1": {"d1": 1 / 3, "d2": 2 / 3, "d3": 1}, "q2": {"d1": 2 / 3, "d2": 1, "d3": 1 / 3}})
-    close(b2.to_dict(), {"q1": {"d1": 1, "d2": 2 / 3, "d3": 1 / 3}, "q2": {"d1": 2 / 3, "d2": 1 / 3, "d3": 1}})
+    close(
+        b1.to_dict(),
+        {"q1": {"d1": 1 / 3, "d2": 2 / 3, "d3": 1}, "q2": {"d1": 2 / 3, "d2": 1, "d3": 1 / 3}},
+    )
+    close(
+        b2.to_dict(),
+        {"q1": {"d1": 1, "d2": 2 / 3, "d3": 1 / 3}, "q2": {"d1": 2 / 3, "d2": 1 / 3, "d3": 1}},
+    )
     close({"q1": b3.to_dict()["q1"]}, {"q1": {"d1": 1.5 / 3, "d2": 1.5 / 3, "d3": 1}})
 
 
 def test_normalisations_by_hand():
     run = {"q": {"a": 4.0, "b": 1.0, "c": 2.0, "d": 3.0}}
-    got = {n: normalize([run], n)[0].to_dict()["q"] for n in ["max", "sum", "zmuv", "rank", "min-max@2", "none"]}
+    got = {
+        n: normalize([run], n)[0].to_dict()["q"]
+        for n in ["max", "sum", "zmuv", "rank", "min-max@2", "none"]
+    }
     assert got["max"] == {"a": 1.0, "b": 0.25, "c": 0.5, "d": 0.75}
     assert got["sum"] == pytest.approx({"a": 3 / 6, "b": 0.0, "c": 1 / 6, "d": 2 / 6})
     sd = math.sqrt(1.25)
-    assert got["zmuv"] == pytest.approx({"a": 1.5 / sd, "b": -1.5 / sd, "c": -0.5 / sd, "d": 0.5 / sd})
+    assert got["zmuv"] == pytest.approx(
+        {"a": 1.5 / sd, "b": -1.5 / sd, "c": -0.5 / sd, "d": 0.5 / sd}
+    )
     assert got["rank"] == {"a": 1.0, "d": 0.75, "c": 0.5, "b": 0.25}
     # min-max over the top 2: min is the 2nd score (3); below it -> 0
     assert got["min-max@2"] == {"a": 1.0, "d": 0.0, "c": 0.0, "b": 0.0}
@@ -307,9 +378,16 @@ def test_default_method_is_rrf_k60_and_wsum_defaults_to_equal_weights():
 
 
 def test_names_and_spellings():
-    for alias, name in [("CombSUM", "comb_sum"), ("combmnz", "comb_mnz"), ("mnz", "comb_mnz"),
-                        ("comb-max", "comb_max"), ("weighted_bordafuse", "w_bordafuse"),
-                        ("RRF", "rrf"), ("w_condorcet", "w_condorcet"), ("gmnz", "comb_gmnz")]:
+    for alias, name in [
+        ("CombSUM", "comb_sum"),
+        ("combmnz", "comb_mnz"),
+        ("mnz", "comb_mnz"),
+        ("comb-max", "comb_max"),
+        ("weighted_bordafuse", "w_bordafuse"),
+        ("RRF", "rrf"),
+        ("w_condorcet", "w_condorcet"),
+        ("gmnz", "comb_gmnz"),
+    ]:
         assert get_method(alias).name == name
     assert len(METHODS) == 25
 
@@ -372,7 +450,9 @@ def run_records(draw):
     runs = []
     for _ in range(3):
         records = []
-        for q in draw(st.lists(st.sampled_from(["1", "10", "9"]), min_size=1, max_size=3, unique=True)):
+        for q in draw(
+            st.lists(st.sampled_from(["1", "10", "9"]), min_size=1, max_size=3, unique=True)
+        ):
             docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=5, unique=True))
             for d in docs:  # few distinct scores: many ties
                 records.append((q, d, draw(st.sampled_from([0.0, 0.5, 1.0, 2.5]))))
@@ -424,7 +504,9 @@ def test_fuse_optimize_grid_and_best():
     # trec_eval's docid-descending order puts d2 first: d1 at rank 3 (RR 1/3)
     assert best.weights == (0.0, 1.0) and best.value == pytest.approx((1 + 1 / 3) / 2)
     assert best.fuse([R1, R2]).to_dict() == fuse([R1, R2], "wsum", weights=[0, 1]).to_dict()
-    grid, best = fuse_optimize(qrels, [R1, R2], "rrf", "RR", grid={"k": [0, 60]}, train_queries=["q1"])
+    grid, best = fuse_optimize(
+        qrels, [R1, R2], "rrf", "RR", grid={"k": [0, 60]}, train_queries=["q1"]
+    )
     assert grid["k"].tolist() == [0, 60]
     assert dict(best.params) == {"k": 0}
     with pytest.raises(OptionError, match="has no parameter 'phi'"):
@@ -459,7 +541,10 @@ def write_run(path, run: dict, tag: str = "t") -> str:
 def test_cli_fuse_writes_trec_run(tmp_path, capsys):
     a, b = write_run(tmp_path / "a", R1), write_run(tmp_path / "b", R2)
     out = tmp_path / "fused.run"
-    assert main(["fuse", a, b, "--method", "rrf", "--param", "k=10", "-o", str(out), "--tag", "hyb"]) == 0
+    assert (
+        main(["fuse", a, b, "--method", "rrf", "--param", "k=10", "-o", str(out), "--tag", "hyb"])
+        == 0
+    )
     lines = out.read_text().splitlines()
     expected = fuse([R1, R2], "rrf", k=10)
     assert len(lines) == len(expected)
@@ -473,8 +558,29 @@ def test_cli_fuse_writes_trec_run(tmp_path, capsys):
 def test_cli_fuse_weights_norm_and_errors(tmp_path, capsys):
     a, b = write_run(tmp_path / "a", R1), write_run(tmp_path / "b", R2)
     out = tmp_path / "f"
-    assert main(["fuse", a, b, "--method", "wsum", "--norm", "max", "--weights", "0.3,0.7", "-o", str(out)]) == 0
-    close(Run.from_file(str(out)).to_dict(), fuse([R1, R2], "wsum", norm="max", weights=[0.3, 0.7]).to_dict(), tol=0)
+    assert (
+        main(
+            [
+                "fuse",
+                a,
+                b,
+                "--method",
+                "wsum",
+                "--norm",
+                "max",
+                "--weights",
+                "0.3,0.7",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    close(
+        Run.from_file(str(out)).to_dict(),
+        fuse([R1, R2], "wsum", norm="max", weights=[0.3, 0.7]).to_dict(),
+        tol=0,
+    )
     capsys.readouterr()
     assert main(["fuse", a, b, "--method", "wsum", "--weights", "1", "-o", str(out)]) == 2
     err = capsys.readouterr().err
@@ -489,11 +595,30 @@ def test_cli_fuse_optimize(tmp_path, capsys):
     qrels = tmp_path / "qrels"
     qrels.write_text("q1 0 d1 1\nq2 0 d1 1\n")
     out, grid = tmp_path / "f", tmp_path / "grid.csv"
-    code = main(["fuse", a, b, "--method", "wsum", "--optimize", str(qrels), "--measure", "RR",
-                 "--step", "0.5", "-o", str(out), "--grid-out", str(grid)])
+    code = main(
+        [
+            "fuse",
+            a,
+            b,
+            "--method",
+            "wsum",
+            "--optimize",
+            str(qrels),
+            "--measure",
+            "RR",
+            "--step",
+            "0.5",
+            "-o",
+            str(out),
+            "--grid-out",
+            str(grid),
+        ]
+    )
     assert code == 0
     assert "best of 3 settings" in capsys.readouterr().err
     assert grid.read_text().splitlines()[0] == "weights,RR"
-    close(Run.from_file(str(out)).to_dict(), fuse([R1, R2], "wsum", weights=[0, 1]).to_dict(), tol=0)
+    close(
+        Run.from_file(str(out)).to_dict(), fuse([R1, R2], "wsum", weights=[0, 1]).to_dict(), tol=0
+    )
     code = main(["fuse", a, b, "--method", "probfuse", "--train", str(qrels), "-o", str(out)])
     assert code == 0

@@ -24,8 +24,13 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 NORMS = [None, "min-max", "max", "sum", "zmuv", "rank", "borda"]
 RANX_NAME = {
-    "comb_sum": "sum", "comb_mnz": "mnz", "comb_max": "max", "comb_min": "min",
-    "comb_med": "med", "comb_anz": "anz", "comb_gmnz": "gmnz",
+    "comb_sum": "sum",
+    "comb_mnz": "mnz",
+    "comb_max": "max",
+    "comb_min": "min",
+    "comb_med": "med",
+    "comb_anz": "anz",
+    "comb_gmnz": "gmnz",
 }
 
 
@@ -49,7 +54,10 @@ def correlated_runs(seed: int, n_runs: int = 3, n_queries: int = 12, pool: int =
     rng = np.random.default_rng(seed)
     base = {f"q{q}": rng.normal(0, 1, size=pool) for q in range(n_queries)}
     return [
-        {q: {f"d{i}": float(v + rng.normal(0, 0.6)) for i, v in enumerate(b)} for q, b in base.items()}
+        {
+            q: {f"d{i}": float(v + rng.normal(0, 0.6)) for i, v in enumerate(b)}
+            for q, b in base.items()
+        }
         for _ in range(n_runs)
     ]
 
@@ -104,7 +112,9 @@ def test_every_method_equals_ranx(method, norm, params):
     runs = make_runs(1)
     theirs = ranx_fuse(runs, RANX_NAME.get(method, method), norm, params)
     mine_params = {k: v for k, v in params.items() if k != "weights"}
-    mine = fuse(runs, method, norm=norm or "none", weights=params.get("weights"), params=mine_params)
+    mine = fuse(
+        runs, method, norm=norm or "none", weights=params.get("weights"), params=mine_params
+    )
     assert_same(mine.to_dict(), theirs)
 
 
@@ -153,12 +163,17 @@ def test_condorcet_equals_ranx_without_cycles(weights):
 def make_qrels(seed: int, n_queries: int = 8, pool: int = 14):
     rng = np.random.default_rng(seed)
     return {
-        f"q{q}": {f"d{d}": int(rng.integers(1, 3)) for d in rng.choice(pool, size=int(rng.integers(1, 5)), replace=False)}
+        f"q{q}": {
+            f"d{d}": int(rng.integers(1, 3))
+            for d in rng.choice(pool, size=int(rng.integers(1, 5)), replace=False)
+        }
         for q in range(n_queries)
     }
 
 
-@pytest.mark.parametrize("method", ["posfuse", "slidefuse", "probfuse", "segfuse", "bayesfuse", "mapfuse"])
+@pytest.mark.parametrize(
+    "method", ["posfuse", "slidefuse", "probfuse", "segfuse", "bayesfuse", "mapfuse"]
+)
 def test_trainers_equal_ranx(method):
     runs = make_runs(6)
     qrels = make_qrels(7)
@@ -171,4 +186,6 @@ def test_trainers_equal_ranx(method):
         mine = next(iter(train(method, qrels, runs).values()))
     assert len(mine) == len(theirs) == len(runs)
     for a, b in zip(mine, theirs, strict=True):
-        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-9, atol=1e-12
+        )

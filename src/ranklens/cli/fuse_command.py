@@ -40,7 +40,9 @@ def register(commands: Any) -> None:
         "sum, zmuv, rank, borda, none",
     )
     p.add_argument("--weights", metavar="W1,W2,...", help="one weight per run")
-    p.add_argument("-o", "--output", default="-", metavar="FILE", help="output run (default: stdout)")
+    p.add_argument(
+        "-o", "--output", default="-", metavar="FILE", help="output run (default: stdout)"
+    )
     p.add_argument("--tag", metavar="NAME", help="run tag of the output (default: the method)")
     p.add_argument("--ties", choices=TIES, default="trec_eval", help="order of equal scores")
     p.add_argument(

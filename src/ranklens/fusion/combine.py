@@ -73,13 +73,19 @@ def fuse(
 
     Examples
     --------
+    Ranks: ``a`` has d1, d2, d3; ``b`` has d3, d1. RRF with k = 1 gives d1
+    ``1/2 + 1/3``, d3 ``1/4 + 1/2`` and d2 ``1/3``:
+
     >>> a = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
     >>> b = {"q1": {"d3": 0.9, "d1": 0.5}}
-    >>> fused = fuse([a, b], "rrf", k=60)
-    >>> {d: round(s * 61 * 63, 4) for d, s in fused.to_dict()["q1"].items()}  # 1/61+1/61 ...
-    {'d1': 122.0, 'd3': 124.0, 'd2': 61.4839}
+    >>> fused = fuse([a, b], "rrf", k=1)
+    >>> {d: round(s * 12) for d, s in fused.to_dict()["q1"].items()}  # in twelfths
+    {'d1': 10, 'd2': 4, 'd3': 9}
+
+    CombMNZ over min-max scores: d1 ``(1 + 0) * 2``, d2 ``0.5 * 1``, d3 ``(0 + 1) * 2``:
+
     >>> fuse([a, b], "combmnz", norm="min-max").to_dict()["q1"]
-    {'d1': 2.0, 'd3': 2.0, 'd2': 0.5}
+    {'d1': 2.0, 'd2': 0.5, 'd3': 2.0}
     """
     spec = get_method(method)
     chosen = _parameters(spec, params, kwargs)
@@ -225,7 +231,7 @@ def normalize(
     Examples
     --------
     >>> [r.to_dict() for r in normalize([{"q1": {"a": 4.0, "b": 2.0, "c": 3.0}, "q2": {"x": 7.0}}])]
-    [{'q1': {'a': 1.0, 'b': 0.0, 'c': 0.5}, 'q2': {'x': 1.0}}]
+    [{'q1': {'a': 1.0, 'c': 0.5, 'b': 0.0}, 'q2': {'x': 1.0}}]
     """
     parse_norm(norm)
     if ties not in TIE_POLICIES:
@@ -241,7 +247,10 @@ def normalize(
             present = np.zeros(pooled.num_docs, dtype=bool)
             present[pooled.fid[i]] = True
         else:
-            both, mask = pooled.dense([values if j == i else pooled.score[j] for j in range(pooled.num_runs)], [fill if j == i else None for j in range(pooled.num_runs)])
+            both, mask = pooled.dense(
+                [values if j == i else pooled.score[j] for j in range(pooled.num_runs)],
+                [fill if j == i else None for j in range(pooled.num_runs)],
+            )
             dense, present = both[i], mask[i]
         out.append(_subset(pooled, dense, present, run.name))
     return out

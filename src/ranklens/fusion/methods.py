@@ -9,12 +9,25 @@ arrays, except Condorcet (pairwise votes, one query at a time: O(c^2) for c cand
 What a run contributes to a document it did not retrieve is stated per method in
 :data:`METHODS` (``missing``); a run that lacks a query altogether contributes nothing
 to that query under every method. See docs/fusion.md for formulas and references.
+
+>>> from ranklens.fusion import fuse
+>>> a = {"q": {"x": 3.0, "y": 2.0, "z": 1.0}}  # ranks x 1, y 2, z 3
+>>> b = {"q": {"z": 9.0, "x": 8.0}}            # ranks z 1, x 2
+>>> fuse([a, b], "bordafuse").to_dict()["q"]   # x 3 + 2, y 2 + (3 - 2 + 1) / 2, z 1 + 3
+{'x': 5.0, 'y': 3.0, 'z': 4.0}
+>>> fuse([a, b], "isr").to_dict()["q"]         # x (1 + 1/4) * 2, y 1/4, z (1/9 + 1) * 2
+{'x': 2.5, 'y': 0.25, 'z': 2.2222222222222223}
+>>> fuse([a, b], "condorcet").to_dict()["q"]   # x beats y; x-z and y-z draw 1-1
+{'x': 2.5, 'y': 1.5, 'z': 2.0}
+>>> fuse([a, b], "comb_max", norm="none").to_dict()["q"]
+{'x': 8.0, 'y': 2.0, 'z': 9.0}
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -242,9 +255,7 @@ def w_bordafuse(ctx: Context) -> Float64Array:
 
 def rbc(ctx: Context) -> Float64Array:
     phi = float(ctx.params["phi"])
-    return ctx.pool.total(
-        [(1.0 - phi) * phi ** (r - 1.0) for r in _float_ranks(ctx)], ctx.weights
-    )
+    return ctx.pool.total([(1.0 - phi) * phi ** (r - 1.0) for r in _float_ranks(ctx)], ctx.weights)
 
 
 def posfuse(ctx: Context) -> Float64Array:
@@ -310,7 +321,7 @@ def _condorcet(ctx: Context) -> Float64Array:
     out = np.empty(pool.num_docs, dtype=np.float64)
     bounds = pool.q_offsets.tolist()
     w = ctx.weights
-    for a, b in zip(bounds[:-1], bounds[1:], strict=True):  # O(c^2) per query: not a hot path
+    for a, b in pairwise(bounds):  # O(c^2) per query: not a hot path
         if b == a:
             continue
         votes = np.zeros((b - a, b - a), dtype=np.float64)
@@ -350,87 +361,241 @@ _LILLIS10 = (
 METHODS: dict[str, Method] = {
     m.name: m
     for m in [
-        Method("comb_sum", comb_sum, scores=True, aliases=("sum", "combsum"),
-               missing="0", formula="sum_i s_i", reference=_FOX),
-        Method("comb_mnz", comb_mnz, scores=True, aliases=("mnz", "combmnz"),
-               missing="0 (and not counted in n)", formula="n * sum_i s_i", reference=_FOX),
-        Method("comb_max", comb_max, scores=True, aliases=("max", "combmax"),
-               missing="left out of the max", formula="max_i s_i", reference=_FOX),
-        Method("comb_min", comb_min, scores=True, aliases=("min", "combmin"),
-               missing="left out of the min", formula="min_i s_i", reference=_FOX),
-        Method("comb_med", comb_med, scores=True, aliases=("med", "combmed"),
-               missing="left out of the median", formula="median_i s_i", reference=_FOX),
-        Method("comb_anz", comb_anz, scores=True, aliases=("anz", "combanz"),
-               missing="left out of the mean", formula="sum_i s_i / n", reference=_FOX),
-        Method("comb_gmnz", comb_gmnz, params={"gamma": 1.0}, scores=True,
-               aliases=("gmnz", "combgmnz"), missing="0 (and not counted in n)",
-               formula="n^gamma * sum_i s_i", reference=_LEE),
-        Method("wsum", wsum, weights=True, scores=True,
-               aliases=("weighted_sum", "wcombsum", "linear"), missing="0",
-               formula="sum_i w_i s_i", reference=_WU),
-        Method("wmnz", wmnz, weights=True, scores=True, aliases=("weighted_mnz", "wcombmnz"),
-               missing="0 (its weight not counted)",
-               formula="(sum_{i retrieved} w_i) * sum_i s_i", reference=_WU),
-        Method("mixed", mixed, weights=True, scores=True, missing="0 (and not counted in n)",
-               formula="sqrt(n) * sum_i w_i s_i", reference=_WU),
-        Method("rrf", rrf, params={"k": 60.0}, weights=True,
-               aliases=("reciprocal_rank_fusion", "w_rrf", "weighted_rrf", "wrrf"),
-               missing="0", formula="sum_i w_i / (k + r_i)",
-               reference="Cormack, Clarke & Buettcher, Reciprocal rank fusion outperforms "
-               "Condorcet and individual rank learning methods, SIGIR 2009"),
-        Method("isr", isr, missing="0 (and not counted in n)", formula="n * sum_i 1 / r_i^2",
-               reference=_MOURAO),
-        Method("log_isr", log_isr, missing="0 (and not counted in n)",
-               formula="log(n) * sum_i 1 / r_i^2", reference=_MOURAO),
-        Method("logn_isr", logn_isr, params={"sigma": 0.01}, missing="0 (and not counted in n)",
-               formula="log(n + sigma) * sum_i 1 / r_i^2", reference=_MOURAO),
-        Method("bordafuse", bordafuse, aliases=("borda", "borda_fuse"),
-               missing="(c - n_i + 1) / 2, the mean of the points left over",
-               formula="sum_i (c - r_i + 1)", reference=_ASLAM),
-        Method("w_bordafuse", w_bordafuse, weights=True,
-               aliases=("weighted_bordafuse", "wbordafuse", "weighted_borda"),
-               missing="(c - n_i + 1) / 2", formula="sum_i w_i (c - r_i + 1)",
-               reference=_ASLAM),
-        Method("condorcet", condorcet, aliases=("condorcet_fuse", "condorcetfuse"),
-               missing="ranked below every document the run retrieved; no vote between two "
-               "documents it both missed",
-               formula="1 + #{d' beaten by d} + #{d' drawn with d} / 2 (Copeland)",
-               reference=_MONTAGUE),
-        Method("w_condorcet", w_condorcet, weights=True,
-               aliases=("weighted_condorcet", "wcondorcet"),
-               missing="as condorcet", formula="as condorcet, votes weighted by w_i",
-               reference=_MONTAGUE),
-        Method("rbc", rbc, params={"phi": 0.8}, weights=True,
-               aliases=("rank_biased_centroid", "rank_biased_centroids"), missing="0",
-               formula="sum_i w_i (1 - phi) phi^(r_i - 1)",
-               reference="Bailey, Moffat, Scholer & Thomas, Retrieval Consistency in the "
-               "Presence of Query Variations, SIGIR 2017"),
-        Method("bayesfuse", bayesfuse, params={"log_odds": REQUIRED},
-               aliases=("bayes_fuse",), missing="log(0.001 / 0.999)",
-               formula="sum_i log_odds_i[r_i]", reference=_ASLAM),
-        Method("posfuse", posfuse, params={"probs": REQUIRED}, aliases=("pos_fuse",),
-               missing="0", formula="sum_i P_i(r_i)", reference=_LILLIS10),
-        Method("probfuse", probfuse, params={"probs": REQUIRED}, aliases=("prob_fuse",),
-               missing="0", formula="sum_i P_i(segment k of r_i) / k",
-               reference="Lillis, Toolan, Collier & Dunnion, ProbFuse: a probabilistic "
-               "approach to data fusion, SIGIR 2006"),
-        Method("segfuse", segfuse, params={"probs": REQUIRED}, scores=True,
-               aliases=("seg_fuse",), missing="0",
-               formula="sum_i P_i(segment of r_i) * (s_i + 1)",
-               reference="Shokouhi, Segmentation of Search Engine Results for Effective "
-               "Data-Fusion, ECIR 2007"),
-        Method("slidefuse", slidefuse, params={"probs": REQUIRED, "w": REQUIRED},
-               aliases=("slide_fuse",), missing="0",
-               formula="sum_i mean(P_i[r_i - w .. r_i + w])",
-               reference="Lillis, Toolan, Collier & Dunnion, Extending Probabilistic Data "
-               "Fusion Using Sliding Windows, ECIR 2008"),
-        Method("mapfuse", mapfuse, params={"map_scores": REQUIRED}, aliases=("map_fuse",),
-               missing="0", formula="sum_i MAP_i / r_i", reference=_LILLIS10),
+        Method(
+            "comb_sum",
+            comb_sum,
+            scores=True,
+            aliases=("sum", "combsum"),
+            missing="0",
+            formula="sum_i s_i",
+            reference=_FOX,
+        ),
+        Method(
+            "comb_mnz",
+            comb_mnz,
+            scores=True,
+            aliases=("mnz", "combmnz"),
+            missing="0 (and not counted in n)",
+            formula="n * sum_i s_i",
+            reference=_FOX,
+        ),
+        Method(
+            "comb_max",
+            comb_max,
+            scores=True,
+            aliases=("max", "combmax"),
+            missing="left out of the max",
+            formula="max_i s_i",
+            reference=_FOX,
+        ),
+        Method(
+            "comb_min",
+            comb_min,
+            scores=True,
+            aliases=("min", "combmin"),
+            missing="left out of the min",
+            formula="min_i s_i",
+            reference=_FOX,
+        ),
+        Method(
+            "comb_med",
+            comb_med,
+            scores=True,
+            aliases=("med", "combmed"),
+            missing="left out of the median",
+            formula="median_i s_i",
+            reference=_FOX,
+        ),
+        Method(
+            "comb_anz",
+            comb_anz,
+            scores=True,
+            aliases=("anz", "combanz"),
+            missing="left out of the mean",
+            formula="sum_i s_i / n",
+            reference=_FOX,
+        ),
+        Method(
+            "comb_gmnz",
+            comb_gmnz,
+            params={"gamma": 1.0},
+            scores=True,
+            aliases=("gmnz", "combgmnz"),
+            missing="0 (and not counted in n)",
+            formula="n^gamma * sum_i s_i",
+            reference=_LEE,
+        ),
+        Method(
+            "wsum",
+            wsum,
+            weights=True,
+            scores=True,
+            aliases=("weighted_sum", "wcombsum", "linear"),
+            missing="0",
+            formula="sum_i w_i s_i",
+            reference=_WU,
+        ),
+        Method(
+            "wmnz",
+            wmnz,
+            weights=True,
+            scores=True,
+            aliases=("weighted_mnz", "wcombmnz"),
+            missing="0 (its weight not counted)",
+            formula="(sum_{i retrieved} w_i) * sum_i s_i",
+            reference=_WU,
+        ),
+        Method(
+            "mixed",
+            mixed,
+            weights=True,
+            scores=True,
+            missing="0 (and not counted in n)",
+            formula="sqrt(n) * sum_i w_i s_i",
+            reference=_WU,
+        ),
+        Method(
+            "rrf",
+            rrf,
+            params={"k": 60.0},
+            weights=True,
+            aliases=("reciprocal_rank_fusion", "w_rrf", "weighted_rrf", "wrrf"),
+            missing="0",
+            formula="sum_i w_i / (k + r_i)",
+            reference="Cormack, Clarke & Buettcher, Reciprocal rank fusion outperforms "
+            "Condorcet and individual rank learning methods, SIGIR 2009",
+        ),
+        Method(
+            "isr",
+            isr,
+            missing="0 (and not counted in n)",
+            formula="n * sum_i 1 / r_i^2",
+            reference=_MOURAO,
+        ),
+        Method(
+            "log_isr",
+            log_isr,
+            missing="0 (and not counted in n)",
+            formula="log(n) * sum_i 1 / r_i^2",
+            reference=_MOURAO,
+        ),
+        Method(
+            "logn_isr",
+            logn_isr,
+            params={"sigma": 0.01},
+            missing="0 (and not counted in n)",
+            formula="log(n + sigma) * sum_i 1 / r_i^2",
+            reference=_MOURAO,
+        ),
+        Method(
+            "bordafuse",
+            bordafuse,
+            aliases=("borda", "borda_fuse"),
+            missing="(c - n_i + 1) / 2, the mean of the points left over",
+            formula="sum_i (c - r_i + 1)",
+            reference=_ASLAM,
+        ),
+        Method(
+            "w_bordafuse",
+            w_bordafuse,
+            weights=True,
+            aliases=("weighted_bordafuse", "wbordafuse", "weighted_borda"),
+            missing="(c - n_i + 1) / 2",
+            formula="sum_i w_i (c - r_i + 1)",
+            reference=_ASLAM,
+        ),
+        Method(
+            "condorcet",
+            condorcet,
+            aliases=("condorcet_fuse", "condorcetfuse"),
+            missing="ranked below every document the run retrieved; no vote between two "
+            "documents it both missed",
+            formula="1 + #{d' beaten by d} + #{d' drawn with d} / 2 (Copeland)",
+            reference=_MONTAGUE,
+        ),
+        Method(
+            "w_condorcet",
+            w_condorcet,
+            weights=True,
+            aliases=("weighted_condorcet", "wcondorcet"),
+            missing="as condorcet",
+            formula="as condorcet, votes weighted by w_i",
+            reference=_MONTAGUE,
+        ),
+        Method(
+            "rbc",
+            rbc,
+            params={"phi": 0.8},
+            weights=True,
+            aliases=("rank_biased_centroid", "rank_biased_centroids"),
+            missing="0",
+            formula="sum_i w_i (1 - phi) phi^(r_i - 1)",
+            reference="Bailey, Moffat, Scholer & Thomas, Retrieval Consistency in the "
+            "Presence of Query Variations, SIGIR 2017",
+        ),
+        Method(
+            "bayesfuse",
+            bayesfuse,
+            params={"log_odds": REQUIRED},
+            aliases=("bayes_fuse",),
+            missing="log(0.001 / 0.999)",
+            formula="sum_i log_odds_i[r_i]",
+            reference=_ASLAM,
+        ),
+        Method(
+            "posfuse",
+            posfuse,
+            params={"probs": REQUIRED},
+            aliases=("pos_fuse",),
+            missing="0",
+            formula="sum_i P_i(r_i)",
+            reference=_LILLIS10,
+        ),
+        Method(
+            "probfuse",
+            probfuse,
+            params={"probs": REQUIRED},
+            aliases=("prob_fuse",),
+            missing="0",
+            formula="sum_i P_i(segment k of r_i) / k",
+            reference="Lillis, Toolan, Collier & Dunnion, ProbFuse: a probabilistic "
+            "approach to data fusion, SIGIR 2006",
+        ),
+        Method(
+            "segfuse",
+            segfuse,
+            params={"probs": REQUIRED},
+            scores=True,
+            aliases=("seg_fuse",),
+            missing="0",
+            formula="sum_i P_i(segment of r_i) * (s_i + 1)",
+            reference="Shokouhi, Segmentation of Search Engine Results for Effective "
+            "Data-Fusion, ECIR 2007",
+        ),
+        Method(
+            "slidefuse",
+            slidefuse,
+            params={"probs": REQUIRED, "w": REQUIRED},
+            aliases=("slide_fuse",),
+            missing="0",
+            formula="sum_i mean(P_i[r_i - w .. r_i + w])",
+            reference="Lillis, Toolan, Collier & Dunnion, Extending Probabilistic Data "
+            "Fusion Using Sliding Windows, ECIR 2008",
+        ),
+        Method(
+            "mapfuse",
+            mapfuse,
+            params={"map_scores": REQUIRED},
+            aliases=("map_fuse",),
+            missing="0",
+            formula="sum_i MAP_i / r_i",
+            reference=_LILLIS10,
+        ),
     ]
 }
 
 SUPERVISED = ("bayesfuse", "posfuse", "probfuse", "segfuse", "slidefuse", "mapfuse")
-"""Methods whose parameters are estimated from training qrels (see :func:`ranklens.fusion.train`)."""
+"""Methods whose parameters are estimated from training qrels (:func:`ranklens.fusion.train`)."""
 
 
 def _key(name: str) -> str:

@@ -23,6 +23,15 @@ name (aliases)            value of a document with score ``s`` in a query's list
 ========================  ==================================================================
 
 Denominators of ``max``, ``sum`` and ``zmuv`` are at least ``1e-9``, as in ranx.
+
+>>> from ranklens.fusion import normalize
+>>> run = {"q": {"a": 4.0, "b": 1.0, "c": 2.0, "d": 3.0}, "one": {"x": -2.0}}
+>>> normalize([run], "min-max")[0].to_dict()  # ranked order; one document -> 1
+{'one': {'x': 1.0}, 'q': {'a': 1.0, 'd': 0.6666666666666666, 'c': 0.3333333333333333, 'b': 0.0}}
+>>> normalize([run], "min-max@2")[0].to_dict()["q"]  # min is the 2nd score; below -> 0
+{'a': 1.0, 'd': 0.0, 'c': 0.0, 'b': 0.0}
+>>> normalize([run], "rank")[0].to_dict()["q"]
+{'a': 1.0, 'd': 0.75, 'c': 0.5, 'b': 0.25}
 """
 
 from __future__ import annotations

@@ -44,7 +44,9 @@ class FusionSetting:
     value: float
     trained: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
-    def fuse(self, runs: Sequence[RunLike], ties: TiePolicy = "trec_eval", name: str | None = None) -> Run:
+    def fuse(
+        self, runs: Sequence[RunLike], ties: TiePolicy = "trec_eval", name: str | None = None
+    ) -> Run:
         """Fuse ``runs`` with this setting."""
         return fuse(
             runs,

@@ -129,10 +129,9 @@ def _segment_hits(offsets: Int64Array, hit: Float64Array, bounds: Any) -> Float6
     seg = np.searchsorted(bounds, pos, side="right") - 1
     inside = seg < n_seg
     key = ids[inside] * n_seg + seg[inside]
-    counts: Float64Array = np.bincount(
-        key, weights=hit[inside], minlength=nq * n_seg
-    ).reshape(nq, n_seg)
-    return counts
+    counts = np.bincount(key, weights=hit[inside], minlength=nq * n_seg)
+    table: Float64Array = counts.astype(np.float64).reshape(nq, n_seg)
+    return table
 
 
 def _fixed_segments(offsets: Int64Array, hit: Float64Array, bounds: Any) -> Float64Array:
