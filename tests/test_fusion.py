@@ -622,3 +622,22 @@ def test_cli_fuse_optimize(tmp_path, capsys):
     )
     code = main(["fuse", a, b, "--method", "probfuse", "--train", str(qrels), "-o", str(out)])
     assert code == 0
+
+
+def test_depth_keeps_the_top_of_each_query():
+    full = fuse(RUNS, "rrf")
+    top = fuse(RUNS, "rrf", depth=2)
+    assert top.to_dict() == {
+        "q1": {"d1": full.to_dict()["q1"]["d1"], "d3": full.to_dict()["q1"]["d3"]},
+        "q2": {"d2": full.to_dict()["q2"]["d2"], "d3": full.to_dict()["q2"]["d3"]},
+    }
+    # q1: d3 2/61 > d1 1/63 + 1/61 > d2 2/62; q2: d3 2/61 > d2 1/61 + 1/62 > d1 2/62
+    with pytest.raises(OptionError, match="depth"):
+        fuse(RUNS, depth=0)
+
+
+def test_cli_depth(tmp_path):
+    a, b = write_run(tmp_path / "a", R1), write_run(tmp_path / "b", R2)
+    out = tmp_path / "f"
+    assert main(["fuse", a, b, "--depth", "1", "-o", str(out), "--quiet"]) == 0
+    assert [line.split()[2] for line in out.read_text().splitlines()] == ["d1", "d1"]

@@ -44,6 +44,12 @@ def register(commands: Any) -> None:
         "-o", "--output", default="-", metavar="FILE", help="output run (default: stdout)"
     )
     p.add_argument("--tag", metavar="NAME", help="run tag of the output (default: the method)")
+    p.add_argument(
+        "--depth",
+        type=int,
+        metavar="N",
+        help="keep the top N fused documents per query (default: all)",
+    )
     p.add_argument("--ties", choices=TIES, default="trec_eval", help="order of equal scores")
     p.add_argument(
         "--train",
@@ -143,6 +149,12 @@ def run_fuse(args: argparse.Namespace) -> int:
         fused = fuse(
             runs, spec.name, norm=args.norm, weights=weights, params=params, ties=args.ties
         )
+    if args.depth is not None:
+        from ranklens.fusion.combine import cut
+
+        if args.depth < 1:
+            raise OptionError(f"--depth must be a positive number, not {args.depth}")
+        fused = cut(fused, args.depth, args.ties)
     tag = args.tag or spec.name
     fused.write(sys.stdout if args.output == "-" else args.output, ties=args.ties, name=tag)
     if not args.quiet:

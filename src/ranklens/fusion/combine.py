@@ -26,6 +26,7 @@ def fuse(
     params: Mapping[str, Any] | None = None,
     ties: TiePolicy = "trec_eval",
     name: str | None = None,
+    depth: int | None = None,
     **kwargs: Any,
 ) -> Run:
     """Fuse ``runs`` into one run.
@@ -59,6 +60,9 @@ def fuse(
         Tie policy for ranking the inputs (see :data:`ranklens._types.TiePolicy`).
     name
         The fused run's name (its tag); default the method's name.
+    depth
+        Keep only the top ``depth`` fused documents of each query (ranked by fused score,
+        ties by ``ties``); default all of them.
 
     Returns
     -------
@@ -94,9 +98,27 @@ def fuse(
     inputs = [as_run(run) for run in _as_list(runs)]
     w = check_weights(spec, weights, len(inputs))
     _check_per_run(spec, chosen, len(inputs))
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise OptionError(f"depth must be a positive number of documents, not {depth!r}")
     pooled = pool(inputs, ties)
     scores = fuse_pool(pooled, spec, norm, w, chosen)
-    return pooled.to_run(scores, name or spec.name)
+    fused = pooled.to_run(scores, name or spec.name)
+    return fused if depth is None else cut(fused, depth, ties)
+
+
+def cut(run: Run, depth: int, ties: TiePolicy = "trec_eval") -> Run:
+    """The top ``depth`` documents of each query of ``run`` (ranked by ``ties``)."""
+    from ranklens._grouped import subset_entries
+    from ranklens._segments import positions, segment_ids
+
+    counts = np.diff(run.q_offsets)
+    if int(counts.max(initial=0)) <= depth:
+        return run
+    perm = run.ranking(ties)
+    top = positions(run.q_offsets, segment_ids(run.q_offsets)) < depth
+    keep = np.sort(perm[top])
+    columns = subset_entries(run, keep)
+    return Run(scores=run.scores[keep], name=run.name, **columns)  # type: ignore[arg-type]
 
 
 def fuse_pool(
