@@ -63,8 +63,8 @@ def _derive(scale: str, system: int, path: Path) -> None:
             score = chunk.run_score.reshape(-1, depth).astype(np.float64)
             swap = rng.random(docid.shape) < REPLACED
             docid[swap] += system * generate.DOC_SPACE  # documents only this system has
-            noisy = score + rng.normal(0.0, NOISE_SD * 10**decimals, size=score.shape)
-            noisy = np.maximum(np.rint(noisy), 0).astype(np.int64)
+            perturbed = score + rng.normal(0.0, NOISE_SD * 10**decimals, size=score.shape)
+            noisy = np.maximum(np.rint(perturbed), 0).astype(np.int64)
             order = np.argsort(-noisy, axis=1, kind="stable")
             derived = dataclasses.replace(
                 chunk,

@@ -2620,7 +2620,7 @@ typedef struct {
     const uint8_t *data;
     int64_t nq, n;
     int64_t *inv; /* union query -> the run's query index, or -1 */
-    PyArrayObject *fid, *rank, *query;
+    PyArrayObject *fid, *rank;
 } pool_run;
 
 /* One thread's share of pool_runs: union queries [u0, u1). */
@@ -2649,12 +2649,11 @@ static void *pool_pass1(void *arg)
         for (r = 0; r < R; r++) {
             const pool_run *P = &J->runs[r];
             int64_t j = P->inv[u], p;
-            int64_t *fid, *rank, *query;
+            int64_t *fid, *rank;
             if (j < 0)
                 continue;
             fid = I64(P->fid);
             rank = I64(P->rank);
-            query = I64(P->query);
             for (p = P->qo[j]; p < P->qo[j + 1]; p++) {
                 const int64_t e = P->perm[p];
                 const uint8_t *s = P->data + P->off[e];
@@ -2687,7 +2686,6 @@ static void *pool_pass1(void *arg)
                 }
                 fid[p] = found;
                 rank[p] = p - P->qo[j] + 1;
-                query[p] = u;
             }
         }
         J->count[u] = local;
@@ -2819,8 +2817,7 @@ static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
         }
         P->fid = new_array((npy_intp)P->n, NPY_INT64);
         P->rank = new_array((npy_intp)P->n, NPY_INT64);
-        P->query = new_array((npy_intp)P->n, NPY_INT64);
-        if (P->fid == NULL || P->rank == NULL || P->query == NULL)
+        if (P->fid == NULL || P->rank == NULL)
             goto done;
     }
     for (u = 0; u < n_union; u++) {
@@ -2885,7 +2882,7 @@ static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
     if (outs == NULL)
         goto done;
     for (r = 0; r < R; r++) {
-        PyObject *o = Py_BuildValue("(OOO)", runs[r].fid, runs[r].rank, runs[r].query);
+        PyObject *o = Py_BuildValue("(OO)", runs[r].fid, runs[r].rank);
         if (o == NULL)
             goto done;
         PyTuple_SET_ITEM(outs, r, o);
@@ -2902,7 +2899,6 @@ done:
             free(runs[r].inv);
             Py_XDECREF(runs[r].fid);
             Py_XDECREF(runs[r].rank);
-            Py_XDECREF(runs[r].query);
         }
     }
     free(runs);
@@ -2956,7 +2952,7 @@ PyDoc_STRVAR(pool_runs_doc,
 "(q_offsets, qmap, doc_data, doc_offsets, perm); qmap maps its queries to union query\n"
 "indices (increasing).  Fused documents are numbered per union query in (run, rank) order\n"
 "of first appearance; counts[f] is how many runs retrieved fused document f.\n"
-"per_run[i] = (fid, rank, query), in perm order.");
+"per_run[i] = (fid, rank), in perm order.");
 
 PyDoc_STRVAR(align_doc,
 "align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,\n"

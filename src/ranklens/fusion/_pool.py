@@ -36,8 +36,8 @@ class Pool:
     q_offsets : int64 (nq + 1); fused documents of query ``j`` are ``q_offsets[j]:q_offsets[j+1]``.
     doc_data, doc_offsets : the fused documents' ids (a string column).
     hits : int64; how many runs retrieved each fused document.
-    fid, rank, query : per run, in ranked order: the fused document, the 1-based rank and
-        the (union) query index of each entry.
+    fid, rank : per run, in ranked order: the fused document and the 1-based rank of each
+        entry (:attr:`query`, its union query, is computed on first use).
     run_len : per run, the number of documents it retrieved for each union query (0 when
         the run lacks the query).
     perm, raw_scores : per run, its ranking (entry indices) and its scores (entry order).
@@ -50,10 +50,15 @@ class Pool:
     hits: Int64Array
     fid: tuple[Int64Array, ...]
     rank: tuple[Int64Array, ...]
-    query: tuple[Int64Array, ...]
     run_len: tuple[Int64Array, ...]
     perm: tuple[Int64Array, ...]
     raw_scores: tuple[Float64Array, ...]
+
+    @cached_property
+    def query(self) -> tuple[Int64Array, ...]:
+        """Per run, the union query index of each entry in ranked order."""
+        every = np.arange(len(self.qids), dtype=np.int64)
+        return tuple(np.repeat(every, lengths) for lengths in self.run_len)
 
     @cached_property
     def score(self) -> tuple[Float64Array, ...]:
@@ -89,7 +94,8 @@ class Pool:
         """
         out = np.zeros(self.num_docs, dtype=np.float64)
         for i, v in enumerate(values):
-            np.add.at(out, self.fid[i], v if weights is None else weights[i] * v)
+            w = 1.0 if weights is None else float(weights[i])
+            np.add.at(out, self.fid[i], v if w == 1.0 else w * v)
         return out
 
     def count(self, weights: Float64Array | None = None) -> Float64Array:
@@ -166,7 +172,6 @@ def pool(runs: Sequence[Run], ties: TiePolicy = "trec_eval") -> Pool:
         hits=counts,
         fid=tuple(r[0] for r in per_run),
         rank=tuple(r[1] for r in per_run),
-        query=tuple(r[2] for r in per_run),
         run_len=tuple(run_len),
         perm=tuple(item[4] for item in inputs),
         raw_scores=tuple(run.scores for run in runs),

@@ -209,7 +209,11 @@ def segfuse(ctx: Context) -> Float64Array:
 
 def rrf(ctx: Context) -> Float64Array:
     k = float(ctx.params["k"])
-    return ctx.pool.total([1.0 / (k + r) for r in _float_ranks(ctx)], ctx.weights)
+    values = []
+    for r in _ranks(ctx):
+        v = r + k  # float64
+        values.append(np.reciprocal(v, out=v))
+    return ctx.pool.total(values, ctx.weights)
 
 
 def isr(ctx: Context) -> Float64Array:
