@@ -85,7 +85,8 @@ runs = [ranklens.Run.from_file(p) for p in sys.argv[3:]]
 t1 = time.perf_counter()
 fused = fuse(runs, sys.argv[1], norm=None if sys.argv[2] == '-' else sys.argv[2])
 t2 = time.perf_counter()
-print(t2 - t0, t1 - t0, t2 - t1, len(fused))
+import resource
+print(t2 - t0, t1 - t0, t2 - t1, len(fused), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 RANX = """
@@ -96,7 +97,9 @@ runs = [Run.from_file(p, kind="trec") for p in sys.argv[3:]]
 t1 = time.perf_counter()
 fused = fuse(runs, norm=None if sys.argv[2] == '-' else sys.argv[2], method=sys.argv[1])
 t2 = time.perf_counter()
-print(t2 - t0, t1 - t0, t2 - t1, sum(len(v) for v in fused.run.values()))
+import resource
+print(t2 - t0, t1 - t0, t2 - t1, sum(len(v) for v in fused.run.values()),
+      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
@@ -129,6 +132,7 @@ def main() -> int:
     parser.add_argument("--ranx-python", default=sys.executable)
     parser.add_argument("--ranklens", default=str(Path(sys.executable).with_name("ranklens")))
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--no-cli", action="store_true", help="skip the 'ranklens fuse' timings")
     args = parser.parse_args()
     results = []
     jobs = [("ranklens", args.scale)]
@@ -149,7 +153,8 @@ def main() -> int:
                     samples.append(_python(RANX, args.ranx_python, method, norm, paths))
                 else:
                     samples.append(_python(RANKLENS, sys.executable, ranklens_method, norm, paths))
-                    cli.append(_cli(args.ranklens, ranklens_method, norm, paths))
+                    if not args.no_cli:
+                        cli.append(_cli(args.ranklens, ranklens_method, norm, paths))
             best = min(samples, key=lambda s: s[0])
             row = {
                 "tool": tool,
