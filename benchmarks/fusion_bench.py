@@ -86,7 +86,8 @@ t1 = time.perf_counter()
 fused = fuse(runs, sys.argv[1], norm=None if sys.argv[2] == '-' else sys.argv[2])
 t2 = time.perf_counter()
 import resource
-print(t2 - t0, t1 - t0, t2 - t1, len(fused), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+u = resource.getrusage(resource.RUSAGE_SELF)
+print(t2 - t0, t1 - t0, t2 - t1, len(fused), u.ru_maxrss, u.ru_utime + u.ru_stime)
 """
 
 RANX = """
@@ -98,8 +99,9 @@ t1 = time.perf_counter()
 fused = fuse(runs, norm=None if sys.argv[2] == '-' else sys.argv[2], method=sys.argv[1])
 t2 = time.perf_counter()
 import resource
-print(t2 - t0, t1 - t0, t2 - t1, sum(len(v) for v in fused.run.values()),
-      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+u = resource.getrusage(resource.RUSAGE_SELF)
+print(t2 - t0, t1 - t0, t2 - t1, sum(len(v) for v in fused.run.values()), u.ru_maxrss,
+      u.ru_utime + u.ru_stime)
 """
 
 
@@ -166,6 +168,8 @@ def main() -> int:
                 "read_s": best[1],
                 "fuse_s": best[2],
                 "fused_docs": int(best[3]),
+                "peak_rss_mb": round(best[4] / 1024),
+                "cpu_s": round(best[5], 2),
                 "cli_s": min(cli) if cli else None,
             }
             results.append(row)
