@@ -16,7 +16,7 @@ Timed, each in a fresh process, best of ``--repeat``:
 Usage::
 
     python benchmarks/fusion_bench.py [--scale large] [--repeat 3] [--ranx-scale medium]
-        [--ranx-python PY]
+        [--ranx-python PY] [--no-cli] [--wait-idle S] [--json FILE]
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate
+from run import wait_for_idle
 
 DATA = generate.DATA_DIR
 METHODS = (("rrf", None), ("mnz", "min-max"))
@@ -135,6 +136,13 @@ def main() -> int:
     parser.add_argument("--ranklens", default=str(Path(sys.executable).with_name("ranklens")))
     parser.add_argument("--json", type=Path)
     parser.add_argument("--no-cli", action="store_true", help="skip the 'ranklens fuse' timings")
+    parser.add_argument(
+        "--wait-idle",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="before each sample wait up to S s until other processes use < 15%% of the cores",
+    )
     args = parser.parse_args()
     results = []
     jobs = [("ranklens", args.scale)]
@@ -151,11 +159,15 @@ def main() -> int:
             samples = []
             cli = []
             for _ in range(args.repeat):
+                if args.wait_idle > 0:
+                    wait_for_idle(args.wait_idle)
                 if tool == "ranx":
                     samples.append(_python(RANX, args.ranx_python, method, norm, paths))
                 else:
                     samples.append(_python(RANKLENS, sys.executable, ranklens_method, norm, paths))
                     if not args.no_cli:
+                        if args.wait_idle > 0:
+                            wait_for_idle(args.wait_idle)
                         cli.append(_cli(args.ranklens, ranklens_method, norm, paths))
             best = min(samples, key=lambda s: s[0])
             row = {
