@@ -641,3 +641,37 @@ def test_cli_depth(tmp_path):
     out = tmp_path / "f"
     assert main(["fuse", a, b, "--depth", "1", "-o", str(out), "--quiet"]) == 0
     assert [line.split()[2] for line in out.read_text().splitlines()] == ["d1", "d1"]
+
+
+# --- the native join ----------------------------------------------------------------------
+
+
+def test_pool_runs_native_join_and_its_checks():
+    import ranklens._core as core
+
+    a = Run.from_dict({"q1": {"x": 1.0, "y": 2.0}, "q3": {"z": 1.0}})
+    b = Run.from_dict({"q1": {"y": 5.0, "w": 1.0}})
+
+    def item(run, qmap):
+        return (run.q_offsets, np.asarray(qmap, dtype=np.int64), run.doc_data, run.doc_offsets, run.ranking())
+
+    q_offsets, data, offsets, counts, per_run = core.pool_runs([item(a, [0, 2]), item(b, [0])], 3)
+    assert q_offsets.tolist() == [0, 3, 3, 4]  # q1: y x w (run a by rank, then b's new w); q2 none
+    docs = [bytes(data[offsets[i] : offsets[i + 1]]).decode() for i in range(4)]
+    assert docs == ["y", "x", "w", "z"]
+    assert counts.tolist() == [2, 1, 1, 1]
+    (fid_a, rank_a), (fid_b, rank_b) = per_run
+    assert fid_a.tolist() == [0, 1, 3] and rank_a.tolist() == [1, 2, 1]
+    assert fid_b.tolist() == [0, 2] and rank_b.tolist() == [1, 2]
+    with pytest.raises(ValueError, match="increasing"):
+        core.pool_runs([item(a, [2, 0])], 3)
+    with pytest.raises(ValueError, match="increasing"):
+        core.pool_runs([item(a, [0, 5])], 3)
+    with pytest.raises(TypeError, match="tuple of 5"):
+        core.pool_runs([item(a, [0, 2])[:4]], 3)
+    bad = list(item(a, [0, 2]))
+    bad[4] = np.array([0, 1, 7], dtype=np.int64)
+    with pytest.raises(IndexError, match="perm"):
+        core.pool_runs([tuple(bad)], 3)
+    q_offsets, data, offsets, counts, per_run = core.pool_runs([], 2)
+    assert q_offsets.tolist() == [0, 0, 0] and per_run == ()

@@ -90,21 +90,26 @@ def normalise(pool: Pool, norm: str, i: int) -> tuple[Float64Array, Float64Array
     s = pool.score[i]
     if name == "none":
         return s.copy(), None
-    q = pool.query[i]
     lengths = pool.run_len[i]
     nq = lengths.shape[0]
     n = lengths.astype(np.float64)
     has = lengths > 0
+
+    def expand(per_query: Float64Array) -> Float64Array:
+        """A per-query value repeated for each of the run's entries of that query."""
+        out: Float64Array = np.repeat(per_query, lengths)
+        return out
+
     if name == "rank":
-        out: Float64Array = 1.0 - (pool.rank[i] - 1) / n[q]
-        return out, None
+        out = (pool.rank[i] - 1) / expand(n)
+        return np.subtract(1.0, out, out=out), None
     if name == "borda":
         c = pool.candidates().astype(np.float64)
         # 0.5 - (n - 1) / (2 c) as ranx writes it; nothing where the run lacks the query
         fill = np.zeros(nq, dtype=np.float64)
         fill[has] = 0.5 - (n[has] - 1.0) / (2.0 * c[has])
-        out = 1.0 - (pool.rank[i] - 1) / c[q]
-        return out, fill
+        out = (pool.rank[i] - 1) / expand(c)
+        return np.subtract(1.0, out, out=out), fill
     # per-query statistics on small arrays; ranked order puts the top score first
     stop = np.cumsum(lengths)
     start = stop - lengths
@@ -112,29 +117,31 @@ def normalise(pool: Pool, norm: str, i: int) -> tuple[Float64Array, Float64Array
     low = np.zeros(nq, dtype=np.float64)
     top[has] = s[start[has]]
     if name == "max":
-        out = s / np.maximum(top, _FLOOR)[q]
+        out = s / expand(np.maximum(top, _FLOOR))
         return out, None
     if name in ("min-max", "min-max@k"):
         depth = lengths if k is None else np.minimum(lengths, k)
         low[has] = s[(start + depth - 1)[has]]
         span = top - low
         flat = has & (span <= 0)
-        span = np.maximum(span, _FLOOR)
-        out = (s - low[q]) / span[q]
+        out = np.subtract(s, expand(low))
+        np.divide(out, expand(np.maximum(span, _FLOOR)), out=out)
         if flat.any():  # one document, or all scores equal: each is the run's top document
-            out[flat[q]] = 1.0
+            out[np.repeat(flat, lengths)] = 1.0
         if k is not None:
             np.maximum(out, 0.0, out=out)
         return out, None
+    q = pool.query[i]
     total = np.bincount(q, weights=s, minlength=nq)
     if name == "sum":
         low[has] = s[(stop - 1)[has]]
-        out = (s - low[q]) / np.maximum(total - low * n, _FLOOR)[q]
+        out = np.subtract(s, expand(low))
+        np.divide(out, expand(np.maximum(total - low * n, _FLOOR)), out=out)
         return out, None
     # zmuv
     mean = np.divide(total, n, out=np.zeros(nq), where=has)
-    dev = s - mean[q]
+    dev = np.subtract(s, expand(mean))
     sq = np.bincount(q, weights=dev * dev, minlength=nq)
     std = np.sqrt(np.divide(sq, n, out=np.zeros(nq), where=has))
-    out = dev / np.maximum(std, _FLOOR)[q]
-    return out, None
+    np.divide(dev, expand(np.maximum(std, _FLOOR)), out=dev)
+    return dev, None
