@@ -98,11 +98,10 @@ class Pool:
             np.add.at(out, self.fid[i], v if w == 1.0 else w * v)
         return out
 
-    def count(self, weights: Float64Array | None = None) -> Float64Array:
+    def count(self, weights: Float64Array | None = None) -> Float64Array | Int64Array:
         """Per fused document, the number of runs that retrieved it (or their weights)."""
         if weights is None:
-            counts: Float64Array = self.hits.astype(np.float64)
-            return counts
+            return self.hits
         out = np.zeros(self.num_docs, dtype=np.float64)
         for i, fid in enumerate(self.fid):
             np.add.at(out, fid, weights[i])

@@ -65,7 +65,7 @@ class Context:
 
     def sum_count(
         self, sum_weights: bool = False, count_weights: bool = False
-    ) -> tuple[Float64Array, Float64Array]:
+    ) -> tuple[Float64Array, Float64Array | Int64Array]:
         """Per fused document, the sum of its (normalised) scores and how many runs have it
         (with the run weights where asked). With the ``borda`` norm, a run "has" every
         candidate of the queries it has."""
@@ -140,7 +140,7 @@ def comb_sum(ctx: Context) -> Float64Array:
 
 def comb_mnz(ctx: Context) -> Float64Array:
     total, count = ctx.sum_count()
-    out: Float64Array = total * count
+    out: Float64Array = np.multiply(total, count, out=total)
     return out
 
 
