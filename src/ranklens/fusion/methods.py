@@ -135,28 +135,33 @@ def _inverse_squares(ctx: Context) -> Float64Array:
 
 
 def comb_sum(ctx: Context) -> Float64Array:
+    """CombSUM: ``sum_i s_i``."""
     return ctx.sum_count()[0]
 
 
 def comb_mnz(ctx: Context) -> Float64Array:
+    """CombMNZ: ``n * sum_i s_i``, ``n`` the runs that retrieved the document."""
     total, count = ctx.sum_count()
     out: Float64Array = np.multiply(total, count, out=total)
     return out
 
 
 def comb_max(ctx: Context) -> Float64Array:
+    """CombMAX: ``max_i s_i`` over the runs that retrieved the document."""
     values, present = ctx.dense()
     out: Float64Array = np.where(present, values, -np.inf).max(axis=0)
     return out
 
 
 def comb_min(ctx: Context) -> Float64Array:
+    """CombMIN: ``min_i s_i`` over the runs that retrieved the document."""
     values, present = ctx.dense()
     out: Float64Array = np.where(present, values, np.inf).min(axis=0)
     return out
 
 
 def comb_med(ctx: Context) -> Float64Array:
+    """CombMED: the median of the ``s_i`` of the runs that retrieved the document."""
     values, present = ctx.dense()
     ordered = np.sort(np.where(present, values, np.inf), axis=0)
     count = present.sum(axis=0)
@@ -166,34 +171,40 @@ def comb_med(ctx: Context) -> Float64Array:
 
 
 def comb_anz(ctx: Context) -> Float64Array:
+    """CombANZ: ``sum_i s_i / n``."""
     total, count = ctx.sum_count()
     out: Float64Array = total / count
     return out
 
 
 def comb_gmnz(ctx: Context) -> Float64Array:
+    """CombGMNZ: ``n^gamma * sum_i s_i``."""
     total, count = ctx.sum_count()
     out: Float64Array = total * count ** float(ctx.params["gamma"])
     return out
 
 
 def wsum(ctx: Context) -> Float64Array:
+    """Weighted sum: ``sum_i w_i s_i``."""
     return ctx.sum_count(sum_weights=True)[0]
 
 
 def wmnz(ctx: Context) -> Float64Array:
+    """Weighted MNZ: ``(sum of w_i over the runs that retrieved it) * sum_i s_i``."""
     total, weight_sum = ctx.sum_count(count_weights=True)
     out: Float64Array = total * weight_sum
     return out
 
 
 def mixed(ctx: Context) -> Float64Array:
+    """Mixed: ``sqrt(n) * sum_i w_i s_i``."""
     total, count = ctx.sum_count(sum_weights=True)
     out: Float64Array = total * np.sqrt(count)
     return out
 
 
 def segfuse(ctx: Context) -> Float64Array:
+    """SegFuse: ``sum_i P_i(segment of r_i) * (s_i + 1)``."""
     per_run = []
     for i, rank in enumerate(_ranks(ctx)):
         probs = _param_array(ctx, "probs", i)
@@ -208,6 +219,7 @@ def segfuse(ctx: Context) -> Float64Array:
 
 
 def rrf(ctx: Context) -> Float64Array:
+    """(Weighted) reciprocal rank fusion: ``sum_i w_i / (k + r_i)``."""
     k = float(ctx.params["k"])
     values = []
     for r in _ranks(ctx):
@@ -217,16 +229,19 @@ def rrf(ctx: Context) -> Float64Array:
 
 
 def isr(ctx: Context) -> Float64Array:
+    """ISR: ``n * sum_i 1 / r_i^2``."""
     out: Float64Array = _inverse_squares(ctx) * ctx.pool.count()
     return out
 
 
 def log_isr(ctx: Context) -> Float64Array:
+    """log_ISR: ``log(n) * sum_i 1 / r_i^2``."""
     out: Float64Array = _inverse_squares(ctx) * np.log(ctx.pool.count())
     return out
 
 
 def logn_isr(ctx: Context) -> Float64Array:
+    """logn_ISR: ``log(n + sigma) * sum_i 1 / r_i^2``."""
     sigma = float(ctx.params["sigma"])
     out: Float64Array = _inverse_squares(ctx) * np.log(ctx.pool.count() + sigma)
     return out
@@ -250,19 +265,23 @@ def _borda(ctx: Context, weights: Float64Array | None) -> Float64Array:
 
 
 def bordafuse(ctx: Context) -> Float64Array:
+    """BordaFuse: ``sum_i (c - r_i + 1)``; ``(c - n_i + 1) / 2`` from a run without the document."""
     return _borda(ctx, None)
 
 
 def w_bordafuse(ctx: Context) -> Float64Array:
+    """Weighted BordaFuse: ``sum_i w_i (c - r_i + 1)``."""
     return _borda(ctx, ctx.weights)
 
 
 def rbc(ctx: Context) -> Float64Array:
+    """Rank-biased centroid: ``sum_i w_i (1 - phi) phi^(r_i - 1)``."""
     phi = float(ctx.params["phi"])
     return ctx.pool.total([(1.0 - phi) * phi ** (r - 1.0) for r in _float_ranks(ctx)], ctx.weights)
 
 
 def posfuse(ctx: Context) -> Float64Array:
+    """PosFuse: ``sum_i P_i(r_i)`` (0 past the end of ``P_i``)."""
     per_run = []
     for i, rank in enumerate(_ranks(ctx)):
         probs = np.append(_param_array(ctx, "probs", i), 0.0)
@@ -271,6 +290,7 @@ def posfuse(ctx: Context) -> Float64Array:
 
 
 def probfuse(ctx: Context) -> Float64Array:
+    """ProbFuse: ``sum_i P_i(k) / k``, ``k`` the (1-based) segment of ``r_i``."""
     per_run = []
     for i, rank in enumerate(_ranks(ctx)):
         probs = _param_array(ctx, "probs", i)
@@ -282,6 +302,7 @@ def probfuse(ctx: Context) -> Float64Array:
 
 
 def slidefuse(ctx: Context) -> Float64Array:
+    """SlideFuse: ``sum_i`` the mean of ``P_i`` over ranks ``r_i - w .. r_i + w``."""
     w = int(ctx.params["w"])
     per_run = []
     for i, rank in enumerate(_ranks(ctx)):
@@ -312,6 +333,7 @@ def bayesfuse(ctx: Context) -> Float64Array:
 
 
 def mapfuse(ctx: Context) -> Float64Array:
+    """MAPFuse: ``sum_i MAP_i / r_i``."""
     scores = [float(s) for s in ctx.params["map_scores"]]
     return ctx.pool.total([scores[i] / r for i, r in enumerate(_float_ranks(ctx))])
 
@@ -339,10 +361,12 @@ def _condorcet(ctx: Context) -> Float64Array:
 
 
 def condorcet(ctx: Context) -> Float64Array:
+    """CondorcetFuse as Copeland scores (see :func:`_condorcet`)."""
     return _condorcet(ctx)
 
 
 def w_condorcet(ctx: Context) -> Float64Array:
+    """Weighted CondorcetFuse: votes weighted by ``w_i``."""
     return _condorcet(ctx)
 
 
