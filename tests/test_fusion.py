@@ -653,7 +653,13 @@ def test_pool_runs_native_join_and_its_checks():
     b = Run.from_dict({"q1": {"y": 5.0, "w": 1.0}})
 
     def item(run, qmap):
-        return (run.q_offsets, np.asarray(qmap, dtype=np.int64), run.doc_data, run.doc_offsets, run.ranking())
+        return (
+            run.q_offsets,
+            np.asarray(qmap, dtype=np.int64),
+            run.doc_data,
+            run.doc_offsets,
+            run.ranking(),
+        )
 
     q_offsets, data, offsets, counts, per_run = core.pool_runs([item(a, [0, 2]), item(b, [0])], 3)
     assert q_offsets.tolist() == [0, 3, 3, 4]  # q1: y x w (run a by rank, then b's new w); q2 none
@@ -675,3 +681,38 @@ def test_pool_runs_native_join_and_its_checks():
         core.pool_runs([tuple(bad)], 3)
     q_offsets, data, offsets, counts, per_run = core.pool_runs([], 2)
     assert q_offsets.tolist() == [0, 0, 0] and per_run == ()
+
+
+def test_pool_runs_same_with_any_thread_count():
+    import ranklens._core as core
+
+    rng = np.random.default_rng(3)
+    runs = []
+    for r in range(3):
+        records = [
+            (f"q{q}", f"d{d}", float(rng.integers(0, 5)))
+            for q in range(40)
+            if (q + r) % 7  # some queries missing from some runs
+            for d in rng.choice(60, size=int(rng.integers(1, 30)), replace=False)
+        ]
+        runs.append(Run.from_records(records))
+    union = sorted(set().union(*(run.qids for run in runs)))
+    items = [
+        (
+            run.q_offsets,
+            np.searchsorted(
+                np.asarray(union, dtype=object), np.asarray(run.qids, dtype=object)
+            ).astype(np.int64),
+            run.doc_data,
+            run.doc_offsets,
+            run.ranking(),
+        )
+        for run in runs
+    ]
+    one = core.pool_runs(items, len(union), 1)
+    for threads in (2, 3, 8):
+        other = core.pool_runs(items, len(union), threads)
+        for a, b in zip(one[:4], other[:4], strict=True):
+            assert np.array_equal(a, b)
+        for (fa, ra), (fb, rb) in zip(one[4], other[4], strict=True):
+            assert np.array_equal(fa, fb) and np.array_equal(ra, rb)
