@@ -33,6 +33,8 @@ __all__ = [
     "compare",
     "evaluate",
     "explain",
+    "fuse",
+    "fuse_optimize",
     "parse_measure",
     "parse_measures",
 ]
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from ranklens.data.run import Run
     from ranklens.evaluation.evaluator import Evaluator, evaluate
     from ranklens.evaluation.results import Results
+    from ranklens.fusion import fuse, fuse_optimize
     from ranklens.measures import Measure, parse_measure, parse_measures
     from ranklens.presentation.explanation import explain
 
@@ -64,6 +67,8 @@ _HOME = {
     "Evaluator": "ranklens.evaluation.evaluator",
     "evaluate": "ranklens.evaluation.evaluator",
     "explain": "ranklens.presentation.explanation",
+    "fuse": "ranklens.fusion",
+    "fuse_optimize": "ranklens.fusion",
     "Measure": "ranklens.measures",
     "parse_measure": "ranklens.measures",
     "parse_measures": "ranklens.measures",

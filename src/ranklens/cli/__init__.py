@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ranklens.cli import curve_command, eval_command, measures_command, trec_eval_command
     from ranklens.cli.compare_command import register as register_compare
     from ranklens.cli.explain_command import register as register_explain
+    from ranklens.cli.fuse_command import register as register_fuse
     from ranklens.cli.plot_command import register as register_plot
     from ranklens.cli.report_command import register as register_report
 
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_explain(commands)
     register_plot(commands)
     register_report(commands)
+    register_fuse(commands)
     return parser
 
 
