@@ -437,3 +437,39 @@ def _base_env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if k != "RANKLENS_NATIVE"}
+
+
+def test_pool_runs_fallback_equals_the_native_join() -> None:
+    """Rank fusion's join: the numpy fallback gives the C module's pool, for several seeds."""
+    from ranklens.data import _core as native
+    from ranklens.data import native_fallback
+    from ranklens.data.run import Run
+
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        runs = []
+        for _ in range(3):
+            docs = {
+                f"q{q}": {f"d{i}": float(rng.integers(0, 5)) for i in rng.choice(30, 10, replace=False)}
+                for q in range(8)
+                if rng.random() < 0.8
+            }
+            runs.append(Run.from_dict(docs or {"q0": {"d0": 1.0}}))
+        union = np.asarray(sorted(set().union(*(r.qids for r in runs))), dtype=object)
+        inputs = [
+            (
+                r.q_offsets,
+                np.searchsorted(union, np.asarray(r.qids, dtype=object)).astype(np.int64),
+                r.doc_data,
+                r.doc_offsets,
+                r.ranking("trec_eval"),
+            )
+            for r in runs
+        ]
+        got = native_fallback.pool_runs(inputs, len(union))
+        want = native.pool_runs(inputs, len(union))
+        for a, b in zip(got[:4], want[:4], strict=True):
+            np.testing.assert_array_equal(a, b)
+        for (fa, ra), (fb, rb) in zip(got[4], want[4], strict=True):
+            np.testing.assert_array_equal(fa, fb)
+            np.testing.assert_array_equal(ra, rb)

@@ -34,6 +34,8 @@ __all__ = [
     "compare",
     "evaluate",
     "explain",
+    "fuse",
+    "fuse_optimize",
     "parse_measure",
     "parse_measures",
 ]
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
     from ranklens.evaluation.evaluator import Evaluator, evaluate
     from ranklens.evaluation.result_set import ResultSet
     from ranklens.evaluation.results import Results
+    from ranklens.fusion import fuse, fuse_optimize
     from ranklens.measures import Measure, parse_measure, parse_measures
     from ranklens.presentation.explanation import explain
 
@@ -66,6 +69,8 @@ _HOME = {
     "Evaluator": "ranklens.evaluation.evaluator",
     "evaluate": "ranklens.evaluation.evaluator",
     "explain": "ranklens.presentation.explanation",
+    "fuse": "ranklens.fusion",
+    "fuse_optimize": "ranklens.fusion",
     "Measure": "ranklens.measures",
     "parse_measure": "ranklens.measures",
     "parse_measures": "ranklens.measures",

@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ranklens.cli.compare_command import register as register_compare
     from ranklens.cli.examples_command import register as register_examples
     from ranklens.cli.explain_command import register as register_explain
+    from ranklens.cli.fuse_command import register as register_fuse
     from ranklens.cli.ndeval_command import register as register_ndeval
     from ranklens.cli.plot_command import register as register_plot
     from ranklens.cli.report_command import register as register_report
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_plot(commands)
     register_report(commands)
     register_examples(commands)
+    register_fuse(commands)
     return parser
 
 

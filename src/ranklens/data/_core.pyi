@@ -42,3 +42,6 @@ def align(
     qrels_rel: _I64,
     threads: int = 0,
 ) -> _I64: ...
+def pool_runs(
+    runs: Sequence[tuple[_I64, _I64, _U8, _I64, _I64]], n_union: int, threads: int = 0
+) -> tuple[_I64, _U8, _I64, _I64, tuple[tuple[_I64, _I64], ...]]: ...

@@ -38,6 +38,7 @@ __all__ = [
     "group_by_query",
     "intern_strings",
     "parse_trec",
+    "pool_runs",
     "rank",
     "take_strings",
 ]
@@ -569,3 +570,67 @@ def parse_trec(
         line_arr,
         tag,
     )
+
+
+def pool_runs(
+    runs: Sequence[tuple[_I64, _I64, _U8, _I64, _I64]], n_union: int, threads: int = 0
+) -> tuple[_I64, _U8, _I64, _I64, tuple[tuple[_I64, _I64], ...]]:
+    """The runs' documents pooled per union query (rank fusion's join), as the C module:
+    for each union query, the runs in order and each run's entries in ranked order
+    (``perm``), a fused document per distinct document id in order of first appearance.
+    Returns the fused query offsets, the fused documents' ids (a string column), how many
+    runs retrieved each, and per run the fused document and 1-based rank of each ranked
+    entry."""
+    del threads
+    prepared: list[tuple[list[int], list[int], list[bytes], list[int]]] = []
+    for q_offsets, qmap, data, offsets, perm in runs:
+        bounds = _as_array(q_offsets, np.int64, "q_offsets")
+        where = _as_array(qmap, np.int64, "qmap")
+        strings = _strings(
+            _as_array(data, np.uint8, "doc_data"), _as_array(offsets, np.int64, "doc_offsets")
+        )
+        ranked = _as_array(perm, np.int64, "perm")
+        inverse = np.full(n_union, -1, dtype=np.int64)
+        inverse[where] = np.arange(where.shape[0], dtype=np.int64)
+        prepared.append((bounds.tolist(), inverse.tolist(), strings, ranked.tolist()))
+    fused: list[bytes] = []
+    hits: list[int] = []
+    counts = np.zeros(n_union, dtype=np.int64)
+    per_run = [
+        (np.zeros(len(ranking), dtype=np.int64), np.zeros(len(ranking), dtype=np.int64))
+        for _, _, _, ranking in prepared
+    ]
+    for u in range(n_union):
+        local: dict[bytes, int] = {}
+        start = len(fused)
+        for (starts, inverse, strings, ranking), (fid, ranks) in zip(
+            prepared, per_run, strict=True
+        ):
+            j = inverse[u]
+            if j < 0:
+                continue
+            for p in range(starts[j], starts[j + 1]):
+                text = strings[ranking[p]]
+                k = local.get(text)
+                if k is None:
+                    k = local[text] = len(local)
+                    fused.append(text)
+                    hits.append(0)
+                fid[p] = start + k
+                ranks[p] = p - starts[j] + 1
+                hits[start + k] += 1
+        counts[u] = len(local)
+    q_offsets_out = np.zeros(n_union + 1, dtype=np.int64)
+    np.cumsum(counts, out=q_offsets_out[1:])
+    lengths = np.fromiter((len(t) for t in fused), dtype=np.int64, count=len(fused))
+    doc_offsets = np.zeros(len(fused) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=doc_offsets[1:])
+    doc_data = np.frombuffer(b"".join(fused), dtype=np.uint8).copy()
+    return (
+        q_offsets_out,
+        doc_data,
+        doc_offsets,
+        np.asarray(hits, dtype=np.int64),
+        tuple((fid, rank) for fid, rank in per_run),
+    )
+

@@ -17,6 +17,7 @@
  *   threads.c   how many threads, running jobs on them, splitting the queries
  *   rank.c      ranking each query by score with a tie policy
  *   join.c      docids looked up per query: duplicates and the run/qrels join
+ *   pool.c      the documents of several runs pooled per query (rank fusion)
  *   columns.c   string columns gathered by index, entries grouped by query
  *
  * Everything works on "string columns": a column of n byte strings is a
@@ -33,6 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The functions declared here are hidden, so the module still exports only
@@ -127,6 +129,107 @@ static inline int cmp_bytes(const uint8_t *a, size_t la, const uint8_t *b, size_
     }
 #endif
     return (la > lb) - (la < lb);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hash tables of docids per query (inline: join.c and pool.c)               */
+/* ------------------------------------------------------------------------ */
+
+/* Smallest power of two >= 2 * n (at least 16): a hash table size giving a
+ * load factor of at most 1/2.  Returns 0 on overflow. */
+static inline size_t table_size(size_t n)
+{
+    size_t c = 16;
+    while (c < 2 * n) {
+        if (c > SIZE_MAX / 4)
+            return 0;
+        c *= 2;
+    }
+    return c;
+}
+
+/* One slot of a generation-stamped open-addressing hash table: a slot is in
+ * use when its gen equals the table's current generation, so "clearing" the
+ * table is a single increment. */
+typedef struct {
+    uint32_t gen;
+    uint32_t h;  /* low 32 bits of the hash, to skip most memcmp calls */
+    int64_t idx; /* entry index */
+} slot_t;
+
+typedef struct {
+    slot_t *slots;
+    size_t mask;
+    uint32_t gen;
+} gtable;
+
+static inline int gtable_init(gtable *t, size_t max_keys)
+{
+    size_t cap = table_size(max_keys);
+    t->slots = NULL;
+    t->mask = 0;
+    t->gen = 0;
+    if (cap == 0 || cap > SIZE_MAX / sizeof(slot_t))
+        return -1;
+    t->slots = (slot_t *)calloc(cap, sizeof(slot_t));
+    if (t->slots == NULL)
+        return -1;
+    t->mask = cap - 1;
+    return 0;
+}
+
+static inline void gtable_clear(gtable *t)
+{
+    if (t->gen == UINT32_MAX) {
+        memset(t->slots, 0, (t->mask + 1) * sizeof(slot_t));
+        t->gen = 0;
+    }
+    t->gen++;
+}
+
+/* Looks string s up in the table (keys are entries of the column data/off);
+ * returns the stored entry index, or -1 after inserting `idx` when absent. */
+static inline int64_t gtable_find_or_insert(gtable *t, const uint8_t *data, const int64_t *off,
+                                            const uint8_t *s, size_t len, int64_t idx)
+{
+    uint64_t h = hash_bytes(s, len);
+    uint32_t h32 = (uint32_t)h;
+    size_t i = (size_t)(h >> 32) & t->mask;
+    slot_t *sl = t->slots;
+    const uint32_t gen = t->gen;
+    while (sl[i].gen == gen) {
+        if (sl[i].h == h32) {
+            int64_t e = sl[i].idx;
+            size_t le = (size_t)(off[e + 1] - off[e]);
+            if (le == len && memcmp(data + off[e], s, len) == 0)
+                return e;
+        }
+        i = (i + 1) & t->mask;
+    }
+    sl[i].gen = gen;
+    sl[i].h = h32;
+    sl[i].idx = idx;
+    return -1;
+}
+
+static inline int64_t gtable_find(const gtable *t, const uint8_t *data, const int64_t *off,
+                                  const uint8_t *s, size_t len)
+{
+    uint64_t h = hash_bytes(s, len);
+    uint32_t h32 = (uint32_t)h;
+    size_t i = (size_t)(h >> 32) & t->mask;
+    const slot_t *sl = t->slots;
+    const uint32_t gen = t->gen;
+    while (sl[i].gen == gen) {
+        if (sl[i].h == h32) {
+            int64_t e = sl[i].idx;
+            size_t le = (size_t)(off[e + 1] - off[e]);
+            if (le == len && memcmp(data + off[e], s, len) == 0)
+                return e;
+        }
+        i = (i + 1) & t->mask;
+    }
+    return -1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -308,6 +411,38 @@ rl_align *rl_align_new(const rl_align_args *args, int64_t maxq, int T);
 void rl_align_run(rl_align *A);
 int64_t rl_align_bad(const rl_align *A);
 void rl_align_free(rl_align *A);
+
+/* ------------------------------------------------------------------------ */
+/* pool.c                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* One input run of pool_runs (checked by the caller: valid string column and
+ * query offsets, perm a permutation of [0, n), qmap increasing and below the
+ * number of union queries), and where its outputs go: fid[p] and rank[p] for
+ * the entry perm[p] (n each). */
+typedef struct {
+    const int64_t *qo, *qmap, *off, *perm; /* query offsets, union query of each, docids, order */
+    const uint8_t *data;                   /* docid bytes */
+    int64_t nq, n;                         /* queries, entries */
+    int64_t *fid, *rank;                   /* outputs: fused document, rank (from 1) */
+} rl_pool_run;
+
+/* pool_runs: rl_pool_new sets the pooling of R runs over n_union union
+ * queries up (NULL when out of memory; `threads` as for rl_worker_threads);
+ * rl_pool_pass1 numbers the fused documents of each union query in (run,
+ * rank) order of first appearance; rl_pool_offsets writes the fused query
+ * offsets (n_union + 1) and returns the bytes of the fused docids;
+ * rl_pool_pass2 (given those offsets) writes the fused docid column (out_data, out_off: fused + 1),
+ * how many runs retrieved each fused document (out_count) and turns the runs'
+ * fid into global fused indices; rl_pool_free frees (NULL is fine).  The
+ * results do not depend on the thread count. */
+typedef struct rl_pool rl_pool;
+rl_pool *rl_pool_new(rl_pool_run *runs, int R, int64_t n_union, int threads);
+void rl_pool_pass1(rl_pool *P);
+int64_t rl_pool_offsets(const rl_pool *P, int64_t *fq);
+void rl_pool_pass2(rl_pool *P, const int64_t *fq, uint8_t *out_data, int64_t *out_off,
+                   int64_t *out_count);
+void rl_pool_free(rl_pool *P);
 
 /* ------------------------------------------------------------------------ */
 /* columns.c                                                                  */

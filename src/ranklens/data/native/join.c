@@ -2,110 +2,13 @@
  * join.c -- docids looked up per query: the repeated docids of each query
  * (find_duplicates) and the judgments of a ranked run from its qrels (align).
  *
- * Both look docids up in a generation-stamped hash table of their own per
- * thread, cleared for each query with one increment, and split the queries
- * over threads; the results do not depend on the thread count.
+ * Both look docids up in a generation-stamped hash table (gtable, core.h) of
+ * their own per thread, cleared for each query with one increment, and split
+ * the queries over threads; the results do not depend on the thread count.
  */
 #include "core.h"
 
 #include <stdlib.h>
-
-/* Smallest power of two >= 2 * n (at least 16): a hash table size giving a
- * load factor of at most 1/2.  Returns 0 on overflow. */
-static size_t table_size(size_t n)
-{
-    size_t c = 16;
-    while (c < 2 * n) {
-        if (c > SIZE_MAX / 4)
-            return 0;
-        c *= 2;
-    }
-    return c;
-}
-
-/* One slot of a generation-stamped open-addressing hash table: a slot is in
- * use when its gen equals the table's current generation, so "clearing" the
- * table is a single increment. */
-typedef struct {
-    uint32_t gen;
-    uint32_t h;  /* low 32 bits of the hash, to skip most memcmp calls */
-    int64_t idx; /* entry index */
-} slot_t;
-
-typedef struct {
-    slot_t *slots;
-    size_t mask;
-    uint32_t gen;
-} gtable;
-
-static int gtable_init(gtable *t, size_t max_keys)
-{
-    size_t cap = table_size(max_keys);
-    t->slots = NULL;
-    t->mask = 0;
-    t->gen = 0;
-    if (cap == 0 || cap > SIZE_MAX / sizeof(slot_t))
-        return -1;
-    t->slots = (slot_t *)calloc(cap, sizeof(slot_t));
-    if (t->slots == NULL)
-        return -1;
-    t->mask = cap - 1;
-    return 0;
-}
-
-static void gtable_clear(gtable *t)
-{
-    if (t->gen == UINT32_MAX) {
-        memset(t->slots, 0, (t->mask + 1) * sizeof(slot_t));
-        t->gen = 0;
-    }
-    t->gen++;
-}
-
-/* Looks string s up in the table (keys are entries of the column data/off);
- * returns the stored entry index, or -1 after inserting `idx` when absent. */
-static inline int64_t gtable_find_or_insert(gtable *t, const uint8_t *data, const int64_t *off,
-                                            const uint8_t *s, size_t len, int64_t idx)
-{
-    uint64_t h = hash_bytes(s, len);
-    uint32_t h32 = (uint32_t)h;
-    size_t i = (size_t)(h >> 32) & t->mask;
-    slot_t *sl = t->slots;
-    const uint32_t gen = t->gen;
-    while (sl[i].gen == gen) {
-        if (sl[i].h == h32) {
-            int64_t e = sl[i].idx;
-            size_t le = (size_t)(off[e + 1] - off[e]);
-            if (le == len && memcmp(data + off[e], s, len) == 0)
-                return e;
-        }
-        i = (i + 1) & t->mask;
-    }
-    sl[i].gen = gen;
-    sl[i].h = h32;
-    sl[i].idx = idx;
-    return -1;
-}
-
-static inline int64_t gtable_find(const gtable *t, const uint8_t *data, const int64_t *off,
-                                  const uint8_t *s, size_t len)
-{
-    uint64_t h = hash_bytes(s, len);
-    uint32_t h32 = (uint32_t)h;
-    size_t i = (size_t)(h >> 32) & t->mask;
-    const slot_t *sl = t->slots;
-    const uint32_t gen = t->gen;
-    while (sl[i].gen == gen) {
-        if (sl[i].h == h32) {
-            int64_t e = sl[i].idx;
-            size_t le = (size_t)(off[e + 1] - off[e]);
-            if (le == len && memcmp(data + off[e], s, len) == 0)
-                return e;
-        }
-        i = (i + 1) & t->mask;
-    }
-    return -1;
-}
 
 /* ------------------------------------------------------------------------ */
 /* find_duplicates                                                            */

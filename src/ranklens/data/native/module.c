@@ -17,12 +17,14 @@
  *   find_duplicates(q_offsets, doc_data, doc_offsets, order, limit, threads=0)
  *   align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,
  *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0)
+ *   pool_runs(runs, n_union, threads=0)
  *
  * The heavy loops run with the GIL released.  There is no global mutable
  * state: all tables are const.  parse_trec's two passes, rank,
- * find_duplicates and align run on up to min(cores, 8) POSIX threads for
- * large inputs (RANKLENS_NUM_THREADS=N caps it, 1 turns threads off; the
- * `threads` argument sets it); the result does not depend on the count.
+ * find_duplicates, align and pool_runs run on up to min(cores, 8) POSIX
+ * threads for large inputs (RANKLENS_NUM_THREADS=N caps it, 1 turns threads
+ * off; the `threads` argument sets it); the result does not depend on the
+ * count.
  *
  * This file binds the core to Python: argument parsing and checks, numpy
  * arrays, Python errors, the method table and the module init.  The work is
@@ -1016,6 +1018,141 @@ fail:
 }
 
 /* ------------------------------------------------------------------------ */
+/* pool_runs (rank fusion)                                                    */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *py_pool_runs(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"runs", "n_union", "threads", NULL};
+    static const int types[5] = {NPY_INT64, NPY_INT64, NPY_UINT8, NPY_INT64, NPY_INT64};
+    static const char *names[5] = {"q_offsets", "qmap", "doc_data", "doc_offsets", "perm"};
+    PyObject *runs_o, *seq = NULL, *result = NULL, *outs = NULL;
+    PyArrayObject *fq = NULL, *fdata = NULL, *foff = NULL, *fcount = NULL;
+    PyArrayObject *(*arrs)[7] = NULL; /* per run: the 5 inputs, then fid and rank */
+    rl_pool_run *runs = NULL;
+    rl_pool *pool = NULL;
+    long long n_union;
+    int64_t u, nbytes;
+    int threads = 0, r, k, R = 0;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OL|i:pool_runs", kwlist, &runs_o, &n_union,
+                                     &threads))
+        return NULL;
+    if (n_union < 0) {
+        PyErr_SetString(PyExc_ValueError, "n_union must be >= 0");
+        return NULL;
+    }
+    seq = PySequence_Fast(runs_o, "runs must be a sequence of tuples");
+    if (seq == NULL)
+        return NULL;
+    R = (int)PySequence_Fast_GET_SIZE(seq);
+    runs = (rl_pool_run *)calloc((size_t)(R > 0 ? R : 1), sizeof(rl_pool_run));
+    arrs = (PyArrayObject * (*)[7]) calloc((size_t)(R > 0 ? R : 1), sizeof(*arrs));
+    if (runs == NULL || arrs == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (r = 0; r < R; r++) {
+        rl_pool_run *P = &runs[r];
+        PyArrayObject **a = arrs[r];
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, r);
+        int64_t j;
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 5) {
+            PyErr_SetString(PyExc_TypeError, "each run must be a tuple of 5 arrays");
+            goto done;
+        }
+        for (k = 0; k < 5; k++) {
+            a[k] = as_array(PyTuple_GET_ITEM(item, k), types[k], names[k]);
+            if (a[k] == NULL)
+                goto done;
+        }
+        P->n = check_column(a[2], a[3], "doc");
+        if (P->n < 0)
+            goto done;
+        P->nq = check_qoffsets(a[0], P->n, "q_offsets");
+        if (P->nq < 0)
+            goto done;
+        if (LEN(a[1]) != P->nq || LEN(a[4]) != P->n) {
+            PyErr_SetString(PyExc_ValueError, "qmap and perm must match the run");
+            goto done;
+        }
+        P->qo = I64(a[0]);
+        P->qmap = I64(a[1]);
+        P->data = (const uint8_t *)PyArray_DATA(a[2]);
+        P->off = I64(a[3]);
+        P->perm = I64(a[4]);
+        for (j = 0; j < P->n; j++) {
+            if (P->perm[j] < 0 || P->perm[j] >= P->n) {
+                PyErr_SetString(PyExc_IndexError, "perm is out of bounds");
+                goto done;
+            }
+        }
+        for (j = 0; j < P->nq; j++) {
+            int64_t m = P->qmap[j];
+            if (m < 0 || m >= n_union || (j > 0 && m <= P->qmap[j - 1])) {
+                PyErr_SetString(PyExc_ValueError, "qmap must be increasing and < n_union");
+                goto done;
+            }
+        }
+        a[5] = new_array((npy_intp)P->n, NPY_INT64);
+        a[6] = new_array((npy_intp)P->n, NPY_INT64);
+        if (a[5] == NULL || a[6] == NULL)
+            goto done;
+        P->fid = I64(a[5]);
+        P->rank = I64(a[6]);
+    }
+    pool = rl_pool_new(runs, R, (int64_t)n_union, threads);
+    if (pool == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    rl_pool_pass1(pool);
+    Py_END_ALLOW_THREADS
+    fq = new_array((npy_intp)n_union + 1, NPY_INT64);
+    if (fq == NULL)
+        goto done;
+    nbytes = rl_pool_offsets(pool, I64(fq));
+    u = I64(fq)[n_union]; /* fused documents */
+    fdata = new_array((npy_intp)nbytes, NPY_UINT8);
+    foff = new_array((npy_intp)u + 1, NPY_INT64);
+    fcount = new_array((npy_intp)u, NPY_INT64);
+    if (fdata == NULL || foff == NULL || fcount == NULL)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    rl_pool_pass2(pool, I64(fq), (uint8_t *)PyArray_DATA(fdata), I64(foff), I64(fcount));
+    Py_END_ALLOW_THREADS
+    outs = PyTuple_New(R);
+    if (outs == NULL)
+        goto done;
+    for (r = 0; r < R; r++) {
+        PyObject *o = Py_BuildValue("(OO)", arrs[r][5], arrs[r][6]);
+        if (o == NULL)
+            goto done;
+        PyTuple_SET_ITEM(outs, r, o);
+    }
+    result = Py_BuildValue("(OOOOO)", fq, fdata, foff, fcount, outs);
+done:
+    rl_pool_free(pool);
+    if (arrs != NULL) {
+        for (r = 0; r < R; r++) {
+            for (k = 0; k < 7; k++)
+                Py_XDECREF(arrs[r][k]);
+        }
+    }
+    free(arrs);
+    free(runs);
+    Py_XDECREF(fq);
+    Py_XDECREF(fdata);
+    Py_XDECREF(foff);
+    Py_XDECREF(fcount);
+    Py_XDECREF(outs);
+    Py_XDECREF(seq);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
 /* module                                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -1061,6 +1198,14 @@ PyDoc_STRVAR(align_doc,
 "      qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0) -> rel\n\n"
 "Judgments of the ranked run entries: the relevance, -2 if negative, -1 if unjudged.");
 
+PyDoc_STRVAR(pool_runs_doc,
+"pool_runs(runs, n_union, threads=0) -> (q_offsets, doc_data, doc_offsets, counts, per_run)\n\n"
+"Pool the documents of several runs per union query (rank fusion).  Each run is a tuple\n"
+"(q_offsets, qmap, doc_data, doc_offsets, perm); qmap maps its queries to union query\n"
+"indices (increasing).  Fused documents are numbered per union query in (run, rank) order\n"
+"of first appearance; counts[f] is how many runs retrieved fused document f.\n"
+"per_run[i] = (fid, rank), in perm order.");
+
 #define METH(name) \
     {#name, (PyCFunction)(void (*)(void))py_##name, METH_VARARGS | METH_KEYWORDS, name##_doc}
 
@@ -1074,6 +1219,7 @@ static PyMethodDef core_methods[] = {
     METH(rank),
     METH(find_duplicates),
     METH(align),
+    METH(pool_runs),
     {NULL, NULL, 0, NULL},
 };
 

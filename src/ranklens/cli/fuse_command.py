@@ -1,0 +1,196 @@
+"""``ranklens fuse RUN RUN ... --method rrf -o fused.run``: rank fusion (see
+:mod:`ranklens.fusion`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+TIES = ("trec_eval", "input", "docid_asc")
+
+
+def register(commands: Any) -> None:
+    """Add the ``fuse`` subcommand."""
+    p = commands.add_parser(
+        "fuse",
+        help="fuse runs into one run (RRF, CombSUM, CombMNZ, Borda, Condorcet, ...)",
+        description=(
+            "Fuse runs into one TREC run. Each run is ranked by the tie policy first, so the "
+            "result never depends on the order of the input lines. Methods and "
+            "normalisations use ranx's names (rrf, comb_sum/sum, comb_mnz/mnz, wsum, "
+            "bordafuse, condorcet, ...); see docs/fusion.md. With --optimize QRELS, the "
+            "weights and parameters are grid-searched for --measure first and the best "
+            "fused run is written."
+        ),
+    )
+    p.add_argument("runs", nargs="+", metavar="run", help="run files (TREC format)")
+    p.add_argument("--method", default="rrf", help="fusion method (default: rrf, k=60)")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a method parameter, e.g. k=60, phi=0.8, gamma=0.5, sigma=0.01, w=3 (repeatable); "
+        "with --optimize, NAME=V1,V2,... gives the values to try",
+    )
+    p.add_argument(
+        "--norm",
+        help="score normalisation for score-based methods: min-max (default), min-max@K, max, "
+        "sum, zmuv, rank, borda, none",
+    )
+    p.add_argument("--weights", metavar="W1,W2,...", help="one weight per run")
+    p.add_argument(
+        "-o", "--output", default="-", metavar="FILE", help="output run (default: stdout)"
+    )
+    p.add_argument("--tag", metavar="NAME", help="run tag of the output (default: the method)")
+    p.add_argument(
+        "--depth",
+        type=int,
+        metavar="N",
+        help="keep the top N fused documents per query (default: all)",
+    )
+    p.add_argument("--ties", choices=TIES, default="trec_eval", help="order of equal scores")
+    p.add_argument(
+        "--train",
+        metavar="QRELS",
+        help="estimate the parameters of a supervised method (bayesfuse, posfuse, probfuse, "
+        "segfuse, slidefuse, mapfuse) from these qrels",
+    )
+    p.add_argument(
+        "--optimize",
+        metavar="QRELS",
+        help="grid-search weights and parameters against these qrels; write the best run",
+    )
+    p.add_argument("--measure", default="nDCG@10", help="measure to maximise (default nDCG@10)")
+    p.add_argument(
+        "--train-queries",
+        metavar="Q1,Q2,...|@FILE",
+        help="optimise on these queries only (a comma list, or @FILE with one id per line)",
+    )
+    p.add_argument("--step", type=float, default=0.1, help="step of the weight grid (default 0.1)")
+    p.add_argument("--grid-out", metavar="CSV", help="with --optimize: write the whole grid as CSV")
+    p.add_argument("--quiet", action="store_true", help="print nothing on stderr")
+    p.set_defaults(handler=run_fuse)
+
+
+def _value(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _params(items: list[str], lists: bool) -> dict[str, Any]:
+    from ranklens.base.errors import OptionError
+
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise OptionError(f"--param expects NAME=VALUE, not {item!r}")
+        if lists:
+            out[name.strip()] = [_value(v.strip()) for v in value.split(",") if v.strip()]
+        else:
+            parsed = _value(value.strip())
+            if isinstance(parsed, str):
+                raise OptionError(f"--param {name.strip()}: {value!r} is not a number")
+            out[name.strip()] = parsed
+    return out
+
+
+def _weights(text: str | None) -> list[float] | None:
+    from ranklens.base.errors import OptionError
+
+    if text is None:
+        return None
+    try:
+        return [float(w) for w in text.split(",")]
+    except ValueError:
+        raise OptionError(f"--weights expects numbers separated by commas, not {text!r}") from None
+
+
+def _queries(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    if text.startswith("@"):
+        with open(text[1:], encoding="utf-8") as handle:
+            return [line.strip() for line in handle if line.strip()]
+    return [q.strip() for q in text.split(",") if q.strip()]
+
+
+def run_fuse(args: argparse.Namespace) -> int:
+    """Handle ``ranklens fuse``."""
+    from ranklens.base.errors import OptionError
+    from ranklens.data.run import Run
+    from ranklens.fusion import SUPERVISED, fuse, get_method
+
+    spec = get_method(args.method)
+    if args.runs.count("-") > 1:
+        raise OptionError("only one run can be '-' (stdin)")
+    if args.optimize and args.train:
+        raise OptionError("--optimize trains supervised methods itself; leave out --train")
+    runs = [Run.from_file(path) for path in args.runs]
+    weights = _weights(args.weights)
+    if args.optimize:
+        fused = _optimized(args, spec.name, runs, weights)
+    else:
+        params = _params(args.param, lists=False)
+        if spec.name in SUPERVISED:
+            if not args.train:
+                raise OptionError(
+                    f"method {spec.name!r} is supervised: give --train QRELS (or --optimize QRELS)"
+                )
+            from ranklens.fusion import train
+
+            params = {**train(spec.name, args.train, runs, ties=args.ties), **params}
+        fused = fuse(
+            runs, spec.name, norm=args.norm, weights=weights, params=params, ties=args.ties
+        )
+    if args.depth is not None:
+        from ranklens.fusion.combine import cut
+
+        if args.depth < 1:
+            raise OptionError(f"--depth must be a positive number, not {args.depth}")
+        fused = cut(fused, args.depth, args.ties)
+    tag = args.tag or spec.name
+    fused.write(sys.stdout if args.output == "-" else args.output, ties=args.ties, name=tag)
+    if not args.quiet:
+        sys.stderr.write(
+            f"ranklens: fused {len(runs)} runs with {spec.name}: {fused.num_queries} queries, "
+            f"{len(fused)} documents\n"
+        )
+    return 0
+
+
+def _optimized(args: argparse.Namespace, method: str, runs: list[Any], weights: Any) -> Any:
+    from ranklens.base.errors import OptionError
+    from ranklens.fusion import fuse_optimize
+
+    if weights is not None:
+        raise OptionError("--optimize searches the weights; leave out --weights")
+    grid = _params(args.param, lists=True)
+    frame, best = fuse_optimize(
+        args.optimize,
+        runs,
+        method,
+        args.measure,
+        grid=grid or None,
+        train_queries=_queries(args.train_queries),
+        norm=args.norm,
+        step=args.step,
+        ties=args.ties,
+    )
+    if args.grid_out:
+        frame.to_csv(args.grid_out, index=False)
+    if not args.quiet:
+        shown = ", ".join(f"{k}={v}" for k, v in best.params)
+        if best.weights is not None:
+            shown = ", ".join(filter(None, [shown, f"weights={','.join(map(str, best.weights))}"]))
+        sys.stderr.write(
+            f"ranklens: best of {len(frame)} settings: {shown or 'no parameters'} "
+            f"({best.measure} = {best.value:.4f} on the training queries)\n"
+        )
+    return best.fuse(runs, ties=args.ties)

@@ -1,0 +1,147 @@
+"""Score normalisations applied to each run, per query, before score-based fusion.
+
+Every function reads one run of a :class:`~ranklens.fusion._pool.Pool` (its scores in
+ranked order) and returns the normalised value of each entry; ``borda`` also returns the
+value of the documents the run did not retrieve. Sums run in rank order, so the result
+never depends on the order of the input lines.
+
+========================  ==================================================================
+name (aliases)            value of a document with score ``s`` in a query's list of ``n``
+========================  ==================================================================
+``min-max`` (min_max)     ``(s - min) / (max - min)``; ``1`` when ``max == min`` (one document,
+                          or all scores equal): each is its run's top document
+``min-max@k``             as ``min-max`` with ``min`` the score at rank ``min(k, n)``; documents
+                          below rank ``k`` get ``0``
+``max``                   ``s / max``
+``sum``                   ``(s - min) / (sum - n * min)``
+``zmuv`` (z-score)        ``(s - mean) / std`` (population standard deviation)
+``rank``                  ``1 - (rank - 1) / n``
+``borda``                 ``1 - (rank - 1) / c`` with ``c`` the query's candidates (documents
+                          retrieved by any run); a candidate the run did not retrieve gets
+                          ``0.5 - (n - 1) / (2 c)``, the mean of the ranks left over
+``none``                  ``s``
+========================  ==================================================================
+
+Denominators of ``max``, ``sum`` and ``zmuv`` are at least ``1e-9``, as in ranx.
+
+>>> from ranklens.fusion import normalize
+>>> run = {"q": {"a": 4.0, "b": 1.0, "c": 2.0, "d": 3.0}, "one": {"x": -2.0}}
+>>> normalize([run], "min-max")[0].to_dict()  # ranked order; one document -> 1
+{'one': {'x': 1.0}, 'q': {'a': 1.0, 'd': 0.6666666666666666, 'c': 0.3333333333333333, 'b': 0.0}}
+>>> normalize([run], "min-max@2")[0].to_dict()["q"]  # min is the 2nd score; below -> 0
+{'a': 1.0, 'd': 0.0, 'c': 0.0, 'b': 0.0}
+>>> normalize([run], "rank")[0].to_dict()["q"]
+{'a': 1.0, 'd': 0.75, 'c': 0.5, 'b': 0.25}
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ranklens.base.errors import OptionError
+from ranklens.base.types import Float64Array
+from ranklens.fusion._pool import Pool
+
+NORMS = ("min-max", "min-max@k", "max", "sum", "zmuv", "rank", "borda", "none")
+_ALIASES = {
+    "minmax": "min-max",
+    "zmuv": "zmuv",
+    "zscore": "zmuv",
+    "z": "zmuv",
+    "standard": "zmuv",
+    "max": "max",
+    "sum": "sum",
+    "rank": "rank",
+    "borda": "borda",
+    "none": "none",
+}
+_FLOOR = 1e-9
+
+
+def parse_norm(norm: str) -> tuple[str, int | None]:
+    """The canonical name of a normalisation and its ``k`` (for ``min-max@k``)."""
+    if not isinstance(norm, str):
+        raise OptionError(f"norm must be a string such as 'min-max', not {norm!r}")
+    text = norm.strip().lower()
+    k: int | None = None
+    if "@" in text:
+        text, _, tail = text.partition("@")
+        try:
+            k = int(tail)
+        except ValueError:
+            k = None
+        if k is None or k < 1:
+            raise OptionError(f"norm {norm!r}: k after '@' must be a positive integer")
+    key = text.replace("-", "").replace("_", "").replace(" ", "")
+    name = _ALIASES.get(key)
+    if name is None:
+        raise OptionError(f"unknown norm {norm!r}; choose one of {', '.join(NORMS)}")
+    if k is not None:
+        if name != "min-max":
+            raise OptionError(f"norm {norm!r}: '@k' applies to min-max only")
+        return "min-max@k", k
+    return name, None
+
+
+def normalise(pool: Pool, norm: str, i: int) -> tuple[Float64Array, Float64Array | None]:
+    """Run ``i``'s normalised values (ranked order) and, for ``borda``, the per-query
+    value of the candidates it did not retrieve."""
+    name, k = parse_norm(norm)
+    s = pool.score[i]
+    if name == "none":
+        return s.copy(), None
+    lengths = pool.run_len[i]
+    nq = lengths.shape[0]
+    n = lengths.astype(np.float64)
+    has = lengths > 0
+
+    def expand(per_query: Float64Array) -> Float64Array:
+        """A per-query value repeated for each of the run's entries of that query."""
+        out: Float64Array = np.repeat(per_query, lengths)
+        return out
+
+    if name == "rank":
+        out = (pool.rank[i] - 1) / expand(n)
+        return np.subtract(1.0, out, out=out), None
+    if name == "borda":
+        c = pool.candidates().astype(np.float64)
+        # 0.5 - (n - 1) / (2 c) as ranx writes it; nothing where the run lacks the query
+        fill = np.zeros(nq, dtype=np.float64)
+        fill[has] = 0.5 - (n[has] - 1.0) / (2.0 * c[has])
+        out = (pool.rank[i] - 1) / expand(c)
+        return np.subtract(1.0, out, out=out), fill
+    # per-query statistics on small arrays; ranked order puts the top score first
+    stop = np.cumsum(lengths)
+    start = stop - lengths
+    top = np.zeros(nq, dtype=np.float64)
+    low = np.zeros(nq, dtype=np.float64)
+    top[has] = s[start[has]]
+    if name == "max":
+        out = s / expand(np.maximum(top, _FLOOR))
+        return out, None
+    if name in ("min-max", "min-max@k"):
+        depth = lengths if k is None else np.minimum(lengths, k)
+        low[has] = s[(start + depth - 1)[has]]
+        span = top - low
+        flat = has & (span <= 0)
+        out = np.subtract(s, expand(low))
+        np.divide(out, expand(np.maximum(span, _FLOOR)), out=out)
+        if flat.any():  # one document, or all scores equal: each is the run's top document
+            out[np.repeat(flat, lengths)] = 1.0
+        if k is not None:
+            np.maximum(out, 0.0, out=out)
+        return out, None
+    q = pool.query[i]
+    total = np.bincount(q, weights=s, minlength=nq)
+    if name == "sum":
+        low[has] = s[(stop - 1)[has]]
+        out = np.subtract(s, expand(low))
+        np.divide(out, expand(np.maximum(total - low * n, _FLOOR)), out=out)
+        return out, None
+    # zmuv
+    mean = np.divide(total, n, out=np.zeros(nq), where=has)
+    dev = np.subtract(s, expand(mean))
+    sq = np.bincount(q, weights=dev * dev, minlength=nq)
+    std = np.sqrt(np.divide(sq, n, out=np.zeros(nq), where=has))
+    np.divide(dev, expand(np.maximum(std, _FLOOR)), out=dev)
+    return dev, None
