@@ -590,9 +590,9 @@ def pool_runs(
             _as_array(data, np.uint8, "doc_data"), _as_array(offsets, np.int64, "doc_offsets")
         )
         ranked = _as_array(perm, np.int64, "perm")
-        inverse = np.full(n_union, -1, dtype=np.int64)
-        inverse[where] = np.arange(where.shape[0], dtype=np.int64)
-        prepared.append((bounds.tolist(), inverse.tolist(), strings, ranked.tolist()))
+        slot = np.full(n_union, -1, dtype=np.int64)
+        slot[where] = np.arange(where.shape[0], dtype=np.int64)
+        prepared.append((bounds.tolist(), slot.tolist(), strings, ranked.tolist()))
     fused: list[bytes] = []
     hits: list[int] = []
     counts = np.zeros(n_union, dtype=np.int64)
@@ -603,14 +603,14 @@ def pool_runs(
     for u in range(n_union):
         local: dict[bytes, int] = {}
         start = len(fused)
-        for (starts, inverse, strings, ranking), (fid, ranks) in zip(
+        for (starts, slots, texts, ranking), (fid, ranks) in zip(
             prepared, per_run, strict=True
         ):
-            j = inverse[u]
+            j = slots[u]
             if j < 0:
                 continue
             for p in range(starts[j], starts[j + 1]):
-                text = strings[ranking[p]]
+                text = texts[ranking[p]]
                 k = local.get(text)
                 if k is None:
                     k = local[text] = len(local)
