@@ -22,10 +22,14 @@ NO_FORMAT = {
     "trec-eval": "prints trec_eval's own output, byte for byte (ranklens eval has the formats)",
     "report": "writes one HTML page",
     "examples": "writes the example files as they are",
+    "fuse": "writes a TREC run (the fused run is a file, not a table)",
+    "ndeval": "prints ndeval's own CSV, byte for byte",
 }
 NO_EXAMPLE = {
     "measures": "reads no data",
     "examples": "writes the example data itself",
+    "fuse": "fuses the runs it is given ('ranklens examples' writes two to try)",
+    "ndeval": "the bundled example has no subtopic qrels",
 }
 
 

@@ -620,8 +620,10 @@ def test_cli_fuse_optimize(tmp_path, capsys):
     close(
         Run.from_file(str(out)).to_dict(), fuse([R1, R2], "wsum", weights=[0, 1]).to_dict(), tol=0
     )
-    code = main(["fuse", a, b, "--method", "probfuse", "--train", str(qrels), "-o", str(out)])
-    assert code == 0
+    again = ["fuse", a, b, "--method", "probfuse", "--train", str(qrels), "-o", str(out)]
+    assert main(again) == 2  # the output exists: refused without --force
+    assert main([*again, "--force"]) == 0
+    assert main(["fuse", a, b, "-o", a, "--force"]) == 2  # never over an input run
 
 
 def test_depth_keeps_the_top_of_each_query():

@@ -43,6 +43,9 @@ def register(commands: Any) -> None:
     p.add_argument(
         "-o", "--output", default="-", metavar="FILE", help="output run (default: stdout)"
     )
+    p.add_argument(
+        "--force", action="store_true", help="overwrite FILE if it exists (never an input run)"
+    )
     p.add_argument("--tag", metavar="NAME", help="run tag of the output (default: the method)")
     p.add_argument(
         "--depth",
@@ -156,7 +159,16 @@ def run_fuse(args: argparse.Namespace) -> int:
             raise OptionError(f"--depth must be a positive number, not {args.depth}")
         fused = cut(fused, args.depth, args.ties)
     tag = args.tag or spec.name
-    fused.write(sys.stdout if args.output == "-" else args.output, ties=args.ties, name=tag)
+    if args.output == "-":
+        fused.write(sys.stdout, ties=args.ties, name=tag)
+    else:  # never over an input, never half-written (see ranklens.data.output)
+        import io
+
+        from ranklens.data.output import write_atomically
+
+        text = io.StringIO()
+        fused.write(text, ties=args.ties, name=tag)
+        write_atomically(args.output, text.getvalue(), inputs=args.runs, force=args.force)
     if not args.quiet:
         sys.stderr.write(
             f"ranklens: fused {len(runs)} runs with {spec.name}: {fused.num_queries} queries, "

@@ -30,6 +30,7 @@ def register(commands: Any) -> None:
     add("-M", type=int, default=0, dest="depth", metavar="DEPTH", help="cut runs at DEPTH")
     add("-baseline", default=None, metavar="RUN", help="baseline run (risk-sensitive)")
     add("-riskAlpha", default="0", metavar="A", help="risk sensitivity (weight 1 + A)")
+    add("--quiet", action="store_true", help="accepted for symmetry: ndeval prints only its CSV")
     p.set_defaults(handler=run_ndeval_command)
 
 
