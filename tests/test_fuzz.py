@@ -26,11 +26,11 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
-import warnings
 import lzma
 import math
 import os
 import re
+import warnings
 import zlib
 from typing import Any
 
