@@ -46,7 +46,8 @@ def test_layout_keeps_every_cell_and_fits_when_it_can(table, width: int) -> None
     for row in (header[1:], *rows):  # header[0] names the first column; transposed, "measure"
         for cell in row:
             assert cell in text  # never cut
-    widest_pair = max(len(r[0]) for r in (header, *rows)) + 2 + max(
+    first = max([len("measure")] + [len(r[0]) for r in (header, *rows)])
+    widest_pair = first + 2 + max(
         len(c) for r in (header, *rows) for c in r[1:]
     )
     for line in text.splitlines():

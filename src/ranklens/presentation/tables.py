@@ -80,21 +80,27 @@ def layout(
     flipped = _transposed(header, rows, corner)
     if measure(flipped.widths()) <= width:
         return [flipped]
-    # split the columns: the narrower of the two shapes, in groups that fit
-    base = whole if len(rows) <= len(header) - 1 else flipped
-    widths = base.widths()
-    blocks: list[Block] = []
-    start = 1
-    while start < len(base.header):
-        stop = start + 1
-        while stop < len(base.header) and measure([widths[0], *widths[start : stop + 1]]) <= width:
-            stop += 1
-        keep = [0, *range(start, stop)]
-        blocks.append(
-            Block([base.header[j] for j in keep], [[r[j] for j in keep] for r in base.rows])
-        )
-        start = stop
-    return blocks
+    # split the columns into groups that fit, in whichever shape fits (fewer blocks first)
+    def split(base: Block) -> list[Block]:
+        widths = base.widths()
+        blocks: list[Block] = []
+        start = 1
+        while start < len(base.header):
+            stop = start + 1
+            while stop < len(base.header):
+                if measure([widths[0], *widths[start : stop + 1]]) > width:
+                    break
+                stop += 1
+            keep = [0, *range(start, stop)]
+            blocks.append(
+                Block([base.header[j] for j in keep], [[r[j] for j in keep] for r in base.rows])
+            )
+            start = stop
+        return blocks
+
+    options = [split(whole), split(flipped)]
+    fitting = [b for b in options if all(measure(x.widths()) <= width for x in b)]
+    return min(fitting or options[:1], key=len)
 
 
 def _plain_block(block: Block) -> str:
