@@ -29,7 +29,7 @@ echo "sanitize: building the core with -fsanitize=address,undefined in $BUILD"
     -fsanitize=address,undefined -fno-sanitize-recover=all \
     -pthread -Wall -Wextra -Wno-unused-parameter -Werror \
     -DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION -I"$PYINC" -I"$NPINC" \
-    "$NATIVE"/{module,tokenize,intern,threads,parse,rank,join,columns}.c \
+    "$NATIVE"/*.c \
     -o "$BUILD/src/ranklens/data/_core$EXT"
 
 LD_PRELOAD="$("$CC" -print-file-name=libasan.so) $("$CC" -print-file-name=libubsan.so)"

@@ -26,7 +26,7 @@ echo "tsan: building the core with -fsanitize=thread in $BUILD"
 "$CC" -shared -fPIC -std=c99 -O1 -g -fno-omit-frame-pointer -fsanitize=thread \
     -pthread -Wall -Wextra -Wno-unused-parameter -Werror \
     -DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION -I"$PYINC" -I"$NPINC" \
-    "$NATIVE"/{module,tokenize,intern,threads,parse,rank,join,columns}.c \
+    "$NATIVE"/*.c \
     -o "$BUILD/src/ranklens/data/_core$EXT"
 
 LD_PRELOAD="$("$CC" -print-file-name=libtsan.so)"
