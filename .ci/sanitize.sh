@@ -16,21 +16,10 @@ PY=${PYTHON:-python}
 CC=${CC:-gcc}
 BUILD=${RANKLENS_SANITIZE_DIR:-/tmp/ranklens-asan}
 
-rm -rf "$BUILD"
-mkdir -p "$BUILD"
-cp -r src "$BUILD/src"
-find "$BUILD/src" -name '_core*.so' -delete
-EXT=$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-PYINC=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
-NPINC=$("$PY" -c 'import numpy; print(numpy.get_include())')
-NATIVE=src/ranklens/data/native
+# shellcheck source=build_native.sh
+. .ci/build_native.sh
 echo "sanitize: building the core with -fsanitize=address,undefined in $BUILD"
-"$CC" -shared -fPIC -std=c99 -O1 -g -fno-omit-frame-pointer \
-    -fsanitize=address,undefined -fno-sanitize-recover=all \
-    -pthread -Wall -Wextra -Wno-unused-parameter -Werror \
-    -DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION -I"$PYINC" -I"$NPINC" \
-    "$NATIVE"/*.c \
-    -o "$BUILD/src/ranklens/data/_core$EXT"
+build_core "$BUILD" -fsanitize=address,undefined -fno-sanitize-recover=all
 
 LD_PRELOAD="$("$CC" -print-file-name=libasan.so) $("$CC" -print-file-name=libubsan.so)"
 export LD_PRELOAD

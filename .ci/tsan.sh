@@ -14,20 +14,10 @@ PY=${PYTHON:-python}
 CC=${CC:-gcc}
 BUILD=${RANKLENS_TSAN_DIR:-/tmp/ranklens-tsan}
 
-rm -rf "$BUILD"
-mkdir -p "$BUILD"
-cp -r src "$BUILD/src"
-find "$BUILD/src" -name '_core*.so' -delete
-EXT=$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-PYINC=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
-NPINC=$("$PY" -c 'import numpy; print(numpy.get_include())')
-NATIVE=src/ranklens/data/native
+# shellcheck source=build_native.sh
+. .ci/build_native.sh
 echo "tsan: building the core with -fsanitize=thread in $BUILD"
-"$CC" -shared -fPIC -std=c99 -O1 -g -fno-omit-frame-pointer -fsanitize=thread \
-    -pthread -Wall -Wextra -Wno-unused-parameter -Werror \
-    -DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION -I"$PYINC" -I"$NPINC" \
-    "$NATIVE"/*.c \
-    -o "$BUILD/src/ranklens/data/_core$EXT"
+build_core "$BUILD" -fsanitize=thread
 
 LD_PRELOAD="$("$CC" -print-file-name=libtsan.so)"
 export LD_PRELOAD
