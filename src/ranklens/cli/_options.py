@@ -94,8 +94,8 @@ def add_conventions(p: argparse.ArgumentParser, duplicates: bool = True) -> None
         )
 
 
-def add_scale(p: argparse.ArgumentParser) -> None:
-    """``--stream``/``--no-stream`` and ``--dask`` (ranklens.scale)."""
+def add_stream(p: argparse.ArgumentParser) -> None:
+    """``--stream``/``--no-stream``: read run files in chunks of whole queries."""
     p.add_argument(
         "--stream",
         action=argparse.BooleanOptionalAction,
@@ -103,6 +103,11 @@ def add_scale(p: argparse.ArgumentParser) -> None:
         help="read each run file in chunks of whole queries, in bounded memory (the run must "
         "be grouped by query); default: only files over 2 GiB or a quarter of the free memory",
     )
+
+
+def add_scale(p: argparse.ArgumentParser) -> None:
+    """``--stream``/``--no-stream`` and ``--dask`` (ranklens.scale)."""
+    add_stream(p)
     p.add_argument(
         "--dask",
         metavar="SCHEDULER",

@@ -105,6 +105,7 @@ def register(commands: Any) -> None:
         action="store_true",
         help="evaluate the bundled example (TREC DL 2019 passage qrels, the bm25 run)",
     )
+    _options.add_stream(p)
     _options.add_quiet(p)
     p.set_defaults(handler=run_trec_eval)
 
@@ -160,6 +161,7 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         zscores=args.Zscore,
         only_query=only_query,
         v9=args.v9,
+        stream=args.stream,
     )
     try:
         text = trec_eval(args.qrels, args.run, opts)

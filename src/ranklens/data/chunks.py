@@ -18,10 +18,15 @@ import lzma
 import os
 import zlib
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from ranklens.base.errors import InputError
+import numpy as np
+
+from ranklens.base.errors import DuplicateError, InputError
 from ranklens.data.source import describe
+
+if TYPE_CHECKING:
+    from ranklens.data.run import Run
 
 DEFAULT_CHUNK_BYTES = 128 << 20
 """Bytes of (decompressed) run text read per block: 128 MiB, about 3M run lines."""
@@ -231,3 +236,64 @@ def query_chunks(
             stream.close()
             if inner is not None and hasattr(inner, "close"):
                 inner.close()
+
+
+class ChunkFile:
+    """A chunk of text as a file object whose ``read`` returns it without a copy (for the
+    readers, which take a path or a file object)."""
+
+    name = "<chunk>"
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def read(self) -> bytes:
+        return self._data
+
+
+def shift_error(exc: InputError, name: str, first_line: int) -> InputError:
+    """``exc``, raised on a chunk that starts at line ``first_line`` of the file ``name``,
+    with the file's name and line numbers."""
+
+    def shift(n: int | None) -> int | None:
+        return None if n is None else n + first_line - 1
+
+    if isinstance(exc, DuplicateError):
+        message, lines = exc.message, exc.lines
+        if lines is not None:
+            shifted = (first_line - 1 + lines[0], first_line - 1 + lines[1])
+            for unit in ("lines", "rows"):  # the chunk's numbers in the message, if it has them
+                message = message.replace(
+                    f"({unit} {lines[0]} and {lines[1]})", f"(lines {shifted[0]} and {shifted[1]})"
+                )
+            lines = shifted
+        return DuplicateError(
+            message, path=name, lines=lines, query=exc.query, document=exc.document
+        )
+    kind = type(exc)
+    return kind(exc.message, path=name, line=shift(exc.line))
+
+
+def check_grouped(run: Run, seen: dict[str, int], first_line: int, where: str) -> None:
+    """Raise :class:`InputError` (with how to sort the file) if a query of ``run`` (a chunk
+    starting at line ``first_line``) was in an earlier chunk; record its queries in ``seen``
+    (query id to the first line of the chunk that held it)."""
+    again = [q for q in run.qids if q in seen]
+    if again:
+        qid = again[0]
+        j = run.query_index()[qid]
+        lines = run.lines
+        line = None
+        if lines is not None:
+            a, b = int(run.q_offsets[j]), int(run.q_offsets[j + 1])
+            line = int(np.min(lines[a:b])) + first_line - 1
+        raise InputError(
+            f"the run is not grouped by query: query '{qid}' appears again after lines of "
+            f"other queries (it was seen before line {seen[qid]}). A large run is read in "
+            f"chunks cut where the query id changes, which needs all lines of a query "
+            f"together; {SORT_HINT}",
+            path=where,
+            line=line,
+        )
+    for q in run.qids:
+        seen[q] = first_line

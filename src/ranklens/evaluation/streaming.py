@@ -24,11 +24,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ranklens.base.errors import DuplicateError, EmptyInputError, InputError, OptionError
+from ranklens.base.errors import EmptyInputError, InputError, OptionError
 from ranklens.base.types import DuplicatePolicy
-from ranklens.data.chunks import DEFAULT_CHUNK_BYTES, SORT_HINT, query_chunks
+from ranklens.data.chunks import (
+    DEFAULT_CHUNK_BYTES,
+    ChunkFile,
+    check_grouped,
+    query_chunks,
+    shift_error,
+)
 from ranklens.data.run import Run
 from ranklens.data.source import describe
 from ranklens.evaluation.parts import (
@@ -45,44 +49,13 @@ if TYPE_CHECKING:
     from ranklens.evaluation.evaluator import Evaluator
 
 
-class _Chunk:
-    """A chunk of text as a file object whose ``read`` returns it without a copy."""
-
-    name = "<chunk>"
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-
-    def read(self) -> bytes:
-        return self._data
-
-
-def _shifted(exc: InputError, name: str, first_line: int) -> InputError:
-    """``exc`` (raised on a chunk) with the file's name and line numbers."""
-
-    def shift(n: int | None) -> int | None:
-        return None if n is None else n + first_line - 1
-
-    if isinstance(exc, DuplicateError):
-        lines = (
-            None
-            if exc.lines is None
-            else (first_line - 1 + exc.lines[0], first_line - 1 + exc.lines[1])
-        )
-        return DuplicateError(
-            exc.message, path=name, lines=lines, query=exc.query, document=exc.document
-        )
-    kind = type(exc)
-    return kind(exc.message, path=name, line=shift(exc.line))
-
-
 def _chunk_run(chunk: bytes, first_line: int, name: str, duplicates: DuplicatePolicy) -> Run | None:
     try:
-        return Run.from_file(_Chunk(chunk), duplicates=duplicates)  # type: ignore[arg-type]
+        return Run.from_file(ChunkFile(chunk), duplicates=duplicates)  # type: ignore[arg-type]
     except EmptyInputError:
         return None  # only blank and '#' lines
     except InputError as exc:
-        raise _shifted(exc, name, first_line) from None
+        raise shift_error(exc, name, first_line) from None
 
 
 def evaluate_stream(
@@ -139,7 +112,7 @@ def evaluate_stream(
         run = _chunk_run(chunk, first_line, where, evaluator.duplicates)
         if run is None:
             continue
-        _check_grouped(run, seen, first_line, where)
+        check_grouped(run, seen, first_line, where)
         tag = run.name
         parts.append(evaluate_run_part(evaluator, run, measures))
     if tag is None:
@@ -153,25 +126,3 @@ def evaluate_stream(
     return combine(
         name or tag, evaluator.measures, evaluator.queries, parts, len(evaluator.qrels.qids)
     )
-
-
-def _check_grouped(run: Run, seen: dict[str, int], first_line: int, where: str) -> None:
-    again = [q for q in run.qids if q in seen]
-    if again:
-        qid = again[0]
-        j = run.query_index()[qid]
-        lines = run.lines
-        line = None
-        if lines is not None:
-            a, b = int(run.q_offsets[j]), int(run.q_offsets[j + 1])
-            line = int(np.min(lines[a:b])) + first_line - 1
-        raise InputError(
-            f"the run is not grouped by query: query '{qid}' appears again after lines of "
-            f"other queries (it was seen before line {seen[qid]}). A large run is read in "
-            f"chunks cut where the query id changes, which needs all lines of a query "
-            f"together; {SORT_HINT}",
-            path=where,
-            line=line,
-        )
-    for q in run.qids:
-        seen[q] = first_line

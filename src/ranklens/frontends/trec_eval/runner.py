@@ -17,12 +17,22 @@ from typing import IO
 
 import numpy as np
 
-from ranklens.base.errors import DuplicateError, InputError
+from ranklens.base.errors import DuplicateError, EmptyInputError, InputError
 from ranklens.base.segments import ordered_total
 from ranklens.base.types import Float64Array
+from ranklens.data.chunks import (
+    DEFAULT_CHUNK_BYTES,
+    ChunkFile,
+    check_grouped,
+    query_chunks,
+    shift_error,
+    should_stream,
+)
 from ranklens.data.native import core as _core
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
+from ranklens.data.source import describe
+from ranklens.evaluation.parts import absent_id
 from ranklens.measures.base import GMEAN_FLOOR
 from ranklens.measures.trec_table import Options, Slot, TrecUsageError, request
 from ranklens.ranking.align import Aligned, GradeCounts, PreparedQrels, Ranked, align
@@ -49,6 +59,11 @@ class TrecOptions:
     zscores: Source | None = None
     only_query: str | None = None
     v9: bool = False
+    stream: bool | None = None
+    """Read the run in chunks of whole queries (``True``), in memory (``False``), or chunks
+    only for a file over :data:`~ranklens.data.chunks.STREAM_THRESHOLD` (``None``)."""
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES
+    """Bytes of run text per chunk when streaming."""
 
 
 @dataclass
@@ -128,40 +143,39 @@ def compute_table(
         raise TrecUsageError(
             f"trec_eval: the measures asked for need another -R than '{opts.rel_format}'", 1
         )
+    if opts.rel_format == "qrels" and _streams(run_source, opts):
+        return slots, _streamed_qrels_table(qrels_source, run_source, slots, opts)
     run = read_ranked_run(run_source, opts)
     if opts.rel_format == "qrels":
         return slots, _qrels_table(qrels_source, run, slots, opts)
     return slots, _external_table(qrels_source, run, slots, opts)
 
 
+def _streams(run_source: Source, opts: TrecOptions) -> bool:
+    if opts.stream is None:
+        return should_stream(run_source)
+    return opts.stream
+
+
 def _query_set(qrels: Qrels, run: Run, opts: TrecOptions) -> Qrels:
     """Restrict the qrels to ``-D 0.qid`` and check trec_eval's query rules."""
     if opts.only_query is not None:
-        index = qrels.query_index().get(opts.only_query)
-        if index is None or opts.only_query not in run.query_index():
+        if opts.only_query not in qrels.query_index() or opts.only_query not in run.query_index():
             raise TrecUsageError("trec_eval: No queries with both results and relevance info", 7)
-        a, b = int(qrels.q_offsets[index]), int(qrels.q_offsets[index + 1])
-        qrels = Qrels.from_records(
-            [(opts.only_query, qrels.docid(i), int(qrels.rels[i])) for i in range(a, b)]
-        )
+        qrels = _one_query(qrels, opts.only_query)
     run_qids = run.query_index()
     if not opts.v9 and not opts.complete:
         for qid in qrels.qids:
             if qid not in run_qids:
-                raise TrecUsageError(
-                    f"trec_eval: qrels query '{qid}' has no results in the run (trec_eval "
-                    "10 stops here); give -c to score it 0, or --v9 to leave it out as "
-                    "trec_eval 9.0.8 does",
-                    4,
-                )
+                raise _missing_query(qid)
     if not any(q in run_qids for q in qrels.qids):
         raise TrecUsageError("trec_eval: No queries with both results and relevance info", 7)
     return qrels
 
 
-def _qrels_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOptions) -> Table:
+def _read_qrels(qrels_source: Source) -> Qrels:
     try:
-        qrels = Qrels.from_file(qrels_source)
+        return Qrels.from_file(qrels_source)
     except DuplicateError as exc:
         # trec_eval's words and exit code (form_res_rels.c), with the file and lines added
         where = exc.path or "qrels"
@@ -172,7 +186,21 @@ def _qrels_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOp
             f"{where})",
             4,
         ) from None
-    qrels = _query_set(qrels, run, opts)
+
+
+def _slot_values(view: Ranked, slots: list[Slot]) -> dict[str, np.ndarray]:
+    """The per-query values of every slot that has them, in ``view.qids`` order."""
+    values: dict[str, np.ndarray] = {}
+    for slot in slots:
+        if slot.measure is not None:
+            values[slot.name] = slot.measure.compute_on(view)
+        elif slot.kind == "relstring":
+            values[slot.name] = _relstrings(view, int(slot.arg))  # type: ignore[call-overload]
+    return values
+
+
+def _qrels_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOptions) -> Table:
+    qrels = _query_set(_read_qrels(qrels_source), run, opts)
     aligned: Aligned = align(
         PreparedQrels.of(qrels),
         run,
@@ -181,18 +209,26 @@ def _qrels_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOp
         opts.depth,
     )
     view = aligned.view(opts.judged_only)
-    values: dict[str, np.ndarray] = {}
-    for slot in slots:
-        if slot.measure is not None:
-            values[slot.name] = slot.measure.compute_on(view)
-        elif slot.kind == "relstring":
-            values[slot.name] = _relstrings(view, int(slot.arg))  # type: ignore[call-overload]
-    divisor = len(qrels.qids) if (opts.complete or not opts.v9) else view.num_queries
+    values = _slot_values(view, slots)
+    return _finish_table(qrels, view.qids, values, run.name, slots, opts)
+
+
+def _finish_table(
+    qrels: Qrels,
+    evaluated: tuple[str, ...],
+    values: dict[str, np.ndarray],
+    run_name: str,
+    slots: list[Slot],
+    opts: TrecOptions,
+) -> Table:
+    """The table of the ``evaluated`` queries: trec_eval's divisor, and with 9.0.8's ``-c``
+    what the qrels queries left out add to summed values."""
+    divisor = len(qrels.qids) if (opts.complete or not opts.v9) else len(evaluated)
     missing_sums: dict[str, float] = {}
     if opts.v9 and opts.complete:
         # trec_eval's -c summary of num_rel counts every qrels query (m_num_rel.c)
-        evaluated = set(view.qids)
-        absent = np.array([i for i, q in enumerate(qrels.qids) if q not in evaluated], np.int64)
+        done = set(evaluated)
+        absent = np.array([i for i, q in enumerate(qrels.qids) if q not in done], np.int64)
         if absent.shape[0]:
             counts = GradeCounts.of(qrels.query_of_entries(), qrels.rels, len(qrels.qids))
             absent_counts = counts.select(absent)
@@ -200,7 +236,81 @@ def _qrels_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOp
             for slot in slots:
                 if slot.measure is not None and slot.measure.spec.name == "NumRel":
                     missing_sums[slot.name] = float(relevant.sum())
-    return Table(view.qids, values, run.name, divisor, divisor - view.num_queries, missing_sums)
+    return Table(evaluated, values, run_name, divisor, divisor - len(evaluated), missing_sums)
+
+
+def _streamed_qrels_table(
+    qrels_source: Source, run_source: Source, slots: list[Slot], opts: TrecOptions
+) -> Table:
+    """:func:`_qrels_table` on a run read in chunks of whole queries (grouped by query): the
+    same table, holding only per-query values.
+
+    Each chunk is ranked, checked for duplicates and joined with the qrels on its own;
+    trec_eval's query rules (every qrels query in the run, ``-c``, ``-D 0.qid``) are applied
+    once the whole run is read, and the rows are put in the in-memory order (the qrels').
+    """
+    qrels = _read_qrels(qrels_source)
+    if opts.only_query is not None:
+        if opts.only_query not in qrels.query_index():
+            raise TrecUsageError("trec_eval: No queries with both results and relevance info", 7)
+        qrels = _one_query(qrels, opts.only_query)
+    prepared = PreparedQrels.of(qrels)
+    where = describe(run_source)
+    seen: dict[str, int] = {}
+    run_name: str | None = None
+    evaluated: list[str] = []
+    blocks: dict[str, list[np.ndarray]] = {}
+    for chunk, first_line in query_chunks(run_source, max(int(opts.chunk_bytes), 1)):
+        try:
+            run = read_ranked_run(ChunkFile(chunk), opts)  # type: ignore[arg-type]
+        except EmptyInputError:
+            continue  # only blank and '#' lines
+        except InputError as exc:
+            raise shift_error(exc, where, first_line) from None
+        check_grouped(run, seen, first_line, where)
+        run_name = run.name
+        view = align(prepared, run, "trec_eval", "both", opts.depth).view(opts.judged_only)
+        evaluated.extend(view.qids)
+        for name, column in _slot_values(view, slots).items():
+            blocks.setdefault(name, []).append(column)
+    if run_name is None:
+        raise EmptyInputError(
+            "holds no run lines (the file is empty, or has only blank and '#' lines)", path=where
+        )
+    present = set(seen)
+    if not any(q in present for q in qrels.qids):
+        raise TrecUsageError("trec_eval: No queries with both results and relevance info", 7)
+    absent = [q for q in qrels.qids if q not in present]
+    if absent and not opts.v9:
+        if not opts.complete:
+            raise _missing_query(absent[0])
+        # trec_eval 10's -c: a qrels query without results is evaluated on an empty ranking
+        empty = Run.from_dict({absent_id(qrels.qids): {"d": 0.0}})
+        view = align(prepared, empty, "trec_eval", "qrels", opts.depth).view(opts.judged_only)
+        rows = np.array([i for i, q in enumerate(view.qids) if q not in present], np.int64)
+        evaluated.extend(view.qids[i] for i in rows.tolist())
+        for name, column in _slot_values(view, slots).items():
+            blocks.setdefault(name, []).append(column[rows])
+    position = qrels.query_index()
+    order = np.array(sorted(range(len(evaluated)), key=lambda i: position[evaluated[i]]), np.int64)
+    values = {name: np.concatenate(parts)[order] for name, parts in blocks.items()}
+    queries = tuple(evaluated[i] for i in order.tolist())
+    return _finish_table(qrels, queries, values, run_name, slots, opts)
+
+
+def _one_query(qrels: Qrels, qid: str) -> Qrels:
+    index = qrels.query_index()[qid]
+    a, b = int(qrels.q_offsets[index]), int(qrels.q_offsets[index + 1])
+    return Qrels.from_records([(qid, qrels.docid(i), int(qrels.rels[i])) for i in range(a, b)])
+
+
+def _missing_query(qid: str) -> TrecUsageError:
+    return TrecUsageError(
+        f"trec_eval: qrels query '{qid}' has no results in the run (trec_eval "
+        "10 stops here); give -c to score it 0, or --v9 to leave it out as "
+        "trec_eval 9.0.8 does",
+        4,
+    )
 
 
 def _external_table(qrels_source: Source, run: Run, slots: list[Slot], opts: TrecOptions) -> Table:
