@@ -5,7 +5,7 @@ Usage (from the repository root, in an environment with ``ranklens[dask,spark]``
 
     python benchmarks/generate.py --scale large,huge --shape msmarco   # 7M and 70M lines
     python benchmarks/scale_bench.py stream --scale large,huge
-    python benchmarks/scale_bench.py replicate --scale huge --times 3  # 210M lines, piped
+    python benchmarks/scale_bench.py replicate --scale huge --times 10  # 700M lines, piped
     python benchmarks/scale_bench.py engines --scale large [--engines single,dask,spark]
 
 Every measurement runs in a fresh process (``_one``), which prints one JSON line: wall
@@ -145,10 +145,32 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
     return out
 
 
+GENERATOR = r"""
+import sys
+path, letters = sys.argv[1], sys.argv[2].encode()
+out = sys.stdout.buffer
+for letter in letters:
+    prefix = bytes([letter])
+    with open(path, "rb") as handle:
+        tail = b""
+        while True:
+            block = handle.read(64 << 20)
+            if not block:
+                break
+            block = tail + block
+            end = block.rfind(b"\n") + 1
+            body, tail = block[:end], block[end:]
+            if body:
+                out.write(prefix + body[:-1].replace(b"\n", b"\n" + prefix) + b"\n")
+"""
+"""Writes the run ``len(letters)`` times to stdout, each line's query id prefixed with one
+letter per copy (one ``bytes.replace`` per 64 MiB block: about 1 s of CPU per GB)."""
+
+
 def _replicated(scale: str, times: int) -> dict[str, Any]:
     """Stream ``times`` copies of a run (query ids prefixed ``a``, ``b``, ... so that every
-    copy adds new queries) from a pipe, generated on the fly: nothing is written to disk."""
-    import shlex
+    copy adds new queries) from a pipe, generated on the fly by a child process: nothing
+    is written to disk. ``x1`` is the same pipeline with one copy (the linear baseline)."""
     import tempfile
 
     import ranklens
@@ -162,20 +184,33 @@ def _replicated(scale: str, times: int) -> dict[str, Any]:
             handle.write("".join(letter + line + "\n" for line in text.splitlines()))
     ev = ranklens.Evaluator(handle.name, MEASURES)
     os.unlink(handle.name)
-    quoted = shlex.quote(str(run_txt))
-    command = "; ".join(f"sed 's/^/{c}/' {quoted}" for c in letters)
+    command = [sys.executable, "-c", GENERATOR, str(run_txt), letters]
     t0 = time.perf_counter()
-    with subprocess.Popen(["sh", "-c", command], stdout=subprocess.PIPE) as proc:
+    with subprocess.Popen(command, stdout=subprocess.PIPE) as proc:
         assert proc.stdout is not None
         res = evaluate_stream(ev, proc.stdout)
+    elapsed = time.perf_counter() - t0
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    child = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "mode": f"stream x{times} (pipe)",
         "scale": scale,
-        "time_s": time.perf_counter() - t0,
+        "time_s": elapsed,
+        "cpu_s": own.ru_utime + own.ru_stime,
+        "generator_cpu_s": child.ru_utime + child.ru_stime,
+        "lines": _count_lines(run_txt) * times,
         "means": res.aggregate,
         "queries": len(res.queries),
-        "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "maxrss": own.ru_maxrss * 1024,
     }
+
+
+def _count_lines(path: Path) -> int:
+    count = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(64 << 20):
+            count += block.count(b"\n")
+    return count
 
 
 def _measure(mode: str, scale: str) -> dict[str, Any]:
@@ -209,9 +244,12 @@ def main() -> None:
         return
     modes = {
         "stream": ["memory", "stream"],
-        "replicate": ["stream", f"x{args.times}"],
+        "replicate": ["x1", f"x{args.times}"],
         "engines": args.engines.split(","),
     }[args.what]
+    if args.what == "replicate":
+        _print_replicated(args.scale, args.times)
+        return
     header = "| lines | mode | time (s) | start-up (s) | peak RSS (driver) | peak RSS per worker |"
     print(header + " means == |")
     print("|---|---|---|---|---|---|---|")
@@ -219,15 +257,37 @@ def main() -> None:
         reference = None
         for mode in modes:
             r = _measure(mode, scale)
-            if reference is None or mode.startswith("x"):
-                reference = r["means"]  # the copies have their own (the same) means
+            if reference is None:
+                reference = r["means"]
             worker = r.get("worker_maxrss") or r.get("descendant_peak_rss") or 0
             print(
                 f"| {scale} | {mode} | {r['time_s']:.1f} | {r.get('startup_s', 0):.1f} | "
                 f"{_gib(r['maxrss'])} | {_gib(worker) if worker else '-'} | "
-                f"{'-' if mode.startswith('x') else 'yes' if r['means'] == reference else 'NO'} |",
+                f"{'yes' if r['means'] == reference else 'NO'} |",
                 flush=True,
             )
+
+
+def _print_replicated(scale: str, times: int) -> None:
+    """One copy, then ``times`` copies, through the same generator pipe: the ratio of the
+    times to ``times`` x the one-copy time is the linearity figure."""
+    print(
+        "| lines | copies | time (s) | ranklens CPU (s) | generator CPU (s) | peak RSS | "
+        "x (one copy x copies) | means as one copy |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    base = _measure("x1", scale)
+    for r in (base, _measure(f"x{times}", scale)):
+        copies = r["lines"] // base["lines"]
+        same = all(
+            abs(r["means"][k] - v) <= 1e-12 * max(1.0, abs(v)) for k, v in base["means"].items()
+        )
+        print(
+            f"| {r['lines']:,} | {copies} | {r['time_s']:.1f} | {r['cpu_s']:.1f} | "
+            f"{r['generator_cpu_s']:.1f} | {_gib(r['maxrss'])} | "
+            f"{r['time_s'] / (copies * base['time_s']):.2f} | {'yes' if same else 'NO'} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
