@@ -56,6 +56,9 @@ for leg in "${legs[@]}"; do
     rm -rf "$venv"
     "$PY" -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --upgrade pip
+    # PyTorch's CPU build first, as .ci/run does (the test extra would otherwise fetch a
+    # CUDA build of several GB)
+    "$venv/bin/python" -m pip install --quiet "torch==2.13.0" > /dev/null 2>&1 || true
     # shellcheck disable=SC2086  # the pins are words
     if ! "$venv/bin/python" -m pip install --quiet "$REPO[test]" $pins > "$venv.install.log" 2>&1; then
         tail -30 "$venv.install.log"
