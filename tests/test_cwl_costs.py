@@ -216,3 +216,19 @@ def test_bad_costs_are_errors(tmp_path: Path) -> None:
         ranklens.evaluate(qrels, run, "INST", costs=str(bad))
     with pytest.raises(MeasureError, match="min_cost <= max_cost"):
         ranklens.evaluate(qrels, run, "INST(min_cost=2.0)")
+
+
+def test_command_line_costs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ranklens.cli import main
+
+    costs = tmp_path / "costs.txt"
+    costs.write_text("T1 D1 3\nD2 2.5\n")
+    measures = ["INST(report='EC')", "BPM(T=2.0,report='ETC')@4"]
+    qrels, run = str(DATA / "cwl.qrels"), str(DATA / "cwl.run")
+    args = ["eval", qrels, run, "-f", "json", "--precision", "full", "--costs", str(costs)]
+    assert main([*args, *(x for m in measures for x in ("-m", m))]) == 0
+    out = capsys.readouterr().out
+    want = ranklens.evaluate(qrels, run, measures, costs=str(costs))
+    for m in measures:
+        assert repr(want[m]) in out, m
+    assert want["INST(report='EC')"] > 1.0

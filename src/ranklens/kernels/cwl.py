@@ -70,10 +70,20 @@ def cost_matrix(r: Ranked, n: int, unknown: float) -> Float64Array:
     """``(nq, n)`` costs: each ranked document's cost from the evaluator's costs
     (:attr:`ranklens.ranking.judgments.Judgments.costs`), ``unknown`` where it has none and
     for the padding beyond each ranking."""
-    nq = len(r.offsets) - 1
-    out: Float64Array = np.full((nq, n), unknown, dtype=np.float64)
     source = r.source
     costs = None if source is None or source.judgments is None else source.judgments.costs
+    if source is None or costs is None:
+        return np.full((len(r.offsets) - 1, n), unknown, dtype=np.float64)
+    priced: Float64Array = r.derived(("cwl_costs", n), lambda: _priced(r, n))
+    out: Float64Array = np.where(np.isnan(priced), unknown, priced)
+    return out
+
+
+def _priced(r: Ranked, n: int) -> Float64Array:
+    """The costs of :func:`cost_matrix`, NaN where unknown (looked up once per ranking)."""
+    source = r.source
+    costs = None if source is None or source.judgments is None else source.judgments.costs
+    out: Float64Array = np.full((len(r.offsets) - 1, n), np.nan, dtype=np.float64)
     if source is None or costs is None:
         return out
     counts = np.diff(r.offsets)
@@ -84,7 +94,7 @@ def cost_matrix(r: Ranked, n: int, unknown: float) -> Float64Array:
                 f"{counts[i]} in the aligned ranking"
             )
         found = costs.lookup(r.qids[i], window[:n].tolist())
-        out[i, : found.shape[0]] = np.where(np.isnan(found), unknown, found)
+        out[i, : found.shape[0]] = found
     return out
 
 
