@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ranklens
 from ranklens.base.errors import MeasureError
@@ -69,3 +71,40 @@ def test_ir_measures_spellings() -> None:
     assert res["INST(max_rel=3)"] == res["INST(max_grade=3)"]
     with pytest.raises(MeasureError, match="disagree"):
         ranklens.evaluate(qrels, run, "INST(max_rel=3,max_grade=2)")
+
+
+docs = [f"d{i}" for i in range(10)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    grades=st.dictionaries(st.sampled_from(docs), st.integers(-1, 4), min_size=1),
+    ranking=st.lists(st.sampled_from(docs), unique=True, min_size=1, max_size=10),
+    min_rel=st.sampled_from([0, 1]),
+    max_rel=st.sampled_from([2, 3]),
+)
+def test_equals_ir_measures_cwl_provider(
+    grades: dict[str, int], ranking: list[str], min_rel: int, max_rel: int
+) -> None:
+    """ir_measures' cwl_eval provider on graded qrels (negative judgments, grades above
+    max_rel), unjudged documents, min_rel and max_rel, under the same names."""
+    irm = pytest.importorskip("ir_measures")
+    rng = f"min_rel={min_rel},max_rel={max_rel}"
+    names = [
+        f"INST(T=1.5,{rng})",
+        f"INSQ(T=2.0,{rng})",
+        f"BPM(T=1.0,{rng})@4",
+        f"SDCG({rng})@5",
+        f"NERR8({rng})@5",
+        f"NERR9({rng})@3",
+        f"NERR10(p=0.7,{rng})",
+        f"NERR11(T=2.0,{rng})",
+    ]
+    qrels = {"q": grades}
+    run = {"q": {d: float(len(ranking) - i) for i, d in enumerate(ranking)}}
+    got = ranklens.evaluate(qrels, run, names).per_query["q"]
+    peer = {irm.parse_measure(n): n for n in names}
+    values = {peer[m.measure]: m.value for m in irm.cwl_eval.iter_calc(list(peer), qrels, run)}
+    assert set(values) == set(names)
+    for name in names:
+        assert got[str(parse_measure(name))] == pytest.approx(values[name], abs=1e-9), name
