@@ -50,6 +50,13 @@ def register(commands: Any) -> None:
         "rel_level, as -R prefs) or a qrels file whose 2nd column is the judgement group "
         "(as -R qrels_prefs / qrels_jg); default: the qrels file",
     )
+    p.add_argument(
+        "--costs",
+        metavar="FILE",
+        help="what each document costs to examine, for the C/W/L measures (INST, BPM, "
+        "CWL_P, ...: report='EC'/'ETC' and BPM's budget): lines 'docid cost' or 'qid docid "
+        "cost'; unlisted documents cost the measure's max_cost (default: every document 1)",
+    )
     _options.add_conventions(p)
     _options.add_scale(p)
     _options.add_example(p, "evaluate")
@@ -92,6 +99,8 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.num_docs is not None and args.num_docs < 1:
         raise OptionError(f"--num-docs must be a positive number, not {args.num_docs}")
     if args.dask is not None:
+        if args.costs is not None:
+            raise OptionError("--costs is not supported with --dask")
         from ranklens.scale.dask_backend import evaluate_files
 
         results = evaluate_files(
@@ -112,6 +121,7 @@ def run_eval(args: argparse.Namespace) -> int:
         depth=args.depth,
         duplicates=args.duplicates,
         judgments=args.judgments,
+        costs=args.costs,
     )
     if args.names is not None and len(args.names) != len(args.runs):
         raise OptionError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast, overload
@@ -23,6 +24,7 @@ from ranklens.evaluation.results import Results
 from ranklens.measures.base import Measure
 from ranklens.measures.language import parse_measures
 from ranklens.ranking.align import Aligned, PreparedQrels, align
+from ranklens.ranking.costs import CostsLike, DocumentCosts
 from ranklens.ranking.judgments import Judgments, JudgmentsLike, read_judgments
 
 
@@ -111,6 +113,13 @@ class Evaluator:
         :attr:`qrels` holds its documents with their highest grade), so a judgement-group
         file that judges a document in several groups, or a 5-column prefs file, can be
         given as ``qrels`` (also as ``-`` or a file object).
+    costs
+        What each document costs to examine, for the C/W/L measures (``INST``, ``BPM``,
+        ``CWL_P``, ...: their expected costs ``report='EC'`` / ``'ETC'`` and BPM's budget
+        ``K``): ``{docid: cost}``, ``{qid: {docid: cost}}``, or a file of lines ``docid cost``
+        or ``qid docid cost``. A document without a cost costs the measure's ``max_cost``
+        (``min_cost`` in the best case of a residual), 1 by default, as in ``cwl_eval``
+        (see :mod:`ranklens.ranking.costs`). Other measures ignore costs.
 
     Examples
     --------
@@ -129,6 +138,7 @@ class Evaluator:
         depth: int | None = None,
         duplicates: DuplicatePolicy = "error",
         judgments: JudgmentsLike | None = None,
+        costs: CostsLike | None = None,
     ) -> None:
         check_options(ties, queries, depth, duplicates)
         self.measures: tuple[Measure, ...] = tuple(
@@ -152,6 +162,13 @@ class Evaluator:
                 self.qrels = self._judgments.as_qrels()
         else:
             self.qrels = as_qrels(qrels, duplicates)
+        if costs is not None:
+            read = DocumentCosts.of(costs)
+            self._judgments = (
+                Judgments(costs=read)
+                if self._judgments is None
+                else dataclasses.replace(self._judgments, costs=read)
+            )
         self._prepared = PreparedQrels.of(self.qrels)
 
     def align(self, run: RunLike, name: str | None = None) -> Aligned:
@@ -275,6 +292,7 @@ def evaluate(
     depth: int | None = ...,
     duplicates: DuplicatePolicy = ...,
     judgments: JudgmentsLike | None = ...,
+    costs: CostsLike | None = ...,
     name: str | Sequence[str] | None = ...,
 ) -> Results | ResultSet: ...
 
@@ -290,6 +308,7 @@ def evaluate(
     depth: int | None = ...,
     duplicates: DuplicatePolicy = ...,
     judgments: JudgmentsLike | None = ...,
+    costs: CostsLike | None = ...,
     name: str | Sequence[str] | None = ...,
 ) -> Results: ...
 
@@ -304,6 +323,7 @@ def evaluate(
     depth: int | None = None,
     duplicates: DuplicatePolicy = "error",
     judgments: JudgmentsLike | None = None,
+    costs: CostsLike | None = None,
     name: str | Sequence[str] | None = None,
 ) -> Results | ResultSet:
     """Evaluate one run (``evaluate(qrels, run, ["nDCG@10", "AP"])`` gives
@@ -342,6 +362,7 @@ def evaluate(
         depth=depth,
         duplicates=duplicates,
         judgments=judgments,
+        costs=costs,
     )
     if is_many_runs(run):
         if isinstance(name, str):

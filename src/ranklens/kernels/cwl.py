@@ -10,12 +10,15 @@ probabilities ``L_i = prod_{j<i} C_j (1 - C_i)``, and five numbers per query:
 * ``EC``, expected cost per document: ``sum_i W_i c_i``; ``ETC``, expected total cost;
 * ``EI``, expected depth: ``1 / W_1``.
 
-Gains are grades mapped to [0, 1] (``min(grade, max_grade) / max_grade``; unjudged and
-negative 0), every document costs 1. The residual of a number is its value when unjudged
-documents (and the padding) have gain 1, minus its value when they have gain 0.
+Gains are grades mapped to [0, 1] (``(min(max(grade, min_grade), max_grade) - min_grade) /
+(max_grade - min_grade)``, negative judgments as grade 0; unjudged 0). A document costs what
+the evaluator's costs say (:mod:`ranklens.ranking.costs`), ``max_cost`` where they say
+nothing (1 by default). The residual of a number is its value when unjudged documents (and
+the padding) have gain 1 and unpriced ones cost ``min_cost``, minus its value when they
+have gain 0 and cost ``max_cost``, as ``cwl_eval`` computes it.
 
-The continuation vectors (``i`` from 0, ``G_i = sum_{j<=i} g_j``, ``K_i = i + 1`` the
-cumulative cost):
+The continuation vectors (``i`` from 0, ``G_i = sum_{j<=i} g_j``, ``K_i = sum_{j<=i} c_j``
+the cumulative cost, ``i + 1`` with unit costs):
 
 * RBP: ``C_i = theta``; P@k: 1 for ``i < k - 1``, then 0; RR: 1 until the first ``g > 0``;
 * INST: ``C_i = ((i + T + T_i) / (i + 1 + T + T_i))^2``, ``T_i = T - G_i``;
@@ -43,24 +46,63 @@ if TYPE_CHECKING:
 REPORTS = ("EU", "ETU", "EC", "ETC", "EI")
 
 
-def gain_matrix(r: Ranked, max_grade: int, n: int, unjudged: float) -> Float64Array:
-    """``(nq, n)`` gains: judged grades mapped to [0, 1], ``unjudged`` for unjudged documents
-    and for the padding beyond each ranking."""
+def gain_matrix(
+    r: Ranked, max_grade: int, n: int, unjudged: float, min_grade: int = 0
+) -> Float64Array:
+    """``(nq, n)`` gains: judged grades mapped to [0, 1] between ``min_grade`` and
+    ``max_grade``, ``unjudged`` for unjudged documents and for the padding beyond each
+    ranking."""
     nq = len(r.offsets) - 1
     counts = np.diff(r.offsets)
     rank = np.arange(len(r.rel), dtype=np.int64) - np.repeat(r.offsets[:-1], counts)
     query = np.repeat(np.arange(nq, dtype=np.int64), counts)
     keep = rank < n
     rel = r.rel[keep]
-    gain = np.where(rel >= 0, np.minimum(rel, max_grade) / float(max_grade), 0.0)
+    grade = np.clip(np.maximum(rel, 0), min_grade, max_grade)  # negative judgments: grade 0
+    gain = (grade - min_grade) / float(max_grade - min_grade)
     gain = np.where(rel == -1, unjudged, gain)
     out = np.full((nq, n), unjudged, dtype=np.float64)
     out[query[keep], rank[keep]] = gain
     return out
 
 
-def continuation(model: str, g: Float64Array, params: dict[str, float]) -> Float64Array:
-    """The ``(nq, n)`` continuation probabilities of ``model`` given the gains ``g``."""
+def cost_matrix(r: Ranked, n: int, unknown: float) -> Float64Array:
+    """``(nq, n)`` costs: each ranked document's cost from the evaluator's costs
+    (:attr:`ranklens.ranking.judgments.Judgments.costs`), ``unknown`` where it has none and
+    for the padding beyond each ranking."""
+    source = r.source
+    costs = None if source is None or source.judgments is None else source.judgments.costs
+    if source is None or costs is None:
+        return np.full((len(r.offsets) - 1, n), unknown, dtype=np.float64)
+    priced: Float64Array = r.derived(("cwl_costs", n), lambda: _priced(r, n))
+    out: Float64Array = np.where(np.isnan(priced), unknown, priced)
+    return out
+
+
+def _priced(r: Ranked, n: int) -> Float64Array:
+    """The costs of :func:`cost_matrix`, NaN where unknown (looked up once per ranking)."""
+    source = r.source
+    costs = None if source is None or source.judgments is None else source.judgments.costs
+    out: Float64Array = np.full((len(r.offsets) - 1, n), np.nan, dtype=np.float64)
+    if source is None or costs is None:
+        return out
+    counts = np.diff(r.offsets)
+    for i, window in enumerate(r.windows(source.ties)):
+        if window.shape[0] != counts[i]:
+            raise MeasureError(
+                f"C/W/L costs: query {r.qids[i]!r} ranks {window.shape[0]} documents by id but "
+                f"{counts[i]} in the aligned ranking"
+            )
+        found = costs.lookup(r.qids[i], window[:n].tolist())
+        out[i, : found.shape[0]] = found
+    return out
+
+
+def continuation(
+    model: str, g: Float64Array, params: dict[str, float], cost: Float64Array | None = None
+) -> Float64Array:
+    """The ``(nq, n)`` continuation probabilities of ``model`` given the gains ``g`` (and
+    the costs ``cost``, 1 per document if ``None``: only BPM's budget reads them)."""
     nq, n = g.shape
     i = np.arange(n, dtype=np.float64)[None, :]
     if model == "RBP":
@@ -84,8 +126,8 @@ def continuation(model: str, g: Float64Array, params: dict[str, float]) -> Float
         t = params["T"]
         return np.broadcast_to(((i + 2.0 * t) / (i + 1.0 + 2.0 * t)) ** 2.0, (nq, n)).copy()
     if model == "BPM":
-        cost = i + 1.0
-        ok = (cum < params["T"]) & (cost < params["K"])
+        spent = i + 1.0 if cost is None else np.cumsum(cost, axis=1)
+        ok = (cum < params["T"]) & (spent < params["K"])
         # cwl_eval continues while both hold from the top: the first failure stops for good
         return (np.cumprod(ok, axis=1) > 0).astype(np.float64)
     if model == "AP":
@@ -119,16 +161,17 @@ def _dot(spec: str, a: Float64Array, b: Float64Array) -> Float64Array:
     return out
 
 
-def _numbers(model: str, g: Float64Array, params: dict[str, float], report: str) -> Float64Array:
-    nq, n = g.shape
-    c = continuation(model, g, params)
+def _numbers(
+    model: str, g: Float64Array, cost: Float64Array, params: dict[str, float], report: str
+) -> Float64Array:
+    nq = g.shape[0]
+    c = continuation(model, g, params, cost)
     prod = np.concatenate((np.ones((nq, 1)), np.cumprod(c[:, :-1], axis=1)), axis=1)
     total = prod.sum(axis=1)
     if report == "EI":
         out: Float64Array = total
         return out
     w = prod / total[:, None]
-    cost = np.ones((nq, n))
     if report == "EU":
         return _dot("qi,qi->q", w, g)
     if report == "EC":
@@ -148,9 +191,15 @@ def cwl_measure(
     residual: bool = False,
     max_grade: int = 1,
     max_n: int = 1000,
+    min_grade: int = 0,
+    max_cost: float = 1.0,
+    min_cost: float = 1.0,
     **params: float,
 ) -> Float64Array:
     """One C/W/L number per query (``report``), or its residual.
+
+    Gains map grades ``min_grade..max_grade`` to [0, 1]; a document without a cost (see
+    :func:`cost_matrix`) costs ``max_cost``, and ``min_cost`` in the best case of a residual.
 
     >>> from ranklens.ranking.align import Ranked, GradeCounts
     >>> import numpy as np
@@ -161,9 +210,17 @@ def cwl_measure(
     """
     if max_grade < 1 or max_n < 1:
         raise MeasureError(f"C/W/L: max_grade and max_n must be >= 1, got {max_grade}, {max_n}")
-    worst = _numbers(model, gain_matrix(r, max_grade, max_n, 0.0), params, report)
+    if min_grade >= max_grade:
+        raise MeasureError(
+            f"C/W/L: min_rel must be below the grade of gain 1, got {min_grade} >= {max_grade}"
+        )
+    if not 0.0 <= min_cost <= max_cost:
+        raise MeasureError(f"C/W/L: need 0 <= min_cost <= max_cost, got {min_cost}, {max_cost}")
+    gains = gain_matrix(r, max_grade, max_n, 0.0, min_grade)
+    worst = _numbers(model, gains, cost_matrix(r, max_n, max_cost), params, report)
     if not residual:
         return worst
-    best = _numbers(model, gain_matrix(r, max_grade, max_n, 1.0), params, report)
+    gains = gain_matrix(r, max_grade, max_n, 1.0, min_grade)
+    best = _numbers(model, gains, cost_matrix(r, max_n, min_cost), params, report)
     out: Float64Array = best - worst
     return out

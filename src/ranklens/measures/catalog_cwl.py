@@ -4,7 +4,9 @@
 
 Each reports the expected utility per document by default; ``report=`` picks another of
 cwl_eval's numbers (``ETU``, ``EC``, ``ETC``, ``EI`` the expected depth) and
-``residual=True`` its residual.
+``residual=True`` its residual. Documents cost what the evaluator's ``costs=`` say
+(``max_cost``, 1 by default, where they say nothing); ir_measures' spellings are accepted:
+``max_rel`` / ``min_rel`` for the gain range, ``BPM(T=1.0,max_rel=1)@20`` for the budget K.
 
 >>> from ranklens.measures import parse_measure
 >>> str(parse_measure("INST(T=3.0,report='ETU')"))
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array
 from ranklens.kernels import cwl
 from ranklens.measures.base import MeasureSpec, Param
@@ -39,20 +42,60 @@ MAX_GRADE = Param(
     "max_grade", int, 1, "the grade of gain 1 (>= 1): gain = min(grade, max_grade) / max_grade"
 )
 MAX_N = Param("max_n", int, 1000, "rankings padded or cut to this depth (>= 1; cwl_eval)")
+MIN_REL = Param(
+    "min_rel",
+    int,
+    0,
+    "ir_measures: the grade of gain 0 (grades below count as it), gain = (min(max(grade, "
+    "min_rel), top) - min_rel) / (top - min_rel)",
+)
+MAX_REL_ALIAS = Param(
+    "max_rel", int, None, "ir_measures' name for max_grade (give one or the other)", minimum=1
+)
+MAX_COST = Param(
+    "max_cost",
+    float,
+    1.0,
+    "the cost of a document the evaluator's costs do not price, and of the padding "
+    "(cwl_eval's --max_cost)",
+    minimum=0.0,
+)
+MIN_COST = Param(
+    "min_cost",
+    float,
+    1.0,
+    "that cost in the best case of a residual (cwl_eval's --min_cost; <= max_cost)",
+    minimum=0.0,
+)
 T = Param("T", float, 1.0, "the gain the user wants", minimum=0.0)
-COMMON = (REPORT, RESIDUAL, MAX_GRADE, MAX_N)
+COMMON = (REPORT, RESIDUAL, MAX_GRADE, MAX_REL_ALIAS, MIN_REL, MAX_N, MAX_COST, MIN_COST)
 MAX_REL = Param(
     "max_rel",
     int,
     1,
     "ir_measures' name: the grade of gain 1 (>= 1), gain = min(grade, max_rel) / max_rel",
 )
-IRM = (REPORT, RESIDUAL, MAX_REL, MAX_N)
+IRM = (REPORT, RESIDUAL, MAX_REL, MIN_REL, MAX_N, MAX_COST, MIN_COST)
 K_AT = Param("k", int, None, "the rank cut-off (>= 1)", minimum=1)
 VIEW = (
     "W_i = prod_{j<i} C_j / sum_k prod_{j<k} C_j; EU = sum_i W_i g_i, g_i = min(grade, "
-    "max_grade) / max_grade over rankings padded to max_n"
+    "max_grade) / max_grade over rankings padded to max_n; EC = sum_i W_i c_i with c_i the "
+    "document's cost (costs=, else max_cost)"
 )
+
+
+def _top_grade(measure: str, values: dict[str, Any]) -> None:
+    """Resolve ``max_rel`` (ir_measures' name) into ``max_grade`` and ``min_rel`` into
+    the kernel's ``min_grade``, in place."""
+    alias = values.pop("max_rel", None)
+    if alias is not None:
+        if values.get("max_grade", 1) not in (1, alias):
+            raise MeasureError(
+                f"{measure}: max_rel={alias} and max_grade={values['max_grade']} disagree; "
+                "give one of them"
+            )
+        values["max_grade"] = alias
+    values["min_grade"] = values.pop("min_rel", 0)
 
 
 def _spec(
@@ -64,11 +107,13 @@ def _spec(
     at: Param | None = None,
     rename: dict[str, str] | None = None,
     common: tuple[Param, ...] = COMMON,
+    at_required: bool = True,
 ) -> MeasureSpec:
     names = rename or {}
 
     def kernel(r: Ranked, **values: Any) -> Float64Array:
         fixed = {names.get(k, k): v for k, v in values.items()}
+        _top_grade(name, fixed)
         return cwl.cwl_measure(r, model, **fixed)
 
     return MeasureSpec(
@@ -78,7 +123,7 @@ def _spec(
         kernel,
         params + common,
         at,
-        at_required=at is not None,
+        at_required=at is not None and at_required,
         bounds=(0.0, INF),
     )
 
@@ -102,8 +147,17 @@ SPECS: tuple[MeasureSpec, ...] = (
         "BPM",
         "the static Bejewelled Player Model: stop at T gain or K documents (Zhang et al. 2017)",
         "BPM",
-        "C_i = 1 while sum_{j<=i} g_j < T and i < K (ranks i from 1), else 0",
-        (T, Param("K", float, 10.0, "the documents (cost) the user will spend", minimum=0.0)),
+        "C_i = 1 while sum_{j<=i} g_j < T and sum_{j<=i} c_j < K, else 0 (c_j the documents' "
+        "costs, 1 each by default: then the second is i < K, ranks i from 1)",
+        (T,),
+        Param(
+            "K",
+            float,
+            10.0,
+            "the cost the user will spend (documents, with unit costs); @K as ir_measures' BPM@k",
+            minimum=0.0,
+        ),
+        at_required=False,
     ),
     _spec(
         "CWL_RBP",

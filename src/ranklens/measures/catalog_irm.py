@@ -1,5 +1,6 @@
 """The rest of ir_measures' catalog and sklearn's conventions: ``Accuracy`` (ir_measures'
-ordered-pair accuracy; the classification accuracy is ``ClassAccuracy``), and sklearn's
+ordered-pair accuracy; the classification accuracy is ``ClassAccuracy``), ``Compat``
+(compatibility with the ideal ranking, Clarke et al. 2020), and sklearn's
 tie-averaged ``dcg_score`` / ``ndcg_score`` with their log base (``SkDCG``, ``SknDCG``).
 
 >>> from ranklens.measures import parse_measure
@@ -9,10 +10,12 @@ tie-averaged ``dcg_score`` / ``ndcg_score`` with their log base (``SkDCG``, ``Sk
 
 from __future__ import annotations
 
+from ranklens.kernels import compat as cp
 from ranklens.kernels import pair_accuracy as pa
 from ranklens.kernels import sklearn_dcg as sk
 from ranklens.measures.base import MeasureSpec, Param
 from ranklens.measures.catalog import CUTOFF, INF, REL
+from ranklens.measures.catalog_trec import BoundedParam
 
 LOG_BASE = Param("log_base", float, 2.0, "the base of the discount's logarithm (> 1)")
 IGNORE_TIES = Param(
@@ -29,6 +32,25 @@ _SK = (
 )
 
 SPECS: tuple[MeasureSpec, ...] = (
+    MeasureSpec(
+        "Compat",
+        "compatibility: rank-biased overlap with the ideal ranking of the qrels, over the "
+        "best achievable (Clarke, Vtyurina and Smucker 2020; ir_measures' Compat)",
+        "Compat = RBO(R, I) / RBO(I, I), RBO(R, I) = sum_{d<=D} p^(d-1) |R[:d] & I[:d]| / d / "
+        "sum_{d<=D} p^(d-1), D = max(|R|, |I|); I: the documents of grade > 0 by grade "
+        "descending, equal grades in the run's order, unretrieved ones last; normalize=False: "
+        "RBO(R, I); 0 without a relevant document",
+        lambda r, p, normalize: cp.compatibility(r, p, normalize),
+        (
+            BoundedParam("p", float, 0.95, "persistence of the overlap", minimum=0.0, maximum=1.0),
+            Param(
+                "normalize",
+                bool,
+                True,
+                "divide by the ideal ranking's own overlap RBO(I, I), the best achievable",
+            ),
+        ),
+    ),
     MeasureSpec(
         "Accuracy",
         "ir_measures' Accuracy: the fraction of (relevant, non-relevant) pairs of retrieved "

@@ -2,7 +2,7 @@
 that had no ranklens counterpart): equivalents and hand-computed examples.
 
 >>> sorted(DOCS)
-['Accuracy', 'LRAP', 'SkDCG', 'SknDCG']
+['Accuracy', 'Compat', 'LRAP', 'SkDCG', 'SknDCG']
 """
 
 from __future__ import annotations
@@ -19,8 +19,31 @@ _TIED = (
     "1/2 times 1/log2(3) + 1/log2(4)"
 )
 
+_P = 0.5
+_W = (1, _P, _P**2, _P**3)  # the RBO weights of depths 1-4
+
 DOCS = MappingProxyType(
     {
+        "Compat": doc(
+            MeasureExample(
+                "Compat(p=0.5)",
+                {"q1": {"a": 2, "b": 0, "c": 1, "d": 1}},
+                {"q1": {"b": 0.9, "a": 0.8, "x": 0.7, "c": 0.6}},
+                (_W[1] * 1 / 2 + _W[2] * 1 / 3 + _W[3] * 2 / 4)
+                / (_W[0] + _W[1] + _W[2] + _W[3] * 3 / 4),
+                "R = b, a, x, c; the ideal I = a (grade 2), c, d (grade 1; c first, as the run "
+                "ranks it, d is not retrieved); depth D = max(4, 3) = 4. Overlaps X = 0, 1, 1, 2: "
+                "RBO(R, I) = (0.5 * 1/2 + 0.25 * 1/3 + 0.125 * 2/4) / 1.875 = 0.2111; for I "
+                "itself X = 1, 2, 3, 3: RBO(I, I) = (1 + 0.5 + 0.25 + 0.125 * 3/4) / 1.875 = "
+                "0.9833; Compat = 0.2111 / 0.9833 = 0.2147",
+            ),
+            "Unjudged and non-relevant documents are in R but never in I; a query without a "
+            "relevant document (or without a ranking) scores 0. normalize=False gives RBO(R, I).",
+            ir_measures="Compat(p=0.5) (its compat provider; run with ties='docid_asc'; it "
+            "orders equal grades in I by run score, 0 for an unretrieved document, so it "
+            "differs where a run has scores <= 0: docs/conventions.md)",
+            other="github.com/claclark/Compatibility, the authors' implementation",
+        ),
         "SkDCG": doc(
             MeasureExample(
                 "SkDCG",

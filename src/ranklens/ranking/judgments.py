@@ -33,6 +33,7 @@ from ranklens.data.prefs import Prefs, read_prefs, read_qrels_prefs
 from ranklens.data.qrels import Qrels
 from ranklens.data.source import read_bytes
 from ranklens.data.subtopics import SubtopicQrels, read_subtopic_qrels
+from ranklens.ranking.costs import DocumentCosts
 
 JudgmentsLike = str | os.PathLike[str] | IO[bytes] | IO[str]
 """A judgement file: a path (``.gz``/``.bz2``/``.xz`` recognised), ``-`` or a file object."""
@@ -46,11 +47,13 @@ _FORMAT_OF = {
 
 @dataclass(frozen=True)
 class Judgments:
-    """Preference judgments and/or judgement-group qrels, read once for many runs."""
+    """Preference judgments and/or judgement-group qrels, read once for many runs, and the
+    documents' costs for the C/W/L measures (:mod:`ranklens.ranking.costs`)."""
 
     prefs: Prefs | None = None
     qrels_jg: QrelsJG | None = None
     subtopics: SubtopicQrels | None = None
+    costs: DocumentCosts | None = None
 
     def as_qrels(self) -> Qrels:
         """The judgement file as ordinary qrels, for the set of queries when no measure
