@@ -485,17 +485,31 @@ def _buffer(buf: object) -> bytes:
         return view.tobytes()
 
 
+def _rank(field: bytes) -> int:
+    """The rank field of a run line: an integer (a relevance's syntax), else ``INT64_MIN``."""
+    value = _relevance(field)
+    return _NO_RANK if isinstance(value, str) else value
+
+
+_NO_RANK = -(2**63)
+
+
 def parse_trec(
-    buf: object, kind: int, comments: int, threads: int = 0
-) -> tuple[list[str], _I64, _U8, _I64, _F64 | _I64, _I64, str | None]:
+    buf: object, kind: int, comments: int, threads: int = 0, ranks: object = False
+) -> tuple[Any, ...]:
     """Parse TREC text (kind 0 = run ``qid Q0 docid rank score tag``, 1 = qrels
     ``qid iter docid rel``); entries grouped by query (query ids in byte order, file order
-    within a query). Raises ``ValueError(line, message)`` on the first problem."""
+    within a query). Raises ``ValueError(line, message)`` on the first problem.
+    ``ranks`` (runs only) adds the rank column (``INT64_MIN`` where it is not an
+    integer) as an 8th item."""
     kind = _int_arg(kind)
     skip_comments = bool(comments)
     _int_arg(threads)
+    want_ranks = bool(ranks)
     if kind not in (0, 1):
         raise ValueError("kind must be 0 (run) or 1 (qrels)")
+    if want_ranks and kind != 0:
+        raise ValueError("ranks are read from runs (kind 0) only")
     text = _buffer(buf)
     nul = text.find(b"\0")
     if nul >= 0:
@@ -511,6 +525,7 @@ def parse_trec(
     docs: list[bytes] = []
     values: list[float] = []  # ints for qrels (exact: they stay Python ints)
     lines: list[int] = []
+    rank_list: list[int] = []
     last_tag: bytes | None = None
     checked_ok: set[bytes] = set()  # ids known to be valid UTF-8
     for line_no, line in enumerate(text.split(b"\n"), 1):
@@ -539,6 +554,8 @@ def parse_trec(
                 raise ValueError(line_no, _UTF8_MSG)
             values.append(score)
             last_tag = tag_field
+            if want_ranks:
+                rank_list.append(_rank(fields[3]))
         else:
             rel = _relevance(fields[3])
             if isinstance(rel, str):
@@ -561,7 +578,7 @@ def parse_trec(
     vals: Any = np.array(values, dtype=dtype)[order] if n else np.zeros(0, dtype=dtype)
     line_arr = np.array(lines, dtype=np.int64)[order] if n else np.zeros(0, dtype=np.int64)
     tag = last_tag.decode("utf-8") if run and last_tag is not None else None
-    return (
+    parsed: tuple[Any, ...] = (
         [q.decode("utf-8") for q in uniq],
         q_offsets,
         doc_data,
@@ -570,6 +587,10 @@ def parse_trec(
         line_arr,
         tag,
     )
+    if want_ranks:
+        rank_arr = np.array(rank_list, dtype=np.int64)[order] if n else np.zeros(0, np.int64)
+        parsed += (rank_arr,)
+    return parsed
 
 
 def pool_runs(
