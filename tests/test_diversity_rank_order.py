@@ -260,3 +260,16 @@ def test_duplicates_first_keeps_the_first_line_rank() -> None:
         {"q": {"b": 1}}, io.StringIO(text), ["RR"], ties="rank", duplicates="first"
     )
     assert res["RR"] == 0.5
+
+
+def test_streamed_run_orders_by_rank_too(tmp_path: Path) -> None:
+    qrels_text, run_text = _generated(5, topics=8)
+    (tmp_path / "q.txt").write_text(qrels_text)
+    (tmp_path / "r.txt").write_text(run_text)
+    names = ["alpha_nDCG@10", "AP_IA", "NRBP"]
+    ev = ranklens.Evaluator(tmp_path / "q.txt", names, ties="rank", queries="both")
+    whole = ev.evaluate(tmp_path / "r.txt", stream=False).per_query
+    # grouped by query for the streamed reader (chunks of whole queries)
+    lines = sorted(run_text.splitlines(), key=lambda line: line.split()[0])
+    (tmp_path / "g.txt").write_text("\n".join(lines) + "\n")
+    assert ev.evaluate(tmp_path / "g.txt", stream=True).per_query == whole
