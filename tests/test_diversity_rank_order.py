@@ -273,3 +273,61 @@ def test_streamed_run_orders_by_rank_too(tmp_path: Path) -> None:
     lines = sorted(run_text.splitlines(), key=lambda line: line.split()[0])
     (tmp_path / "g.txt").write_text("\n".join(lines) + "\n")
     assert ev.evaluate(tmp_path / "g.txt", stream=True).per_query == whole
+
+
+# --- ranklens ndeval's run reader: the native fast path reads what the numpy one reads ---
+
+TOPICS = ["1", "2", "10", "01", "wt09-3", "x", "#1", "é"]
+RANK_TEXT = ["1", "2", "3", "007", "0", "+4", "2.0", "-1", "x", "1" * 19, "5"]
+SCORE_TEXT = ["1", "-2.5", "1e3", ".5", "2.", "+7", "-0", "nan", "inf", "1_0", "0x1", "abc"]
+
+
+@st.composite
+def _ndeval_run(draw: st.DrawFn) -> bytes:
+    lines = []
+    odd = draw(st.booleans())  # half the files well-formed but for ties: the native path
+    for i in range(draw(st.integers(0, 12))):
+        fields = [
+            draw(st.sampled_from(TOPICS if odd else TOPICS[:5])),
+            "Q0",
+            draw(st.sampled_from(["d1", "d2", "doc-3", "D", "dé", "d1" * 9])),
+            draw(st.sampled_from(RANK_TEXT)) if odd else str(i + draw(st.integers(0, 1))),
+            draw(st.sampled_from(SCORE_TEXT if odd else SCORE_TEXT[:7])),
+            draw(st.sampled_from(["run", "r2"])),
+        ]
+        if odd and draw(st.integers(0, 12)) == 0:
+            fields = fields[: draw(st.integers(1, 7))] + ["extra"] * draw(st.integers(0, 1))
+        sep = draw(st.sampled_from([" ", "\t", "  ", " \r"]))
+        lines.append(sep.join(fields) + draw(st.sampled_from(["", "\r", " "])))
+        if draw(st.integers(0, 8)) == 0:
+            lines.append(draw(st.sampled_from(["", "   ", "# c"] if odd else ["", "   "])))
+    return ("\n".join(lines) + draw(st.sampled_from(["", "\n"]))).encode()
+
+
+def _read(data: bytes, traditional: bool, native: bool) -> object:
+    from ranklens.frontends.ndeval.runner import read_run
+
+    try:
+        run = read_run(io.BytesIO(data), traditional, 3 if traditional else 0, native=native)
+    except InputError as exc:
+        return type(exc), str(exc)
+    return (
+        run.runid,
+        run.topics.tolist(),
+        run.offsets.tolist(),
+        run.docs.tolist(),
+        str(run.docs.dtype),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ndeval_run(), st.booleans())
+def test_ndeval_reader_native_path_equals_numpy_path(data: bytes, traditional: bool) -> None:
+    assert _read(data, traditional, True) == _read(data, traditional, False)
+
+
+def test_ndeval_reader_native_path_on_the_2012_runs() -> None:
+    for path in (RUN, DATA / "run.rm-cata-f.txt.gz"):
+        data = gzip.decompress(path.read_bytes())
+        for traditional in (False, True):
+            assert _read(data, traditional, True) == _read(data, traditional, False)

@@ -145,6 +145,7 @@ def test_parse_trec(case: tuple[int, bytes], comments: bool) -> None:
     for threads in THREADS:
         same("parse_trec", buf, kind, int(comments), threads=threads)
         same("parse_trec", buf, kind, int(comments), threads=threads, ranks=True)
+        same("parse_trec", buf, kind, int(comments), threads=threads, ranks=2)
 
 
 @SETTINGS
@@ -193,6 +194,7 @@ def test_parse_trec_large_input_at_every_thread_count() -> None:
     for threads in THREADS:
         same("parse_trec", buf, 0, 1, threads=threads)
         same("parse_trec", buf, 0, 1, threads=threads, ranks=True)
+        same("parse_trec", buf, 0, 1, threads=threads, ranks=2)
 
 
 @pytest.mark.parametrize("rank", RANKS)
@@ -209,11 +211,17 @@ def test_parse_trec_rank_fields(rank: str) -> None:
         if value == math.trunc(value) and abs(value) < 2**53:
             expected = int(value)
     assert got[7][0] == expected
+    # NIST ndeval's syntax: digits only, on a line of exactly 6 fields
+    strict = same("parse_trec", f"q Q0 d {rank} 1 t\nq Q0 e 5 1 t x\n".encode(), 0, 1, ranks=2)
+    digits = rank.isdigit() and len(rank) <= 18
+    assert strict[7].tolist() == [int(rank) if digits else -(2**63), -(2**63)]
 
 
 def test_parse_trec_ranks_only_for_runs() -> None:
     same("parse_trec", b"q 0 d 1\n", 1, 1, ranks=True)
     same("parse_trec", b"q Q0 d 1 1 t\n", 0, 1, ranks=0)
+    same("parse_trec", b"q Q0 d 1 1 t\n", 0, 1, ranks=3)
+    same("parse_trec", b"q Q0 d 1 1 t\n", 0, 1, ranks=-1)
 
 
 # ---------------------------------------------------------------------------

@@ -491,23 +491,34 @@ def _rank(field: bytes) -> int:
     return _NO_RANK if isinstance(value, str) else value
 
 
+def _strict_rank(field: bytes, fields: int) -> int:
+    """NIST ndeval's rank: 1 to 18 ASCII digits on a line of 6 fields, else ``INT64_MIN``."""
+    if fields == 6 and 0 < len(field) <= 18 and field.isdigit() and field.isascii():
+        return int(field)
+    return _NO_RANK
+
+
 _NO_RANK = -(2**63)
 
 
 def parse_trec(
-    buf: object, kind: int, comments: int, threads: int = 0, ranks: object = False
+    buf: object, kind: int, comments: int, threads: int = 0, ranks: int = 0
 ) -> tuple[Any, ...]:
     """Parse TREC text (kind 0 = run ``qid Q0 docid rank score tag``, 1 = qrels
     ``qid iter docid rel``); entries grouped by query (query ids in byte order, file order
     within a query). Raises ``ValueError(line, message)`` on the first problem.
     ``ranks`` (runs only) adds the rank column (``INT64_MIN`` where it is not an
-    integer) as an 8th item."""
+    integer) as an 8th item; ``ranks=2`` in NIST ndeval's syntax (``INT64_MIN`` unless 1
+    to 18 digits on a line of exactly 6 fields)."""
     kind = _int_arg(kind)
     skip_comments = bool(comments)
     _int_arg(threads)
-    want_ranks = bool(ranks)
+    rank_mode = _int_arg(ranks)
+    want_ranks = rank_mode != 0
     if kind not in (0, 1):
         raise ValueError("kind must be 0 (run) or 1 (qrels)")
+    if rank_mode not in (0, 1, 2):
+        raise ValueError("ranks must be 0, 1 or 2 (strict)")
     if want_ranks and kind != 0:
         raise ValueError("ranks are read from runs (kind 0) only")
     text = _buffer(buf)
@@ -554,7 +565,9 @@ def parse_trec(
                 raise ValueError(line_no, _UTF8_MSG)
             values.append(score)
             last_tag = tag_field
-            if want_ranks:
+            if rank_mode == 2:
+                rank_list.append(_strict_rank(fields[3], nf))
+            elif want_ranks:
                 rank_list.append(_rank(fields[3]))
         else:
             rel = _relevance(fields[3])

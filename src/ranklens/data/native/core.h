@@ -318,6 +318,7 @@ typedef struct {
     void *vals;     /* double (run) or int64_t (qrels) */
     int64_t *lines; /* physical line numbers */
     int64_t *ranks; /* run: the rank column (RL_NO_RANK where not an integer), or NULL */
+    int strict;     /* ranks: only digits (at most 18) on lines of exactly 6 fields */
     int64_t *doff;  /* n + 1 */
     uint8_t *db;    /* docid bytes, capacity dcap */
     int64_t n, dcap, pos, dpos;

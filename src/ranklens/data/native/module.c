@@ -7,7 +7,7 @@
  * n + 1, string i being data[offsets[i]:offsets[i + 1]].
  *
  * Exported functions (see the module docstring for the details):
- *   parse_trec(buf, kind, comments, threads=0, ranks=False)
+ *   parse_trec(buf, kind, comments, threads=0, ranks=0)
  *   encode_strings(seq)
  *   group_by_query(q_codes, n_queries)
  *   take_strings(data, offsets, idx)
@@ -279,11 +279,15 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
     size_t i;
     (void)self;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oip|ip:parse_trec", kwlist, &bufobj, &kind,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oip|ii:parse_trec", kwlist, &bufobj, &kind,
                                      &comments, &threads, &want_ranks))
         return NULL;
     if (kind != 0 && kind != 1) {
         PyErr_SetString(PyExc_ValueError, "kind must be 0 (run) or 1 (qrels)");
+        return NULL;
+    }
+    if (want_ranks < 0 || want_ranks > 2) {
+        PyErr_SetString(PyExc_ValueError, "ranks must be 0, 1 or 2 (strict)");
         return NULL;
     }
     if (want_ranks && kind != 0) {
@@ -325,6 +329,7 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
         goto done;
     O.vals = PyArray_DATA(values);
     O.ranks = want_ranks ? I64(ranks) : NULL;
+    O.strict = want_ranks == 2;
     O.lines = I64(lines);
     O.doff = I64(doc_offsets);
     O.db = db;
@@ -1169,13 +1174,15 @@ done:
 /* ------------------------------------------------------------------------ */
 
 PyDoc_STRVAR(parse_trec_doc,
-"parse_trec(buf, kind, comments, threads=0, ranks=False) -> (qids, q_offsets, doc_data, doc_offsets, values, lines, tag[, ranks])\n\n"
+"parse_trec(buf, kind, comments, threads=0, ranks=0) -> (qids, q_offsets, doc_data, doc_offsets, values, lines, tag[, ranks])\n\n"
 "Parse TREC text (kind 0 = run 'qid Q0 docid rank score tag', 1 = qrels 'qid iter docid rel').\n"
 "Entries are grouped by query (query ids in byte order, file order within a query).\n"
 "Raises ValueError(line, message) on the first problem.  threads: 0 = automatic\n"
 "(large inputs use the cores), n = exactly n threads (at most 8); the result is the same.\n"
-"ranks=True (runs only) adds an 8th item: the rank column as int64, INT64_MIN where the\n"
-"field is not an integer (a relevance's syntax); it is not validated otherwise.");
+"ranks=1 (runs only) adds an 8th item: the rank column as int64, INT64_MIN where the\n"
+"field is not an integer (a relevance's syntax); it is not validated otherwise.  ranks=2:\n"
+"NIST ndeval's syntax, INT64_MIN unless the field is 1 to 18 digits on a line of exactly\n"
+"6 fields.");
 
 PyDoc_STRVAR(encode_strings_doc,
 "encode_strings(seq) -> (data, offsets)\n\nUTF-8 string column of a sequence of str.");
