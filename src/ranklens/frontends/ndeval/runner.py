@@ -75,7 +75,10 @@ def _columns_native(data: bytes) -> tuple[Int64Array, np.ndarray, Int64Array, Fl
     a number, a score the native parser refuses): :func:`_columns_split` then reads the
     file (and names the problem)."""
     from ranklens.data.native import core as _core
+    from ranklens.data.native import is_native
 
+    if not is_native():  # the numpy fallback's parser is slower than splitting
+        return None
     try:
         qids, q_offsets, doc_data, doc_offsets, scores, lines, _, ranks = _core.parse_trec(
             data, 0, 0, ranks=2
