@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -91,6 +92,9 @@ SCORES += ["123456789012345678901234567890", "0.30000000000000004", "4.9e-324", 
 BAD_SCORES = ["nan", "inf", "-Infinity", "0x10", "1e", "abc", "1e999", "-", "1" * 64, "é" * 50]
 RELS = ["0", "1", "2", "-1", "2.0", "+1", "-2.", "9223372036854775807", "1e2", "007"]
 BAD_RELS = ["1.5", "x", "nan", "1e-3", "9223372036854775808", "1e20", "+", "0x1"]
+# the rank field: read only with ranks=True, and never an error (INT64_MIN if no integer)
+RANKS = ["1", "0", "-3", "007", "2.0", "+4", "9223372036854775807", "-9223372036854775808"]
+RANKS += ["1.5", "x", "1e2", "9223372036854775808", "nan", "-", "1" * 70]
 SEPS = [" ", "  ", "\t", " \t ", "\x0b", "\x0c", "\r "]
 JUNK = [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\r", b"\xef\xbb\xbf"]
 
@@ -115,7 +119,8 @@ def trec_text(draw: st.DrawFn, kind: int) -> bytes:
             score = draw(st.sampled_from(BAD_SCORES if bad else SCORES))
             if draw(st.booleans()):
                 score = repr(draw(st.floats(allow_nan=False, allow_infinity=False)))
-            fields = [qid, "Q0", doc, "1", score, draw(st.sampled_from(["run", "☃"]))]
+            rank = draw(st.sampled_from(RANKS))
+            fields = [qid, "Q0", doc, rank, score, draw(st.sampled_from(["run", "☃"]))]
             fields += draw(st.lists(st.sampled_from(["x", "1"]), max_size=2))
         else:
             fields = [qid, "0", doc, draw(st.sampled_from(BAD_RELS if bad else RELS))]
@@ -139,6 +144,8 @@ def test_parse_trec(case: tuple[int, bytes], comments: bool) -> None:
     kind, buf = case
     for threads in THREADS:
         same("parse_trec", buf, kind, int(comments), threads=threads)
+        same("parse_trec", buf, kind, int(comments), threads=threads, ranks=True)
+        same("parse_trec", buf, kind, int(comments), threads=threads, ranks=2)
 
 
 @SETTINGS
@@ -186,6 +193,35 @@ def test_parse_trec_large_input_at_every_thread_count() -> None:
     buf = "\n".join(lines).encode()
     for threads in THREADS:
         same("parse_trec", buf, 0, 1, threads=threads)
+        same("parse_trec", buf, 0, 1, threads=threads, ranks=True)
+        same("parse_trec", buf, 0, 1, threads=threads, ranks=2)
+
+
+@pytest.mark.parametrize("rank", RANKS)
+def test_parse_trec_rank_fields(rank: str) -> None:
+    got = same("parse_trec", f"q Q0 d {rank} 1 t\nq Q0 e 5 1 t\n".encode(), 0, 1, ranks=True)
+    assert len(got) == 8 and got[7][1] == 5
+    # a relevance's syntax: an int64 literal, or a decimal float with an integral value
+    # below 2^53 in magnitude; anything else is INT64_MIN
+    expected = -(2**63)
+    if re.fullmatch(r"[+-]?[0-9]+", rank) and -(2**63) <= int(rank) < 2**63:
+        expected = int(rank)
+    elif re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", rank):
+        value = float(rank)
+        if value == math.trunc(value) and abs(value) < 2**53:
+            expected = int(value)
+    assert got[7][0] == expected
+    # NIST ndeval's syntax: digits only, on a line of exactly 6 fields
+    strict = same("parse_trec", f"q Q0 d {rank} 1 t\nq Q0 e 5 1 t x\n".encode(), 0, 1, ranks=2)
+    digits = rank.isdigit() and len(rank) <= 18
+    assert strict[7].tolist() == [int(rank) if digits else -(2**63), -(2**63)]
+
+
+def test_parse_trec_ranks_only_for_runs() -> None:
+    same("parse_trec", b"q 0 d 1\n", 1, 1, ranks=True)
+    same("parse_trec", b"q Q0 d 1 1 t\n", 0, 1, ranks=0)
+    same("parse_trec", b"q Q0 d 1 1 t\n", 0, 1, ranks=3)
+    same("parse_trec", b"q Q0 d 1 1 t\n", 0, 1, ranks=-1)
 
 
 # ---------------------------------------------------------------------------

@@ -12,12 +12,15 @@ Float64Array: TypeAlias = npt.NDArray[np.float64]
 UInt8Array: TypeAlias = npt.NDArray[np.uint8]
 BoolArray: TypeAlias = npt.NDArray[np.bool_]
 
-TiePolicy: TypeAlias = Literal["trec_eval", "input", "docid_asc"]
+TiePolicy: TypeAlias = Literal["trec_eval", "input", "docid_asc", "rank"]
 """How documents with equal scores are ordered.
 
 * ``"trec_eval"`` (default): by document id, descending, in byte order (trec_eval 9 and 10).
 * ``"input"``: in the order the documents appear in the input.
 * ``"docid_asc"``: by document id, ascending, in byte order.
+* ``"rank"``: not by score at all: by the run's rank column, ascending, as NIST ndeval
+  without ``-traditional``; a rank repeated within a query is an error (as in ndeval), and
+  so is a run without a rank column (one built from a dict or records).
 """
 
 QueryPolicy: TypeAlias = Literal["qrels", "both", "run"]
@@ -37,6 +40,6 @@ DuplicatePolicy: TypeAlias = Literal["error", "first", "max"]
 * ``"max"``: keep the occurrence with the highest value (score or relevance); the first on ties.
 """
 
-TIE_POLICIES: tuple[TiePolicy, ...] = ("trec_eval", "input", "docid_asc")
+TIE_POLICIES: tuple[TiePolicy, ...] = ("trec_eval", "input", "docid_asc", "rank")
 QUERY_POLICIES: tuple[QueryPolicy, ...] = ("qrels", "both", "run")
 DUPLICATE_POLICIES: tuple[DuplicatePolicy, ...] = ("error", "first", "max")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-TIES = ("trec_eval", "input", "docid_asc")
+TIES = ("trec_eval", "input", "docid_asc", "rank")
 QUERY_POLICIES = ("qrels", "both", "run")
 DUPLICATES = ("error", "first", "max")
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
@@ -75,7 +75,7 @@ def add_conventions(p: argparse.ArgumentParser, duplicates: bool = True) -> None
         choices=TIES,
         default="trec_eval",
         help="order of equal scores: docid descending as trec_eval (default), input order, "
-        "or docid ascending",
+        "or docid ascending; 'rank': by the run's rank column instead of scores (as ndeval)",
     )
     p.add_argument(
         "--queries",

@@ -102,10 +102,11 @@ def run_explain(args: argparse.Namespace) -> int:
         raise OptionError(f"--max-rows must be >= 0, not {args.max_rows}")
     if args.depth is not None and args.depth < 1:
         raise OptionError(f"--depth must be a positive number, not {args.depth}")
-    qrels = as_qrels(args.qrels)
+    names = _options.measure_names(args.measures, ())
+    # diversity measures read the qrels as subtopic qrels: the evaluator reads them then
+    qrels = args.qrels if _reads_subtopics(names) else as_qrels(args.qrels)
     run = as_run(args.run)
     query = args.query if args.query is not None else _only_query(run.qids, args.run)
-    names = _options.measure_names(args.measures, ())
     explanations = explain_measures(
         qrels,
         run,
@@ -118,6 +119,18 @@ def run_explain(args: argparse.Namespace) -> int:
     )
     write(explanations, args.format, args.digits, sys.stdout)
     return 0
+
+
+def _reads_subtopics(names: list[str]) -> bool:
+    """Whether a measure named in ``names`` reads subtopic qrels (a diversity measure)."""
+    from ranklens.base.errors import MeasureError
+    from ranklens.measures.language import parse_measures
+
+    try:
+        parsed = parse_measures(names)
+    except MeasureError:  # explain_measures reports it
+        return False
+    return any(m.spec.judgments == "subtopics" for m in parsed)
 
 
 def _only_query(qids: tuple[str, ...], path: str) -> str:

@@ -1,6 +1,7 @@
 """Type stubs for the native core (C sources in ``data/native/``)."""
 
 from collections.abc import Sequence
+from typing import Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -9,9 +10,14 @@ _I64 = npt.NDArray[np.int64]
 _U8 = npt.NDArray[np.uint8]
 _F64 = npt.NDArray[np.float64]
 
+@overload
 def parse_trec(
-    buf: object, kind: int, comments: int, threads: int = 0
+    buf: object, kind: int, comments: int, threads: int = 0, ranks: Literal[0, False] = 0
 ) -> tuple[list[str], _I64, _U8, _I64, _F64 | _I64, _I64, str | None]: ...
+@overload
+def parse_trec(
+    buf: object, kind: int, comments: int, threads: int = 0, *, ranks: Literal[1, 2, True]
+) -> tuple[list[str], _I64, _U8, _I64, _F64 | _I64, _I64, str | None, _I64]: ...
 def encode_strings(seq: Sequence[str]) -> tuple[_U8, _I64]: ...
 def intern_strings(data: _U8, offsets: _I64) -> tuple[_I64, _I64]: ...
 def dict_columns(

@@ -1,6 +1,6 @@
 """Whitespace-separated text columns split with numpy, no Python loop over lines: for the
-formats the native core does not read (NIST ndeval's run with its rank column, subtopic
-qrels).
+formats the native core does not read (subtopic qrels, and NIST ndeval's runs where the
+native parser does not read them as ndeval does).
 
 >>> cols = split_columns(b"151 Q0 d1 1 -2.5 run\\n151 Q0 d2 2 -3 run\\n", 6, "run")
 >>> cols[2].tolist(), parse_ints(cols[3], "run", "rank").tolist()

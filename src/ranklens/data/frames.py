@@ -10,6 +10,7 @@ their decimal strings.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -164,6 +165,7 @@ def from_frame(
 
     Id columns may hold strings, categoricals or integers (written as decimal strings); the
     value column must be numeric without missing values. ``row`` in messages counts from 0.
+    A run's ``rank`` column, if there is one, becomes ``ranks`` (for ``ties="rank"``).
     """
     pa = require("pyarrow", "Reading a DataFrame")
     pc = require("pyarrow.compute", "Reading a DataFrame")
@@ -200,8 +202,13 @@ def from_frame(
         or [np.zeros(0, np.float64)]
     )
     if exact:
-        return group_columns(
-            codes, uniques, doc_data, doc_offsets, values, 0, _SOURCE, all_used=all_used
+        return _with_ranks(
+            group_columns(
+                codes, uniques, doc_data, doc_offsets, values, 0, _SOURCE, all_used=all_used
+            ),
+            table,
+            integer,
+            pc,
         )
     bad = (
         ~np.isfinite(values) if not integer else (values != np.trunc(values)) | ~np.isfinite(values)
@@ -217,6 +224,30 @@ def from_frame(
             f"column '{vname}' value {values[row]!r} is not {what}", path=_SOURCE, line=row
         )
     typed = values.astype(np.int64) if integer else values
-    return group_columns(
-        codes, uniques, doc_data, doc_offsets, typed, 0, _SOURCE, all_used=all_used
+    return _with_ranks(
+        group_columns(codes, uniques, doc_data, doc_offsets, typed, 0, _SOURCE, all_used=all_used),
+        table,
+        integer,
+        pc,
     )
+
+
+RANK_COLUMN = "rank"
+_NO_RANK = -(2**63)
+
+
+def _with_ranks(columns: dict[str, Any], table: Any, integer: bool, pc: Any) -> dict[str, Any]:
+    """A run's columns with ``ranks`` from the table's ``rank`` column, if it has one
+    (``-2**63`` where a value is missing or not an integer, as for a TREC file)."""
+    if integer or RANK_COLUMN not in [str(c) for c in table.column_names]:
+        return columns
+    column = table.column(RANK_COLUMN)
+    values = np.full(len(column), float("nan"))  # not numbers: every rank missing
+    with contextlib.suppress(ValueError, TypeError, NotImplementedError):
+        values = np.asarray(
+            pc.fill_null(pc.cast(column, "float64"), float("nan")).to_numpy(), np.float64
+        )
+    ok = np.isfinite(values) & (values == np.trunc(values)) & (np.abs(values) < 2.0**53)
+    ranks = np.where(ok, np.where(ok, values, 0).astype(np.int64), np.int64(_NO_RANK))
+    rows = columns["lines"]  # each entry's row, grouped order
+    return {**columns, "ranks": ranks[rows] if len(rows) else np.zeros(0, np.int64)}

@@ -485,17 +485,42 @@ def _buffer(buf: object) -> bytes:
         return view.tobytes()
 
 
+def _rank(field: bytes) -> int:
+    """The rank field of a run line: an integer (a relevance's syntax), else ``INT64_MIN``."""
+    value = _relevance(field)
+    return _NO_RANK if isinstance(value, str) else value
+
+
+def _strict_rank(field: bytes, fields: int) -> int:
+    """NIST ndeval's rank: 1 to 18 ASCII digits on a line of 6 fields, else ``INT64_MIN``."""
+    if fields == 6 and 0 < len(field) <= 18 and field.isdigit() and field.isascii():
+        return int(field)
+    return _NO_RANK
+
+
+_NO_RANK = -(2**63)
+
+
 def parse_trec(
-    buf: object, kind: int, comments: int, threads: int = 0
-) -> tuple[list[str], _I64, _U8, _I64, _F64 | _I64, _I64, str | None]:
+    buf: object, kind: int, comments: int, threads: int = 0, ranks: int = 0
+) -> tuple[Any, ...]:
     """Parse TREC text (kind 0 = run ``qid Q0 docid rank score tag``, 1 = qrels
     ``qid iter docid rel``); entries grouped by query (query ids in byte order, file order
-    within a query). Raises ``ValueError(line, message)`` on the first problem."""
+    within a query). Raises ``ValueError(line, message)`` on the first problem.
+    ``ranks`` (runs only) adds the rank column (``INT64_MIN`` where it is not an
+    integer) as an 8th item; ``ranks=2`` in NIST ndeval's syntax (``INT64_MIN`` unless 1
+    to 18 digits on a line of exactly 6 fields)."""
     kind = _int_arg(kind)
     skip_comments = bool(comments)
     _int_arg(threads)
+    rank_mode = _int_arg(ranks)
+    want_ranks = rank_mode != 0
     if kind not in (0, 1):
         raise ValueError("kind must be 0 (run) or 1 (qrels)")
+    if rank_mode not in (0, 1, 2):
+        raise ValueError("ranks must be 0, 1 or 2 (strict)")
+    if want_ranks and kind != 0:
+        raise ValueError("ranks are read from runs (kind 0) only")
     text = _buffer(buf)
     nul = text.find(b"\0")
     if nul >= 0:
@@ -511,6 +536,7 @@ def parse_trec(
     docs: list[bytes] = []
     values: list[float] = []  # ints for qrels (exact: they stay Python ints)
     lines: list[int] = []
+    rank_list: list[int] = []
     last_tag: bytes | None = None
     checked_ok: set[bytes] = set()  # ids known to be valid UTF-8
     for line_no, line in enumerate(text.split(b"\n"), 1):
@@ -539,6 +565,10 @@ def parse_trec(
                 raise ValueError(line_no, _UTF8_MSG)
             values.append(score)
             last_tag = tag_field
+            if rank_mode == 2:
+                rank_list.append(_strict_rank(fields[3], nf))
+            elif want_ranks:
+                rank_list.append(_rank(fields[3]))
         else:
             rel = _relevance(fields[3])
             if isinstance(rel, str):
@@ -561,7 +591,7 @@ def parse_trec(
     vals: Any = np.array(values, dtype=dtype)[order] if n else np.zeros(0, dtype=dtype)
     line_arr = np.array(lines, dtype=np.int64)[order] if n else np.zeros(0, dtype=np.int64)
     tag = last_tag.decode("utf-8") if run and last_tag is not None else None
-    return (
+    parsed: tuple[Any, ...] = (
         [q.decode("utf-8") for q in uniq],
         q_offsets,
         doc_data,
@@ -570,6 +600,10 @@ def parse_trec(
         line_arr,
         tag,
     )
+    if want_ranks:
+        rank_arr = np.array(rank_list, dtype=np.int64)[order] if n else np.zeros(0, np.int64)
+        parsed += (rank_arr,)
+    return parsed
 
 
 def pool_runs(

@@ -4,23 +4,29 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
-from ranklens.base.errors import OptionError
+import numpy as np
+
+from ranklens.base.errors import InputError, OptionError
 from ranklens.base.types import TIE_POLICIES, DuplicatePolicy, Float64Array, Int64Array, TiePolicy
 from ranklens.data.grouped import Grouped, resolve_duplicates, subset_entries
 from ranklens.data.native import core as _core
 
 _POLICY_CODE = {"trec_eval": 0, "input": 1, "docid_asc": 2}
+_EXACT = 2**53  # integers of smaller magnitude are exact as float64
+NO_RANK = -(2**63)
+"""The rank of an entry whose rank field is not an integer (``Run.ranks``)."""
 
 
 @dataclass(frozen=True, eq=False)
 class Run(Grouped):
     """A system's output: for each query, documents with float64 scores.
 
-    The rank column of a TREC file is ignored: documents are ranked by score, ties broken
-    by a named policy (see :meth:`ranking`).
+    Documents are ranked by score, ties broken by a named policy (see :meth:`ranking`); the
+    rank column of a TREC file is kept in :attr:`ranks` for the policy ``"rank"``, which
+    orders by it instead (as NIST ndeval).
 
     Examples
     --------
@@ -33,10 +39,16 @@ class Run(Grouped):
 
     scores: Float64Array
     name: str
+    ranks: Int64Array | None = field(default=None, kw_only=True)
+    """The rank column of each entry (a TREC file's 4th column, a DataFrame's ``rank``;
+    ``NO_RANK`` where it is not an integer), or ``None`` when the run was built without
+    one; read only by the tie policy ``"rank"``."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self.scores.flags.writeable = False
+        if self.ranks is not None:
+            self.ranks.flags.writeable = False
 
     @classmethod
     def from_file(
@@ -102,20 +114,78 @@ class Run(Grouped):
         keep = resolve_duplicates(self, self.scores, policy, "run")
         if keep is None:
             return self if self.unique else replace(self, unique=True)
-        return Run(scores=self.scores[keep], name=self.name, **subset_entries(self, keep))  # type: ignore[arg-type]
+        ranks = None if self.ranks is None else self.ranks[keep]
+        columns = subset_entries(self, keep)
+        return Run(scores=self.scores[keep], name=self.name, ranks=ranks, **columns)  # type: ignore[arg-type]
 
     def ranking(self, ties: TiePolicy = "trec_eval") -> Int64Array:
         """The entries of each query in ranked order, as a permutation of entry indices.
 
         Documents are ordered by score, descending; equal scores are ordered by ``ties``
         (see :data:`ranklens.base.types.TiePolicy`). ``ranking()[q_offsets[j]:q_offsets[j+1]]``
-        is query ``j``'s ranking.
+        is query ``j``'s ranking. ``ties="rank"`` orders by :attr:`ranks` instead, ascending
+        (scores are not read), as NIST ndeval does without ``-traditional``.
+
+        Raises
+        ------
+        OptionError
+            ``ties="rank"`` for a run without a rank column (built from a dict or records).
+        InputError
+            ``ties="rank"`` and a rank that is not an integer, or a rank given twice for a
+            query (ndeval's "duplicate rank").
         """
         if ties not in TIE_POLICIES:
             raise OptionError(f"ties must be one of {list(TIE_POLICIES)}, not {ties!r}")
+        if ties == "rank":
+            return self._rank_order()
         perm: Int64Array = _core.rank(
             self.q_offsets, self.doc_data, self.doc_offsets, self.scores, _POLICY_CODE[ties]
         )
+        return perm
+
+    def _rank_order(self) -> Int64Array:
+        """The entries of each query by rank column, ascending (``ties="rank"``)."""
+        ranks = self.ranks
+        if ranks is None:
+            raise OptionError(
+                f"ties='rank' orders documents by the run's rank column, and run "
+                f"'{self.name}' has none (it was built from {self.source or 'memory'}): read "
+                "the run from a TREC file, give a DataFrame with a 'rank' column, or choose "
+                "another tie policy (ties='trec_eval' orders by score)"
+            )
+        if len(ranks) == 0:
+            return np.zeros(0, dtype=np.int64)
+        bad = np.flatnonzero(ranks == NO_RANK)
+        if bad.shape[0]:
+            raise InputError(
+                "a rank (a TREC run's 4th column, a DataFrame's 'rank') is not an integer, "
+                "and ties='rank' orders by it; fix the run or choose another tie policy",
+                path=self.source,
+                line=self._where(int(bad[0])),
+            )
+        if int(np.abs(ranks).max()) < _EXACT:  # exact as doubles: the native ranking
+            perm: Int64Array = _core.rank(
+                self.q_offsets, self.doc_data, self.doc_offsets, -ranks.astype(np.float64), 1
+            )
+        else:
+            perm = np.lexsort((ranks, self.query_of_entries())).astype(np.int64)
+        ordered = ranks[perm]
+        queries = self.query_of_entries()  # perm keeps every entry within its query
+        same = np.flatnonzero((ordered[1:] == ordered[:-1]) & (queries[1:] == queries[:-1]))
+        if same.shape[0]:
+            first, second = sorted((int(perm[same[0]]), int(perm[same[0] + 1])))
+            query = self.qids[int(queries[same[0]])]
+            lines = ""
+            if self.lines is not None:
+                unit = "line" if self.source and not self.source.startswith("<") else "row"
+                lines = f" ({unit}s {self._where(first)} and {self._where(second)})"
+            raise InputError(
+                f"duplicate rank {int(ordered[same[0]])} for query '{query}'{lines}: "
+                "ties='rank' orders documents by the rank column, which must not repeat "
+                "within a query (as ndeval); fix the run or choose another tie policy",
+                path=self.source,
+                line=self._where(second),
+            )
         return perm
 
     def to_dict(self) -> dict[str, dict[str, float]]:

@@ -109,25 +109,29 @@ class SubtopicQrels:
         return made
 
     def _key_qrels(self) -> Qrels:
-        counts = np.diff(self.doc_offsets).tolist()
-        records = [
-            (q, d, r)
-            for r, (q, d) in enumerate(
-                zip(
-                    (q for q, n in zip(self.qids, counts, strict=False) for _ in range(n)),
-                    self.docids,
-                    strict=False,
-                )
-            )
-        ]
-        return Qrels.from_records(records, source=self.source)
+        return self._qrels_of(np.arange(len(self.docids), dtype=np.int64))
 
     def as_qrels(self) -> Qrels:
         """Ordinary qrels: every judged document with its highest judgment."""
-        counts = np.diff(self.doc_offsets).tolist()
-        qcol = [q for q, n in zip(self.qids, counts, strict=False) for _ in range(n)]
-        return Qrels.from_records(
-            list(zip(qcol, self.docids, self.doc_grade.tolist(), strict=False)), source=self.source
+        made: Qrels = self.cached("as_qrels", lambda: self._qrels_of(self.doc_grade.copy()))
+        return made
+
+    def _qrels_of(self, values: Int64Array) -> Qrels:
+        """Ordinary qrels of the rows, valued ``values``: the rows are grouped by query
+        already (query ids in code point order, which is UTF-8 byte order) and each
+        (query, document) is one row, so the columns are taken as they are."""
+        from ranklens.data.native import core as _core
+
+        doc_data, doc_offsets = _core.encode_strings(list(self.docids))
+        return Qrels(
+            qids=self.qids,
+            q_offsets=self.doc_offsets.copy(),
+            doc_data=doc_data,
+            doc_offsets=doc_offsets,
+            lines=None,
+            source=self.source,
+            rels=values,
+            unique=True,
         )
 
     @classmethod

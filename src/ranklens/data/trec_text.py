@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -22,10 +22,16 @@ _RUN, _QRELS = 0, 1
 Parsed = tuple[list[str], Int64Array, UInt8Array, Int64Array, np.ndarray, Int64Array, str | None]
 
 
-def _parse(source: object, kind: int) -> tuple[Parsed, str]:
+def _parse(source: object, kind: int) -> tuple[Parsed, Int64Array | None, str]:
+    """The parsed columns, and a run's rank column (``INT64_MIN`` where it is no integer)."""
     content, name = read_source(source)
+    ranks: Int64Array | None = None
     try:
-        parsed = _core.parse_trec(content, kind, 1)
+        if kind == _RUN:
+            *columns, ranks = _core.parse_trec(content, kind, 1, ranks=True)
+            parsed = cast(Parsed, tuple(columns))
+        else:
+            parsed = _core.parse_trec(content, kind, 1)
     except ValueError as exc:
         if len(exc.args) == 2 and isinstance(exc.args[0], int):
             line, message = exc.args
@@ -44,7 +50,7 @@ def _parse(source: object, kind: int) -> tuple[Parsed, str]:
             f"holds no {what} lines (the file is empty, or has only blank and '#' lines)",
             path=name,
         )
-    return parsed, name
+    return parsed, ranks, name
 
 
 _HINTS = {
@@ -98,7 +104,7 @@ def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> dict[str
     and blank lines are skipped; gzip, bzip2 and xz files are decompressed. Relevance must be
     an integer (``2`` or ``2.0``). Errors name the file and the line.
     """
-    (qids, q_offsets, doc_data, doc_offsets, rels, lines, _tag), name = _parse(source, _QRELS)
+    (qids, q_offsets, doc_data, doc_offsets, rels, lines, _tag), _, name = _parse(source, _QRELS)
     return {
         "qids": tuple(qids),
         "q_offsets": q_offsets,
@@ -116,11 +122,13 @@ def read_run(
     """The columns of :class:`~ranklens.Run` read from a TREC run (``qid Q0 docid rank score
     tag``) from a path, ``-`` or a file object.
 
-    The rank column is ignored (documents are ranked by score); columns after the tag are
-    ignored. The run's name is ``name``, else the tag of the last line (as trec_eval's
-    ``runid``), else the file name.
+    Documents are ranked by score; the rank column is kept as ``ranks`` for the tie policy
+    ``"rank"`` only (a field that is not an integer is ``INT64_MIN`` there, an error only
+    under that policy); columns after the tag are ignored. The run's name is ``name``, else
+    the tag of the last line (as trec_eval's ``runid``), else the file name.
     """
-    (qids, q_offsets, doc_data, doc_offsets, scores, lines, tag), where = _parse(source, _RUN)
+    parsed, ranks, where = _parse(source, _RUN)
+    qids, q_offsets, doc_data, doc_offsets, scores, lines, tag = parsed
     return {
         "qids": tuple(qids),
         "q_offsets": q_offsets,
@@ -130,6 +138,7 @@ def read_run(
         "source": where,
         "scores": scores,
         "name": name or tag or os.path.basename(where),
+        "ranks": ranks,
     }
 
 

@@ -86,7 +86,8 @@ class Evaluator:
         trec_eval's (``"ndcg_cut.10"``, ``"official"``), or :class:`Measure` objects.
     ties
         How equal scores are ordered: ``"trec_eval"`` (default; document id descending),
-        ``"input"`` or ``"docid_asc"``.
+        ``"input"`` or ``"docid_asc"``; ``"rank"`` orders by the run's rank column instead
+        of by score (NIST ndeval's default; runs from TREC files or with a ``rank`` column).
     queries
         Which queries count: ``"qrels"`` (default; a query missing from the run scores 0, run
         queries without judgments are left out), ``"both"`` or ``"run"``.

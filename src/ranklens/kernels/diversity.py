@@ -102,6 +102,16 @@ def rank_gains(p: Pairs, alpha: float) -> Float64Array:
     return out
 
 
+def discounts(kind: str, count: int) -> Float64Array:
+    """The discount of ranks ``0 .. count-1``: ``log(2) / log(i + 2)`` for ``"dcg"``,
+    ``1 / (i + 1)`` for ``"err"`` (what :func:`raw_at` multiplies each gain by).
+
+    >>> discounts("err", 3).tolist()
+    [1.0, 0.5, 0.3333333333333333]
+    """
+    return _discount(kind, count)
+
+
 def _discount(kind: str, count: int) -> Float64Array:
     i = np.arange(count, dtype=np.float64)
     if kind == "dcg":
@@ -329,6 +339,12 @@ def ratio(
 
 
 # --- the measure language: a ranking aligned by the evaluator -----------------------------
+
+
+def ranked_rows(r: Ranked) -> tuple[SubtopicQrels, Int64Array, Int64Array]:
+    """The subtopic judgments, the row at each rank of ``r`` (-1: not judged) and each of
+    ``r``'s queries' index in them (-1: no judgments); computed once per ranking."""
+    return _ranked_rows(r)
 
 
 def _ranked_rows(r: Ranked) -> tuple[SubtopicQrels, Int64Array, Int64Array]:

@@ -269,6 +269,7 @@ enum {
 
 #define RL_EFIELD_MAX 160 /* enough bytes for 40 characters of UTF-8 */
 #define RL_PAD 64         /* readable bytes after the end of a region */
+#define RL_NO_RANK INT64_MIN /* a run's rank field that is not an integer */
 
 typedef struct {
     const uint8_t *start; /* start of the segment's first data line */
@@ -316,6 +317,8 @@ typedef struct {
 typedef struct {
     void *vals;     /* double (run) or int64_t (qrels) */
     int64_t *lines; /* physical line numbers */
+    int64_t *ranks; /* run: the rank column (RL_NO_RANK where not an integer), or NULL */
+    int strict;     /* ranks: only digits (at most 18) on lines of exactly 6 fields */
     int64_t *doff;  /* n + 1 */
     uint8_t *db;    /* docid bytes, capacity dcap */
     int64_t n, dcap, pos, dpos;

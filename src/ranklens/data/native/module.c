@@ -7,7 +7,7 @@
  * n + 1, string i being data[offsets[i]:offsets[i + 1]].
  *
  * Exported functions (see the module docstring for the details):
- *   parse_trec(buf, kind, comments, threads=0)
+ *   parse_trec(buf, kind, comments, threads=0, ranks=0)
  *   encode_strings(seq)
  *   group_by_query(q_codes, n_queries)
  *   take_strings(data, offsets, idx)
@@ -266,12 +266,12 @@ static PyObject *line_tag(const uint8_t *p)
 
 static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    char *kwlist[] = {"buf", "kind", "comments", "threads", NULL};
+    char *kwlist[] = {"buf", "kind", "comments", "threads", "ranks", NULL};
     PyObject *bufobj, *result = NULL, *qids = NULL, *tag = NULL;
     PyArrayObject *q_offsets = NULL, *doc_data = NULL, *doc_offsets = NULL, *values = NULL,
-                  *lines = NULL;
+                  *lines = NULL, *ranks = NULL;
     uint8_t *db = NULL; /* doc_data's bytes until they are wrapped in the array */
-    int kind, comments, bad_alloc = 0, threads = 0;
+    int kind, comments, bad_alloc = 0, threads = 0, want_ranks = 0;
     Py_buffer view;
     rl_parser P;
     rl_plan G;
@@ -279,11 +279,19 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
     size_t i;
     (void)self;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oip|i:parse_trec", kwlist, &bufobj, &kind,
-                                     &comments, &threads))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oip|ii:parse_trec", kwlist, &bufobj, &kind,
+                                     &comments, &threads, &want_ranks))
         return NULL;
     if (kind != 0 && kind != 1) {
         PyErr_SetString(PyExc_ValueError, "kind must be 0 (run) or 1 (qrels)");
+        return NULL;
+    }
+    if (want_ranks < 0 || want_ranks > 2) {
+        PyErr_SetString(PyExc_ValueError, "ranks must be 0, 1 or 2 (strict)");
+        return NULL;
+    }
+    if (want_ranks && kind != 0) {
+        PyErr_SetString(PyExc_ValueError, "ranks are read from runs (kind 0) only");
         return NULL;
     }
     if (PyObject_GetBuffer(bufobj, &view, PyBUF_SIMPLE) < 0)
@@ -315,9 +323,13 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
     doc_offsets = new_array((npy_intp)P.n + 1, NPY_INT64);
     values = new_array((npy_intp)P.n, kind == 0 ? NPY_FLOAT64 : NPY_INT64);
     lines = new_array((npy_intp)P.n, NPY_INT64);
-    if (!q_offsets || !db || !doc_offsets || !values || !lines)
+    if (want_ranks)
+        ranks = new_array((npy_intp)P.n, NPY_INT64);
+    if (!q_offsets || !db || !doc_offsets || !values || !lines || (want_ranks && !ranks))
         goto done;
     O.vals = PyArray_DATA(values);
+    O.ranks = want_ranks ? I64(ranks) : NULL;
+    O.strict = want_ranks == 2;
     O.lines = I64(lines);
     O.doff = I64(doc_offsets);
     O.db = db;
@@ -364,8 +376,12 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
         tag = Py_None;
         Py_INCREF(tag);
     }
-    result = Py_BuildValue("(OOOOOOO)", qids, q_offsets, doc_data, doc_offsets, values, lines,
-                           tag);
+    if (want_ranks)
+        result = Py_BuildValue("(OOOOOOOO)", qids, q_offsets, doc_data, doc_offsets, values,
+                               lines, tag, ranks);
+    else
+        result = Py_BuildValue("(OOOOOOO)", qids, q_offsets, doc_data, doc_offsets, values,
+                               lines, tag);
 
 done:
     Py_XDECREF(qids);
@@ -375,6 +391,7 @@ done:
     Py_XDECREF(doc_offsets);
     Py_XDECREF(values);
     Py_XDECREF(lines);
+    Py_XDECREF(ranks);
     free(db);
     rl_plan_free(&G);
     rl_parser_free(&P);
@@ -1157,11 +1174,15 @@ done:
 /* ------------------------------------------------------------------------ */
 
 PyDoc_STRVAR(parse_trec_doc,
-"parse_trec(buf, kind, comments, threads=0) -> (qids, q_offsets, doc_data, doc_offsets, values, lines, tag)\n\n"
+"parse_trec(buf, kind, comments, threads=0, ranks=0) -> (qids, q_offsets, doc_data, doc_offsets, values, lines, tag[, ranks])\n\n"
 "Parse TREC text (kind 0 = run 'qid Q0 docid rank score tag', 1 = qrels 'qid iter docid rel').\n"
 "Entries are grouped by query (query ids in byte order, file order within a query).\n"
 "Raises ValueError(line, message) on the first problem.  threads: 0 = automatic\n"
-"(large inputs use the cores), n = exactly n threads (at most 8); the result is the same.");
+"(large inputs use the cores), n = exactly n threads (at most 8); the result is the same.\n"
+"ranks=1 (runs only) adds an 8th item: the rank column as int64, INT64_MIN where the\n"
+"field is not an integer (a relevance's syntax); it is not validated otherwise.  ranks=2:\n"
+"NIST ndeval's syntax, INT64_MIN unless the field is 1 to 18 digits on a line of exactly\n"
+"6 fields.");
 
 PyDoc_STRVAR(encode_strings_doc,
 "encode_strings(seq) -> (data, offsets)\n\nUTF-8 string column of a sequence of str.");

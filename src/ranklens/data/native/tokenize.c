@@ -566,6 +566,27 @@ int rl_pass2_segment(rl_parser *P, const rl_segment *sg, rl_outbuf *O)
                 return -1;
             }
             ((double *)O->vals)[pos] = v;
+            if (O->ranks != NULL) { /* only when asked for: a field that is no integer is
+                                       no error here, only marked */
+                int64_t r = 0;
+                if (O->strict) { /* NIST ndeval's syntax: digits, and no 7th field */
+                    size_t j, fl = L.fl[3];
+                    int ok = fl > 0 && fl <= 18 && L.total == 6;
+                    for (j = 0; ok && j < fl; j++) {
+                        ok = is_digit(L.fs[3][j]);
+                        r = r * 10 + (L.fs[3][j] - '0');
+                    }
+                    O->ranks[pos] = ok ? r : RL_NO_RANK;
+                }
+                else {
+                    rc = parse_rel(L.fs[3], L.fl[3], &r);
+                    if (rc == RL_E_NOMEM) {
+                        rl_set_error(P, rc, ln, NULL, 0);
+                        return -1;
+                    }
+                    O->ranks[pos] = rc == RL_E_NONE ? r : RL_NO_RANK;
+                }
+            }
         }
         else {
             int64_t v = 0;

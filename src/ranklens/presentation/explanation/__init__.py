@@ -8,7 +8,8 @@ kernels read, so the ranking, its ties and the value are exactly :func:`ranklens
 
 Explained families: precision/recall/F (``P``, ``R``, ``F1``, ``F``, ``Success``,
 ``Rprec``), ``AP`` (and ``GMAP``), ``RR``, ``CG``, ``DCG``/``nDCG``/``IDCG``, ``RBP`` (and
-``RBPResid``), ``ERR`` and ``Bpref`` (and ``GMBpref``).
+``RBPResid``), ``ERR``, ``Bpref`` (and ``GMBpref``) and the diversity measures
+``alpha_nDCG``, ``alpha_DCG``, ``ERR_IA`` and ``nERR_IA``.
 
 (The package is called ``explanation``, not ``explain``: a subpackage named like the
 function ``ranklens.explain`` would replace it as an attribute of ``ranklens`` once

@@ -17,7 +17,15 @@ from ranklens.data.coerce import QrelsLike, RunLike
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 from ranklens.measures.base import Measure
-from ranklens.presentation.explanation import average_precision, bpref, dcg, err, precision, rbp
+from ranklens.presentation.explanation import (
+    average_precision,
+    bpref,
+    dcg,
+    diversity,
+    err,
+    precision,
+    rbp,
+)
 from ranklens.presentation.explanation import reciprocal_rank as rr
 from ranklens.presentation.explanation.context import Explainer, Options, QueryData, assemble
 from ranklens.presentation.explanation.model import Explanation
@@ -35,6 +43,7 @@ FAMILIES: Mapping[str, tuple[Explainer, tuple[str, ...]]] = MappingProxyType(
         "rbp": (rbp.explain_rbp, rbp.FAMILY),
         "err": (err.explain_err, err.FAMILY),
         "bpref": (bpref.explain_bpref, bpref.FAMILY),
+        "diversity": (diversity.explain_diversity, diversity.FAMILY),
     }
 )
 """Each family: its explainer and the measures (registry names) it explains."""
@@ -150,7 +159,10 @@ def explain_measures(
     for m in parsed:
         if m.spec.name not in BY_MEASURE:
             raise MeasureError(_unsupported(m))
-    evaluator = Evaluator(qrels, [], ties=ties, queries=queries, depth=depth, duplicates=duplicates)
+    # the measures themselves: diversity measures read the qrels as subtopic qrels
+    evaluator = Evaluator(
+        qrels, parsed, ties=ties, queries=queries, depth=depth, duplicates=duplicates
+    )
     aligned = evaluator.align(run)
     qrels_obj = evaluator.qrels
     index = _query_index(aligned.base.qids, query, qrels_obj, aligned.run, queries)

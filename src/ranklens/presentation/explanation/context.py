@@ -29,6 +29,7 @@ TIE_ORDER: Mapping[str, str] = MappingProxyType(
         "trec_eval": "by document id, descending",
         "input": "in input order",
         "docid_asc": "by document id, ascending",
+        "rank": "(any scores) by the run's rank column, ascending",
     }
 )
 """How each tie policy orders equal scores, in words."""
@@ -344,6 +345,8 @@ def _ranking_note(q: QueryData) -> Text:
 
 def _ties_note(q: QueryData) -> Text:
     scores = np.asarray(q.scores, dtype=np.float64)
+    if q.options.ties == "rank":
+        return ("ties='rank': documents are ranked by the run's rank column, not by score",)
     policy = f"ties='{q.options.ties}': equal scores {TIE_ORDER.get(q.options.ties, '')}"
     groups: list[tuple[int, int]] = []
     if scores.shape[0] > 1:

@@ -37,7 +37,9 @@ def restricted(run: Run, queries: Sequence[str]) -> Run:
         if q in index
     ]
     entries = np.sort(np.concatenate(keep)) if keep else np.zeros(0, dtype=np.int64)
-    return Run(**subset_entries(run, entries), scores=run.scores[entries], name=run.name)  # type: ignore[arg-type]
+    ranks = None if run.ranks is None else run.ranks[entries]
+    columns = subset_entries(run, entries)
+    return Run(**columns, scores=run.scores[entries], name=run.name, ranks=ranks)  # type: ignore[arg-type]
 
 
 def explanations(
