@@ -279,7 +279,7 @@ class View:
         xp = self.batch.xp
         zero = xp.asarray(0.0, dtype=self.batch.dtype, device=self.batch.device)
         top = self.labels(width)
-        return xp.where(top > 0, top, zero)
+        return xp.maximum(top, zero)  # not where(top > 0, ...): torch's is 10x slower
 
 
 def _rank(batch: Batch, judged_only: bool, ties: TensorTies) -> View:

@@ -241,7 +241,7 @@ def ideal_dcg(ctx: Context, cutoff: int | None, form: str) -> Array:
     grades = ctx.judged_grades(as_given=True)
     width = int(grades.shape[1]) if cutoff is None else min(cutoff, int(grades.shape[1]))
     top = ctx.batch.as_float(ctx.batch.top_values(grades, width))
-    top = xp.where(top > 0, top, ctx.const(0.0))  # negative: padding or unjudged, gain 0
+    top = xp.maximum(top, ctx.const(0.0))  # negative: padding or unjudged, gain 0
     return xp.sum(_shaped(ctx, top, form) / xp.log2(ctx.ranks(width) + 1.0), axis=1)
 
 
