@@ -208,3 +208,14 @@ def test_evaluate_equals_the_standard_only_path(ties: str) -> None:
                         atol=0 if name == "numpy" else 1e-15,
                         err_msg=f"{name} {m}",
                     )
+
+
+def test_strided_inputs() -> None:
+    rng = np.random.default_rng(9)
+    x = np.round(rng.normal(size=(20, 30)), 1)
+    for name, xp in NAMESPACES:
+        view = _as(name, x)[:, ::3]
+        got = np.asarray(stable_argsort(xp, view, True))
+        np.testing.assert_array_equal(got, _expected(x[:, ::3], True), err_msg=name)
+        got = np.asarray(sort_rows(xp, _as(name, x.T)))
+        np.testing.assert_array_equal(got, np.sort(x.T, axis=1), err_msg=name)
