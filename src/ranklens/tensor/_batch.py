@@ -15,6 +15,15 @@ from typing import Any, Literal
 
 from ranklens.base.errors import InputError, MissingDependencyError, OptionError
 from ranklens.base.optional import require
+from ranklens.tensor._order import (
+    host_max,
+    host_min,
+    packs_rows,
+    sort_rows,
+    stable_argsort,
+    take_rows,
+    two_key_order,
+)
 
 Array = Any
 """An array of any Array API namespace (numpy, torch, CuPy, JAX, ...)."""
@@ -55,8 +64,10 @@ class Batch:
     ----------
     xp, device, dtype : the namespace, the device and the floating dtype of the results.
     scores : (Q, N) float; ``-inf`` at padding.
-    labels : (Q, N) float; the grade of a judged document, negative for unjudged or padding.
-    valid : (Q, N) bool; real documents.
+    grades : (Q, N) the labels, integers as given (else floats of ``dtype``): the grade of
+        a judged document, negative for unjudged or padding.
+    labels : (Q, N) float; ``grades`` as ``dtype`` (cast on first use).
+    valid : (Q, N) bool; real documents; None when all of them are (no padding).
     doc_ids : (Q, N) int or None.
     n_rel : (Q,) float or None; relevant documents per query (grade >= 1), all of them.
     ideal : (Q, M) float or None; every judged grade of each query, padded with negatives.
@@ -66,14 +77,25 @@ class Batch:
     device: Any
     dtype: Any
     scores: Array
-    labels: Array
-    valid: Array
+    grades: Array
+    valid: Array | None
     doc_ids: Array | None
     n_rel: Array | None
     ideal: Array | None
     _views: dict[tuple[bool, str], View] = field(default_factory=dict, repr=False)
     memo: dict[tuple[str, int], Array] = field(default_factory=dict, repr=False)
     """Values shared by the measures of one call (the relevant documents per threshold)."""
+
+    @property
+    def labels(self) -> Array:
+        """The grades as the result dtype."""
+        if ("labels", 0) not in self.memo:
+            self.memo["labels", 0] = self.as_float(self.grades)
+        return self.memo["labels", 0]
+
+    def as_float(self, x: Array) -> Array:
+        """``x`` as the result dtype (``x`` itself when it has it)."""
+        return self.xp.astype(x, self.dtype, copy=False)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -92,8 +114,11 @@ class Batch:
     def top_values(self, x: Array, k: int) -> Array:
         """The ``k`` largest values of each row of ``x``, in decreasing order."""
         xp = self.xp
-        k = min(k, int(x.shape[1]))
-        if _is_torch(xp) and k < int(x.shape[1]):
+        n = int(x.shape[1])
+        k = min(k, n)
+        if packs_rows(xp, x):  # numpy's vectorised sort beats a top-k on the CPU
+            return xp.flip(sort_rows(xp, x)[:, n - k :], axis=1)
+        if _is_torch(xp) and k < n:
             import torch  # the namespace is torch's, so torch is installed
 
             return torch.topk(x, k, dim=1, sorted=True).values
@@ -135,20 +160,35 @@ def prepare(
         dtype = xp.float64 if scores.dtype == xp.float64 else xp.float32
     elif not xp.isdtype(dtype, "real floating"):
         raise OptionError(f"dtype must be a real floating dtype, got {dtype}")
-    valid = labels >= 0 if mask is None else (mask if mask.dtype == xp.bool else mask != 0)
-    s = xp.astype(scores, dtype)
-    lab = xp.astype(labels, dtype)
-    if validate:
-        bad = xp.any(xp.logical_and(valid, xp.logical_not(xp.isfinite(s))))
-        if bool(bad):
-            raise InputError(
-                "a real (unmasked) score is NaN or infinite; ranklens needs finite scores "
-                "(mask the entry out instead)"
-            )
-    minus_inf = xp.asarray(-math.inf, dtype=dtype, device=_device(s))
-    s = xp.where(valid, s, minus_inf)
-    if mask is not None:  # without a mask, padding already has a negative label
-        lab = xp.where(valid, lab, xp.asarray(-1.0, dtype=dtype, device=_device(s)))
+    s = xp.astype(scores, dtype, copy=False)
+    valid: Array | None
+    if mask is not None:
+        valid = mask if mask.dtype == xp.bool else mask != 0
+    elif packs_rows(xp, s) and not (shape[0] * shape[1] and host_min(labels) < 0):
+        # Without padding (checked where a host synchronisation costs little: eager on the
+        # CPU) the scores need neither a -inf fill nor a masked check.
+        valid = None
+    else:
+        valid = labels >= 0
+    bad: Any = False
+    if valid is not None:
+        if validate:
+            bad = xp.any(xp.logical_and(valid, xp.logical_not(xp.isfinite(s))))
+        s = xp.where(valid, s, xp.asarray(-math.inf, dtype=dtype, device=_device(s)))
+    elif validate and shape[0] * shape[1]:  # min or max is NaN with a NaN
+        bad = not math.isfinite(host_min(s)) or not math.isfinite(host_max(s))
+    if validate and bool(bad):
+        raise InputError(
+            "a real (unmasked) score is NaN or infinite; ranklens needs finite scores "
+            "(mask the entry out instead)"
+        )
+    # Integer grades stay integers until a kernel needs them as floats: gathering and
+    # sorting them first casts only the ranks a measure reads.
+    keep = xp.isdtype(labels.dtype, "integral")
+    grades = labels if keep else xp.astype(labels, dtype, copy=False)
+    if mask is not None and valid is not None:  # else padding has a negative label
+        minus_one = xp.asarray(-1, dtype=grades.dtype, device=_device(s))
+        grades = xp.where(valid, grades, minus_one)
     ideal = None
     if ideal_labels is not None:
         ideal = xp.astype(ideal_labels, dtype)
@@ -157,7 +197,7 @@ def prepare(
         device=_device(s),
         dtype=dtype,
         scores=s,
-        labels=lab,
+        grades=grades,
         valid=valid,
         doc_ids=doc_ids,
         n_rel=None if n_rel is None else xp.astype(n_rel, dtype),
@@ -171,24 +211,41 @@ class View:
 
     Attributes
     ----------
-    labels : (Q, N) float; the label at each rank (< 0: unjudged or past the ranking).
-    valid : (Q, N) bool; the documents ranked (in input order: only counted).
+    order : (Q, N) int; the column of the batch at each rank.
+    valid : (Q, N) bool; the documents ranked (in input order: only counted); None: all.
     num_ret : (Q,) float; the documents ranked per query.
     bounds : ``(start, end)`` of the tie group of each rank (policy ``"average"``), or None.
     """
 
     batch: Batch
-    labels: Array
-    valid: Array
+    order: Array
+    valid: Array | None
     bounds: tuple[Array, Array] | None
     _memo: dict[tuple[str, int], Array] = field(default_factory=dict, repr=False)
+
+    def labels(self, width: int | None = None) -> Array:
+        """(Q, width) float; the label at each of the first ``width`` ranks (all when
+        None; < 0: unjudged or past the ranking). Only those ranks are gathered."""
+        n = self.batch.shape[1]
+        width = n if width is None else min(width, n)
+        if ("labels", n) in self._memo:
+            return self._memo["labels", n][:, :width]
+        if ("labels", width) not in self._memo:
+            order = self.order if width == n else self.order[:, :width]
+            ranked = take_rows(self.batch.xp, self.batch.grades, order)
+            self._memo["labels", width] = self.batch.as_float(ranked)
+        return self._memo["labels", width]
 
     @property
     def num_ret(self) -> Array:
         """The documents ranked in each query."""
         if ("num_ret", 0) not in self._memo:
-            xp = self.batch.xp
-            self._memo["num_ret", 0] = xp.sum(xp.astype(self.valid, self.batch.dtype), axis=1)
+            xp, b = self.batch.xp, self.batch
+            if self.valid is None:
+                num_ret = xp.full(b.shape[0], float(b.shape[1]), dtype=b.dtype, device=b.device)
+            else:
+                num_ret = xp.sum(xp.astype(self.valid, b.dtype), axis=1)
+            self._memo["num_ret", 0] = num_ret
         return self._memo["num_ret", 0]
 
     def averaged(self, x: Array) -> Array:
@@ -201,7 +258,7 @@ class View:
         q = int(x.shape[0])
         zero = xp.zeros((q, 1), dtype=x.dtype, device=self.batch.device)
         total = xp.concat([zero, xp.cumulative_sum(x, axis=1)], axis=1)
-        sums = xp.take_along_axis(total, end, axis=1) - xp.take_along_axis(total, start, axis=1)
+        sums = take_rows(xp, total, end) - take_rows(xp, total, start)
         return sums / xp.astype(end - start, x.dtype)
 
     def relevant(self, rel: int, width: int | None = None) -> Array:
@@ -212,8 +269,8 @@ class View:
         if key in self._memo:
             return self._memo[key][:, :width]
         if self.bounds is None and width is not None and width < self.batch.shape[1]:
-            return xp.astype(self.labels[:, :width] >= max(rel, 0), dtype)
-        self._memo[key] = self.averaged(xp.astype(self.labels >= max(rel, 0), dtype))
+            return xp.astype(self.labels(width) >= max(rel, 0), dtype)
+        self._memo[key] = self.averaged(xp.astype(self.labels() >= max(rel, 0), dtype))
         return self._memo[key][:, :width]
 
     def grades(self, width: int | None = None) -> Array:
@@ -221,46 +278,35 @@ class View:
         else 0 (not averaged over ties)."""
         xp = self.batch.xp
         zero = xp.asarray(0.0, dtype=self.batch.dtype, device=self.batch.device)
-        top = self.labels[:, :width]
-        return xp.where(top > 0, top, zero)
+        top = self.labels(width)
+        return xp.maximum(top, zero)  # not where(top > 0, ...): torch's is 10x slower
 
 
 def _rank(batch: Batch, judged_only: bool, ties: TensorTies) -> View:
     xp = batch.xp
-    scores, labels = batch.scores, batch.labels
+    scores, grades = batch.scores, batch.grades
     valid = batch.valid
     if judged_only:
-        valid = xp.logical_and(valid, labels >= 0)
+        valid = grades >= 0 if valid is None else xp.logical_and(valid, grades >= 0)
         minus_inf = xp.asarray(-math.inf, dtype=batch.dtype, device=batch.device)
         scores = xp.where(valid, scores, minus_inf)
     q, n = batch.shape
     if ties == "trec_eval":
         if batch.doc_ids is None:
             raise OptionError("ties='trec_eval' orders equal scores by document id: pass doc_ids")
-        perm = _two_key_order(xp, scores, batch.doc_ids, True)
+        perm = two_key_order(xp, scores, batch.doc_ids, True)
     elif ties == "pessimistic":
-        perm = _two_key_order(xp, scores, labels, False)
+        perm = two_key_order(xp, scores, grades, False)
     elif ties == "optimistic":
-        perm = _two_key_order(xp, scores, labels, True)
+        perm = two_key_order(xp, scores, grades, True)
     elif ties in ("input", "average"):
-        perm = xp.argsort(scores, axis=1, descending=True, stable=True)
+        perm = stable_argsort(xp, scores, descending=True)
     else:
         raise OptionError(f"ties must be one of {list(TENSOR_TIES)}, not {ties!r}")
-    ranked_labels = xp.take_along_axis(labels, perm, axis=1)
     bounds = None
     if ties == "average":
-        bounds = _tie_groups(xp, xp.take_along_axis(scores, perm, axis=1), q, n, batch.device)
-    return View(batch, ranked_labels, valid, bounds)
-
-
-def _two_key_order(xp: Any, scores: Array, key: Array, key_descending: bool) -> Array:
-    """The permutation ordering each row by score (descending), then ``key``, then column:
-    a stable sort by ``key`` followed by a stable sort by score."""
-    first = xp.argsort(key, axis=1, descending=key_descending, stable=True)
-    second = xp.argsort(
-        xp.take_along_axis(scores, first, axis=1), axis=1, descending=True, stable=True
-    )
-    return xp.take_along_axis(first, second, axis=1)
+        bounds = _tie_groups(xp, take_rows(xp, scores, perm), q, n, batch.device)
+    return View(batch, perm, valid, bounds)
 
 
 def _tie_groups(xp: Any, ranked: Array, q: int, n: int, device: Any) -> tuple[Array, Array]:
@@ -270,12 +316,12 @@ def _tie_groups(xp: Any, ranked: Array, q: int, n: int, device: Any) -> tuple[Ar
     starts = xp.concat([first, ranked[:, 1:] != ranked[:, :-1]], axis=1) if n else first[:, :0]
     group = xp.cumulative_sum(xp.astype(starts, xp.int64), axis=1) - 1
     # The ranks where groups start, in order, then n for the missing ones.
-    where_start = xp.argsort(xp.astype(xp.logical_not(starts), xp.int32), axis=1, stable=True)
+    where_start = stable_argsort(xp, xp.astype(xp.logical_not(starts), xp.int32), False)
     where_start = xp.astype(where_start, xp.int64)
     count = xp.sum(xp.astype(starts, xp.int64), axis=1, keepdims=True)
     column = xp.arange(n, dtype=xp.int64, device=device)
     size = xp.full((q, 1), n, dtype=xp.int64, device=device)
     where_start = xp.concat([xp.where(column < count, where_start, size), size], axis=1)
-    start = xp.take_along_axis(where_start, group, axis=1)
-    end = xp.take_along_axis(where_start, group + 1, axis=1)
+    start = take_rows(xp, where_start, group)
+    end = take_rows(xp, where_start, group + 1)
     return start, end

@@ -86,13 +86,14 @@ class Context:
             return b.n_rel
         key = ("num_rel", threshold)
         if key not in b.memo:
-            grades = b.labels if b.ideal is None else b.ideal
+            grades = b.grades if b.ideal is None else b.ideal
             b.memo[key] = xp.sum(xp.astype(grades >= threshold, b.dtype), axis=1)
         return b.memo[key]
 
-    def judged_grades(self) -> Array:
+    def judged_grades(self, as_given: bool = False) -> Array:
         """Every judged grade of each query (``ideal_labels``, else the batch's labels),
-        -1 for none; for the ideal ranking and the per-query or top grade."""
+        -1 for none; for the ideal ranking and the per-query or top grade. As the result
+        dtype, or with ``as_given`` integer labels as they were given."""
         b = self.batch
         if b.ideal is not None:
             return b.ideal
@@ -101,7 +102,7 @@ class Context:
                 "this measure needs the grades of the relevant documents that are not in the "
                 "batch: pass ideal_labels (n_rel gives only their number)"
             )
-        return b.labels
+        return b.grades if as_given else b.labels
 
     def linear_only(self, name: str) -> None:
         """Refuse tie policy ``average`` for a measure that is not linear in the gains."""
@@ -237,10 +238,10 @@ def dcg(ctx: Context, cutoff: int | None, gains: object = None, dcg: str = "log2
 def ideal_dcg(ctx: Context, cutoff: int | None, form: str) -> Array:
     """DCG of the ideal ranking: every judged grade of the query, highest first."""
     xp = ctx.xp
-    grades = ctx.judged_grades()
+    grades = ctx.judged_grades(as_given=True)
     width = int(grades.shape[1]) if cutoff is None else min(cutoff, int(grades.shape[1]))
-    top = ctx.batch.top_values(grades, width)
-    top = xp.where(top > 0, top, ctx.const(0.0))  # negative: padding or unjudged, gain 0
+    top = ctx.batch.as_float(ctx.batch.top_values(grades, width))
+    top = xp.maximum(top, ctx.const(0.0))  # negative: padding or unjudged, gain 0
     return xp.sum(_shaped(ctx, top, form) / xp.log2(ctx.ranks(width) + 1.0), axis=1)
 
 
