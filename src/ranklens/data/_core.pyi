@@ -45,3 +45,9 @@ def align(
 def pool_runs(
     runs: Sequence[tuple[_I64, _I64, _U8, _I64, _I64]], n_union: int, threads: int = 0
 ) -> tuple[_I64, _U8, _I64, _I64, tuple[tuple[_I64, _I64], ...]]: ...
+def affine_sum(
+    n_total: int,
+    runs: Sequence[tuple[_I64, _I64, _F64, _I64, _F64, _F64, npt.NDArray[np.generic], float]],
+    clip: bool = False,
+    threads: int = 0,
+) -> _F64: ...

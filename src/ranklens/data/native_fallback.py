@@ -31,6 +31,7 @@ _U8 = npt.NDArray[np.uint8]
 _F64 = npt.NDArray[np.float64]
 
 __all__ = [
+    "affine_sum",
     "align",
     "dict_columns",
     "encode_strings",
@@ -603,9 +604,7 @@ def pool_runs(
     for u in range(n_union):
         local: dict[bytes, int] = {}
         start = len(fused)
-        for (starts, slots, texts, ranking), (fid, ranks) in zip(
-            prepared, per_run, strict=True
-        ):
+        for (starts, slots, texts, ranking), (fid, ranks) in zip(prepared, per_run, strict=True):
             j = slots[u]
             if j < 0:
                 continue
@@ -634,3 +633,57 @@ def pool_runs(
         tuple((fid, rank) for fid, rank in per_run),
     )
 
+
+def affine_sum(
+    n_total: int,
+    runs: Sequence[tuple[_I64, _I64, _F64, _I64, _F64, _F64, Any, float]],
+    clip: object = False,
+    threads: int = 0,
+) -> _F64:
+    """Per fused document, the sum over runs (in order, from 0) of the normalised scores
+    ``(scores[perm] - shift) / scale`` of each run's queries (1 where ``flat``; at least 0
+    with ``clip``), weighted, as the C module (rank fusion's Comb* methods)."""
+    del threads
+    size = _int_arg(n_total)
+    if size < 0:
+        raise ValueError("n_total must be >= 0")
+    try:
+        items = list(runs)
+    except TypeError:
+        raise TypeError("runs must be a sequence of tuples") from None
+    clipped = bool(clip)
+    total = np.zeros(size, dtype=np.float64)
+    names = ("q_offsets", "perm", "scores", "fid", "shift", "scale", "flat")
+    types: tuple[type[np.generic], ...] = (
+        np.int64,
+        np.int64,
+        np.float64,
+        np.int64,
+        np.float64,
+        np.float64,
+        np.uint8,
+    )
+    for item in items:
+        if not isinstance(item, tuple) or len(item) != 8:
+            raise TypeError("each run must be a tuple of 7 arrays and a weight")
+        q_offsets, perm, scores, fid, shift, scale, flat = (
+            _as_array(obj, dtype, name)
+            for obj, dtype, name in zip(item[:7], types, names, strict=True)
+        )
+        if isinstance(item[7], str | bytes):
+            raise TypeError(f"must be real number, not {_tp_name(item[7])}")
+        weight = float(item[7])
+        n = len(perm)
+        nq = _check_qoffsets(q_offsets, n, "q_offsets")
+        if len(scores) != n or len(fid) != n or not len(shift) == len(scale) == len(flat) == nq:
+            raise ValueError("scores and fid must match perm; shift, scale and flat the queries")
+        if n and (perm.min() < 0 or perm.max() >= n or fid.min() < 0 or fid.max() >= size):
+            raise IndexError("perm or fid is out of bounds")
+        lengths = np.diff(q_offsets)
+        values = np.subtract(scores[perm], np.repeat(shift, lengths))
+        np.divide(values, np.repeat(scale, lengths), out=values)
+        values[np.repeat(flat != 0, lengths)] = 1.0
+        if clipped:
+            np.maximum(values, 0.0, out=values)
+        np.add.at(total, fid, values if weight == 1.0 else weight * values)
+    return total

@@ -444,6 +444,23 @@ void rl_pool_pass2(rl_pool *P, const int64_t *fq, uint8_t *out_data, int64_t *ou
                    int64_t *out_count);
 void rl_pool_free(rl_pool *P);
 
+/* affine_sum: one run of the normalised score sums (rank fusion's Comb*
+ * methods).  For each query j of the run and each entry p in its ranked
+ * range [qo[j], qo[j + 1]): v = flat[j] ? 1 : (scores[perm[p]] - shift[j]) /
+ * scale[j]; with clip, v = +0 unless v > 0 or NaN (numpy's maximum(v, 0));
+ * then total[fid[p]] += v (weight * v when weight != 1).  A run's fid are
+ * distinct, so its queries are split over threads.  Returns -1 (nothing
+ * more written) when a perm or fid value is out of bounds, else 0. */
+typedef struct {
+    const int64_t *qo, *perm, *fid;
+    const double *scores, *shift, *scale;
+    const uint8_t *flat;
+    int64_t nq, n;
+    double weight;
+} rl_affine_run;
+int rl_affine_sum(const rl_affine_run *run, int clip, double *total, int64_t n_total,
+                  int threads);
+
 /* ------------------------------------------------------------------------ */
 /* columns.c                                                                  */
 /* ------------------------------------------------------------------------ */

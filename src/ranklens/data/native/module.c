@@ -18,6 +18,7 @@
  *   align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,
  *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0)
  *   pool_runs(runs, n_union, threads=0)
+ *   affine_sum(n_total, runs, clip=False, threads=0)
  *
  * The heavy loops run with the GIL released.  There is no global mutable
  * state: all tables are const.  parse_trec's two passes, rank,
@@ -1153,6 +1154,91 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* affine_sum (rank fusion: normalised scores added up)                       */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *py_affine_sum(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"n_total", "runs", "clip", "threads", NULL};
+    static const int types[7] = {NPY_INT64,   NPY_INT64,   NPY_FLOAT64, NPY_INT64,
+                                 NPY_FLOAT64, NPY_FLOAT64, NPY_UINT8};
+    static const char *names[7] = {"q_offsets", "perm", "scores", "fid", "shift", "scale", "flat"};
+    PyObject *runs_o, *seq = NULL;
+    PyArrayObject *total = NULL, *a[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    long long n_total;
+    int clip = 0, threads = 0, r, k, R, bad = 0;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "LO|pi:affine_sum", kwlist, &n_total, &runs_o,
+                                     &clip, &threads))
+        return NULL;
+    if (n_total < 0) {
+        PyErr_SetString(PyExc_ValueError, "n_total must be >= 0");
+        return NULL;
+    }
+    seq = PySequence_Fast(runs_o, "runs must be a sequence of tuples");
+    if (seq == NULL)
+        return NULL;
+    R = (int)PySequence_Fast_GET_SIZE(seq);
+    total = new_array((npy_intp)n_total, NPY_FLOAT64);
+    if (total == NULL)
+        goto fail;
+    memset(PyArray_DATA(total), 0, (size_t)n_total * sizeof(double));
+    for (r = 0; r < R; r++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, r);
+        rl_affine_run run;
+        double weight;
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 8) {
+            PyErr_SetString(PyExc_TypeError, "each run must be a tuple of 7 arrays and a weight");
+            goto fail;
+        }
+        for (k = 0; k < 7; k++) {
+            a[k] = as_array(PyTuple_GET_ITEM(item, k), types[k], names[k]);
+            if (a[k] == NULL)
+                goto fail;
+        }
+        weight = PyFloat_AsDouble(PyTuple_GET_ITEM(item, 7));
+        if (weight == -1.0 && PyErr_Occurred())
+            goto fail;
+        run.n = LEN(a[1]);
+        run.nq = check_qoffsets(a[0], run.n, "q_offsets");
+        if (run.nq < 0)
+            goto fail;
+        if (LEN(a[2]) != run.n || LEN(a[3]) != run.n || LEN(a[4]) != run.nq ||
+            LEN(a[5]) != run.nq || LEN(a[6]) != run.nq) {
+            PyErr_SetString(PyExc_ValueError,
+                            "scores and fid must match perm; shift, scale and flat the queries");
+            goto fail;
+        }
+        run.qo = I64(a[0]);
+        run.perm = I64(a[1]);
+        run.scores = (const double *)PyArray_DATA(a[2]);
+        run.fid = I64(a[3]);
+        run.shift = (const double *)PyArray_DATA(a[4]);
+        run.scale = (const double *)PyArray_DATA(a[5]);
+        run.flat = (const uint8_t *)PyArray_DATA(a[6]);
+        run.weight = weight;
+        Py_BEGIN_ALLOW_THREADS
+        bad = rl_affine_sum(&run, clip, (double *)PyArray_DATA(total), (int64_t)n_total, threads);
+        Py_END_ALLOW_THREADS
+        if (bad) {
+            PyErr_SetString(PyExc_IndexError, "perm or fid is out of bounds");
+            goto fail;
+        }
+        for (k = 0; k < 7; k++)
+            Py_CLEAR(a[k]);
+    }
+    Py_DECREF(seq);
+    return (PyObject *)total;
+fail:
+    for (k = 0; k < 7; k++)
+        Py_XDECREF(a[k]);
+    Py_XDECREF(total);
+    Py_XDECREF(seq);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
 /* module                                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -1206,6 +1292,14 @@ PyDoc_STRVAR(pool_runs_doc,
 "of first appearance; counts[f] is how many runs retrieved fused document f.\n"
 "per_run[i] = (fid, rank), in perm order.");
 
+PyDoc_STRVAR(affine_sum_doc,
+"affine_sum(n_total, runs, clip=False, threads=0) -> total\n\n"
+"Per fused document, the sum over runs (in order, from 0) of normalised scores (rank\n"
+"fusion).  Each run is a tuple (q_offsets, perm, scores, fid, shift, scale, flat, weight):\n"
+"for query j's ranked entries p, v = 1 if flat[j] else (scores[perm[p]] - shift[j]) /\n"
+"scale[j]; with clip, v = maximum(v, 0) (NaN stays); total[fid[p]] += weight * v (v when\n"
+"weight is 1).");
+
 #define METH(name) \
     {#name, (PyCFunction)(void (*)(void))py_##name, METH_VARARGS | METH_KEYWORDS, name##_doc}
 
@@ -1220,6 +1314,7 @@ static PyMethodDef core_methods[] = {
     METH(find_duplicates),
     METH(align),
     METH(pool_runs),
+    METH(affine_sum),
     {NULL, NULL, 0, NULL},
 };
 
