@@ -51,3 +51,15 @@ def affine_sum(
     clip: bool = False,
     threads: int = 0,
 ) -> _F64: ...
+def format_run(
+    qid_data: _U8,
+    qid_offsets: _I64,
+    q_offsets: _I64,
+    doc_data: _U8,
+    doc_offsets: _I64,
+    scores: _F64,
+    order: _I64,
+    tag: bytes,
+    q_lo: int,
+    q_hi: int,
+) -> bytes: ...

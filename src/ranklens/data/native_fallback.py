@@ -36,6 +36,7 @@ __all__ = [
     "dict_columns",
     "encode_strings",
     "find_duplicates",
+    "format_run",
     "group_by_query",
     "intern_strings",
     "parse_trec",
@@ -687,3 +688,59 @@ def affine_sum(
             np.maximum(values, 0.0, out=values)
         np.add.at(total, fid, values if weight == 1.0 else weight * values)
     return total
+
+
+def format_run(
+    qid_data: _U8,
+    qid_offsets: _I64,
+    q_offsets: _I64,
+    doc_data: _U8,
+    doc_offsets: _I64,
+    scores: _F64,
+    order: _I64,
+    tag: bytes,
+    q_lo: int,
+    q_hi: int,
+) -> bytes:
+    """TREC run text ``qid Q0 docid rank score tag`` of queries ``[q_lo, q_hi)``, as the C
+    module: query ``j``'s lines are the entries ``order[q_offsets[j]:q_offsets[j+1]]``
+    ranked from 1, each score as ``repr(float)`` writes it."""
+    if not isinstance(tag, bytes):  # the arguments are parsed before the arrays are read
+        raise TypeError(f"a bytes-like object is required, not '{type(tag).__name__}'")
+    lo, hi = _int_arg(q_lo), _int_arg(q_hi)
+    arrays = [
+        _as_array(obj, dtype, name)
+        for obj, dtype, name in (
+            (qid_data, np.uint8, "qid_data"),
+            (qid_offsets, np.int64, "qid_offsets"),
+            (q_offsets, np.int64, "q_offsets"),
+            (doc_data, np.uint8, "doc_data"),
+            (doc_offsets, np.int64, "doc_offsets"),
+            (scores, np.float64, "scores"),
+            (order, np.int64, "order"),
+        )
+    ]
+    qdata, qoffs, bounds, ddata, doffs, values, ranked = arrays
+    _check_column(qdata, qoffs, "qid")
+    n = _check_column(ddata, doffs, "doc")
+    nq = _check_qoffsets(bounds, n, "q_offsets")
+    if len(qoffs) != nq + 1 or len(values) != n or len(ranked) != n:
+        raise ValueError("qids, scores and order must match the run")
+    if lo < 0 or lo > hi or hi > nq:
+        raise ValueError("need 0 <= q_lo <= q_hi <= the number of queries")
+    start, stop = int(bounds[lo]), int(bounds[hi])
+    if stop > start and (ranked[start:stop].min() < 0 or ranked[start:stop].max() >= n):
+        raise IndexError("order is out of bounds")
+    qids = _strings(qdata, qoffs)
+    docs = _strings(ddata, doffs)
+    floats = values.tolist()
+    suffix = b" " + bytes(tag) + b"\n"
+    out = []
+    for j in range(lo, hi):
+        first = int(bounds[j])
+        head = qids[j] + b" Q0 "
+        for p in range(first, int(bounds[j + 1])):
+            e = int(ranked[p])
+            score = repr(floats[e]).encode("ascii")
+            out.append(b"%s%s %d %s%s" % (head, docs[e], p - first + 1, score, suffix))
+    return b"".join(out)

@@ -19,6 +19,8 @@
  *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0)
  *   pool_runs(runs, n_union, threads=0)
  *   affine_sum(n_total, runs, clip=False, threads=0)
+ *   format_run(qid_data, qid_offsets, q_offsets, doc_data, doc_offsets, scores, order,
+ *              tag, q_lo, q_hi)
  *
  * The heavy loops run with the GIL released.  There is no global mutable
  * state: all tables are const.  parse_trec's two passes, rank,
@@ -1239,6 +1241,173 @@ fail:
 }
 
 /* ------------------------------------------------------------------------ */
+/* format_run (TREC run text)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The longest repr of a double: "-2.2250738585072014e-308" (24 bytes). */
+#define SCORE_TEXT_MAX 32
+#define SCORE_CACHE_BITS 14
+
+typedef struct {
+    uint64_t bits;
+    int len; /* 0: empty slot */
+    char text[SCORE_TEXT_MAX];
+} score_text;
+
+/* repr(value) into out (returns its length, or -1 with a Python error):
+ * float.__repr__ is PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0), the
+ * shortest text that reads back as v (David Gay's dtoa), so this is it, by
+ * construction.  A direct-mapped cache keyed by the bits skips repeats. */
+static int repr_double(double value, score_text *cache, char *out)
+{
+    uint64_t bits;
+    score_text *slot;
+    char *text;
+    size_t len;
+    memcpy(&bits, &value, sizeof bits);
+    slot = &cache[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - SCORE_CACHE_BITS)];
+    if (slot->len > 0 && slot->bits == bits) {
+        memcpy(out, slot->text, (size_t)slot->len);
+        return slot->len;
+    }
+    text = PyOS_double_to_string(value, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+    if (text == NULL)
+        return -1;
+    len = strlen(text);
+    if (len >= SCORE_TEXT_MAX) { /* cannot happen for a double */
+        PyMem_Free(text);
+        PyErr_SetString(PyExc_SystemError, "score text too long");
+        return -1;
+    }
+    memcpy(out, text, len);
+    memcpy(slot->text, text, len);
+    slot->bits = bits;
+    slot->len = (int)len;
+    PyMem_Free(text);
+    return (int)len;
+}
+
+static PyObject *py_format_run(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"qid_data", "qid_offsets", "q_offsets", "doc_data", "doc_offsets",
+                      "scores",   "order",       "tag",       "q_lo",     "q_hi",
+                      NULL};
+    PyObject *qd_o, *qo_o, *qoff_o, *dd_o, *do_o, *sc_o, *or_o, *result = NULL;
+    PyArrayObject *qd = NULL, *qoff = NULL, *qo = NULL, *dd = NULL, *doff = NULL, *sc = NULL,
+                  *ord = NULL;
+    const char *tag;
+    Py_ssize_t tag_len;
+    long long q_lo, q_hi;
+    int64_t n, nq, j, p, bound = 0;
+    char *buf = NULL, *w;
+    score_text *cache = NULL;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOy#LL:format_run", kwlist, &qd_o,
+                                     &qo_o, &qoff_o, &dd_o, &do_o, &sc_o, &or_o, &tag, &tag_len,
+                                     &q_lo, &q_hi))
+        return NULL;
+    qd = as_array(qd_o, NPY_UINT8, "qid_data");
+    qo = qd ? as_array(qo_o, NPY_INT64, "qid_offsets") : NULL;
+    qoff = qo ? as_array(qoff_o, NPY_INT64, "q_offsets") : NULL;
+    dd = qoff ? as_array(dd_o, NPY_UINT8, "doc_data") : NULL;
+    doff = dd ? as_array(do_o, NPY_INT64, "doc_offsets") : NULL;
+    sc = doff ? as_array(sc_o, NPY_FLOAT64, "scores") : NULL;
+    ord = sc ? as_array(or_o, NPY_INT64, "order") : NULL;
+    if (ord == NULL)
+        goto done;
+    if (check_column(qd, qo, "qid") < 0)
+        goto done;
+    n = check_column(dd, doff, "doc");
+    if (n < 0)
+        goto done;
+    nq = check_qoffsets(qoff, n, "q_offsets");
+    if (nq < 0)
+        goto done;
+    if (LEN(qo) != nq + 1 || LEN(sc) != n || LEN(ord) != n) {
+        PyErr_SetString(PyExc_ValueError, "qids, scores and order must match the run");
+        goto done;
+    }
+    if (q_lo < 0 || q_lo > q_hi || q_hi > nq) {
+        PyErr_SetString(PyExc_ValueError, "need 0 <= q_lo <= q_hi <= the number of queries");
+        goto done;
+    }
+    {
+        const int64_t *qof = I64(qoff), *qid_off = I64(qo), *doc_off = I64(doff),
+                      *order = I64(ord);
+        const uint8_t *qid_data = (const uint8_t *)PyArray_DATA(qd),
+                      *doc_data = (const uint8_t *)PyArray_DATA(dd);
+        const double *scores = (const double *)PyArray_DATA(sc);
+        /* an upper bound: qid, docid, rank (<= 19 digits), score, tag, 5 spaces, "Q0", "\n" */
+        for (j = q_lo; j < q_hi; j++) {
+            const int64_t lines = qof[j + 1] - qof[j];
+            bound += lines * ((qid_off[j + 1] - qid_off[j]) + 19 + SCORE_TEXT_MAX +
+                              (int64_t)tag_len + 8);
+            for (p = qof[j]; p < qof[j + 1]; p++) {
+                const int64_t e = order[p];
+                if (e < 0 || e >= n) {
+                    PyErr_SetString(PyExc_IndexError, "order is out of bounds");
+                    goto done;
+                }
+                bound += doc_off[e + 1] - doc_off[e];
+            }
+        }
+        buf = (char *)malloc((size_t)bound + 1);
+        cache = (score_text *)calloc((size_t)1 << SCORE_CACHE_BITS, sizeof(score_text));
+        if (buf == NULL || cache == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        w = buf;
+        for (j = q_lo; j < q_hi; j++) {
+            const uint8_t *qid = qid_data + qid_off[j];
+            const size_t qid_len = (size_t)(qid_off[j + 1] - qid_off[j]);
+            for (p = qof[j]; p < qof[j + 1]; p++) {
+                const int64_t e = order[p];
+                const size_t doc_len = (size_t)(doc_off[e + 1] - doc_off[e]);
+                char digits[24];
+                int nd = 0, len;
+                uint64_t rank = (uint64_t)(p - qof[j] + 1);
+                memcpy(w, qid, qid_len);
+                w += qid_len;
+                memcpy(w, " Q0 ", 4);
+                w += 4;
+                memcpy(w, doc_data + doc_off[e], doc_len);
+                w += doc_len;
+                *w++ = ' ';
+                do {
+                    digits[nd++] = (char)('0' + rank % 10);
+                    rank /= 10;
+                } while (rank > 0);
+                while (nd > 0)
+                    *w++ = digits[--nd];
+                *w++ = ' ';
+                len = repr_double(scores[e], cache, w);
+                if (len < 0)
+                    goto done;
+                w += len;
+                *w++ = ' ';
+                memcpy(w, tag, (size_t)tag_len);
+                w += tag_len;
+                *w++ = '\n';
+            }
+        }
+        result = PyBytes_FromStringAndSize(buf, (Py_ssize_t)(w - buf));
+    }
+done:
+    free(buf);
+    free(cache);
+    Py_XDECREF(qd);
+    Py_XDECREF(qo);
+    Py_XDECREF(qoff);
+    Py_XDECREF(dd);
+    Py_XDECREF(doff);
+    Py_XDECREF(sc);
+    Py_XDECREF(ord);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
 /* module                                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -1300,6 +1469,13 @@ PyDoc_STRVAR(affine_sum_doc,
 "scale[j]; with clip, v = maximum(v, 0) (NaN stays); total[fid[p]] += weight * v (v when\n"
 "weight is 1).");
 
+PyDoc_STRVAR(format_run_doc,
+"format_run(qid_data, qid_offsets, q_offsets, doc_data, doc_offsets, scores, order, tag,\n"
+"           q_lo, q_hi) -> bytes\n\n"
+"TREC run text 'qid Q0 docid rank score tag' of queries [q_lo, q_hi): query j's lines are\n"
+"the entries order[q_offsets[j]:q_offsets[j+1]] ranked from 1; qids and docids are string\n"
+"columns (UTF-8), tag is bytes, each score is written as repr(float) writes it.");
+
 #define METH(name) \
     {#name, (PyCFunction)(void (*)(void))py_##name, METH_VARARGS | METH_KEYWORDS, name##_doc}
 
@@ -1315,6 +1491,7 @@ static PyMethodDef core_methods[] = {
     METH(align),
     METH(pool_runs),
     METH(affine_sum),
+    METH(format_run),
     {NULL, NULL, 0, NULL},
 };
 
