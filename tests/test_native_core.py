@@ -972,9 +972,11 @@ def ref_affine_sum(n_total: int, runs: list, clip: bool) -> list[float]:
                     try:
                         v = v / float(scale[j])
                     except ZeroDivisionError:
-                        v = math.nan if v == 0 or math.isnan(v) else math.copysign(
-                            math.inf, v
-                        ) * math.copysign(1.0, float(scale[j]))
+                        v = (
+                            math.nan
+                            if v == 0 or math.isnan(v)
+                            else math.copysign(math.inf, v) * math.copysign(1.0, float(scale[j]))
+                        )
                 if clip and not v > 0 and not math.isnan(v):
                     v = 0.0
                 total[int(fid[p])] += v if weight == 1.0 else weight * v

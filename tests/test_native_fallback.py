@@ -531,3 +531,54 @@ def test_affine_sum(case: tuple) -> None:
 )
 def test_affine_sum_errors(args: tuple) -> None:
     same("affine_sum", *args)
+
+
+@st.composite
+def run_text_inputs(draw: st.DrawFn) -> tuple:
+    lengths = draw(st.lists(st.integers(0, 4), max_size=4))
+    n = sum(lengths)
+    qids = [
+        q.encode()
+        for q in draw(st.lists(st.sampled_from(QIDS), min_size=len(lengths), max_size=len(lengths)))
+    ]
+    docs = [d.encode() for d in draw(st.lists(st.sampled_from(DOCS), min_size=n, max_size=n))]
+    values = st.floats() | st.sampled_from([0.0, -0.0, 1e-05, 1e16, 0.1, 5e-324, -math.nan])
+    scores = np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=np.float64)
+    order = np.array(draw(st.permutations(range(n))), dtype=np.int64)
+    if n and draw(st.integers(0, 9)) == 0:
+        order[draw(st.integers(0, n - 1))] = draw(st.sampled_from([-1, n]))
+    nq = len(lengths)
+    lo = draw(st.integers(0, nq))
+    hi = draw(st.integers(lo, nq))
+    if draw(st.integers(0, 9)) == 0:
+        lo, hi = draw(st.sampled_from([(-1, 0), (1, 0), (0, nq + 1)]))
+    return (
+        *make_column(qids),
+        np.array([0, *np.cumsum(lengths)], dtype=np.int64),
+        *make_column(docs),
+        scores,
+        order,
+        draw(st.sampled_from([b"run", b"", "t\u00e9".encode()])),
+        lo,
+        hi,
+    )
+
+
+@SETTINGS
+@given(run_text_inputs())
+def test_format_run(args: tuple) -> None:
+    for threads in THREADS:
+        same("format_run", *args, threads=threads)
+
+
+def test_format_run_errors() -> None:
+    qd, qo = make_column([b"q"])
+    dd, do = make_column([b"a", b"b"])
+    good = (qd, qo, np.array([0, 2]), dd, do, np.array([1.0, 2.0]), np.array([1, 0]), b"t", 0, 1)
+    same("format_run", *good[:7], "t", 0, 1)
+    same("format_run", *good[:7], None, 0, 1)
+    same("format_run", None, *good[1:])
+    same("format_run", *good[:5], np.array([1.0]), *good[6:])
+    same("format_run", *good[:2], np.array([0, 1]), *good[3:])
+    same("format_run", qd, np.array([0, 1, 1]), *good[2:])
+    same("format_run", *good[:6], np.array([1, 1.5]), *good[7:])

@@ -62,4 +62,5 @@ def format_run(
     tag: bytes,
     q_lo: int,
     q_hi: int,
+    threads: int = 0,
 ) -> bytes: ...

@@ -605,7 +605,9 @@ def pool_runs(
     for u in range(n_union):
         local: dict[bytes, int] = {}
         start = len(fused)
-        for (starts, slots, texts, ranking), (fid, ranks) in zip(prepared, per_run, strict=True):
+        for (starts, slots, texts, ranking), (fid, ranks) in zip(
+            prepared, per_run, strict=True
+        ):
             j = slots[u]
             if j < 0:
                 continue
@@ -701,10 +703,12 @@ def format_run(
     tag: bytes,
     q_lo: int,
     q_hi: int,
+    threads: int = 0,
 ) -> bytes:
     """TREC run text ``qid Q0 docid rank score tag`` of queries ``[q_lo, q_hi)``, as the C
     module: query ``j``'s lines are the entries ``order[q_offsets[j]:q_offsets[j+1]]``
     ranked from 1, each score as ``repr(float)`` writes it."""
+    del threads
     if not isinstance(tag, bytes):  # the arguments are parsed before the arrays are read
         raise TypeError(f"a bytes-like object is required, not '{type(tag).__name__}'")
     lo, hi = _int_arg(q_lo), _int_arg(q_hi)

@@ -55,7 +55,7 @@ _HINTS = {
     (_QRELS, 6): "; this looks like a run file given as the qrels: the qrels come first, then "
     "the run",
     (_RUN, 3): "; this looks like a 3-column run (qid docid score): convert it to TREC's 6 "
-    'columns, e.g. awk \'{print $1, "Q0", $2, 0, $3, "run"}\' FILE',
+    "columns, e.g. awk '{print $1, \"Q0\", $2, 0, $3, \"run\"}' FILE",
     (_QRELS, 3): "; this looks like 3-column qrels (qid docid relevance): add the iteration "
     "column, e.g. awk '{print $1, 0, $2, $3}' FILE",
 }

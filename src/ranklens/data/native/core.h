@@ -462,6 +462,40 @@ int rl_affine_sum(const rl_affine_run *run, int clip, double *total, int64_t n_t
                   int threads);
 
 /* ------------------------------------------------------------------------ */
+/* runtext.c                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* repr(value) of a double into out (at least 25 bytes): the shortest text
+ * that reads back as value, in Python's layout ("nan", "-inf" included);
+ * returns its length. */
+int rl_shortest_repr(double value, char *out);
+
+/* A run to write as TREC text: query j's lines are the entries
+ * order[qo[j]:qo[j + 1]] (checked by the caller: valid columns and query
+ * offsets), qid j is qid_data[qid_off[j]:qid_off[j + 1]]. */
+typedef struct {
+    const int64_t *qo, *qid_off, *doc_off, *order;
+    const uint8_t *qid_data, *doc_data;
+    const double *scores;
+    const char *tag;
+    size_t tag_len;
+    int64_t n; /* entries */
+} rl_run_text;
+
+/* One thread's text: a malloc'd buffer (the caller frees it) and its length. */
+typedef struct {
+    char *buf;
+    int64_t len;
+} rl_text_part;
+
+/* The lines of queries [q_lo, q_hi), split over threads (`threads` as for
+ * rl_worker_threads): parts[0..RL_MAX_THREADS) in order (NULL buffers after
+ * the last).  Returns 0, 1 when an order value is out of bounds, 2 when out
+ * of memory (the parts written so far are still to be freed). */
+int rl_format_run(const rl_run_text *R, int64_t q_lo, int64_t q_hi, int threads,
+                  rl_text_part *parts);
+
+/* ------------------------------------------------------------------------ */
 /* columns.c                                                                  */
 /* ------------------------------------------------------------------------ */
 

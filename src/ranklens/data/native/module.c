@@ -20,12 +20,12 @@
  *   pool_runs(runs, n_union, threads=0)
  *   affine_sum(n_total, runs, clip=False, threads=0)
  *   format_run(qid_data, qid_offsets, q_offsets, doc_data, doc_offsets, scores, order,
- *              tag, q_lo, q_hi)
+ *              tag, q_lo, q_hi, threads=0)
  *
  * The heavy loops run with the GIL released.  There is no global mutable
  * state: all tables are const.  parse_trec's two passes, rank,
- * find_duplicates, align and pool_runs run on up to min(cores, 8) POSIX
- * threads for large inputs (RANKLENS_NUM_THREADS=N caps it, 1 turns threads
+ * find_duplicates, align, pool_runs, affine_sum and format_run run on up to
+ * min(cores, 8) POSIX threads for large inputs (RANKLENS_NUM_THREADS=N caps it, 1 turns threads
  * off; the `threads` argument sets it); the result does not depend on the
  * count.
  *
@@ -1244,68 +1244,27 @@ fail:
 /* format_run (TREC run text)                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* The longest repr of a double: "-2.2250738585072014e-308" (24 bytes). */
-#define SCORE_TEXT_MAX 32
-#define SCORE_CACHE_BITS 14
-
-typedef struct {
-    uint64_t bits;
-    int len; /* 0: empty slot */
-    char text[SCORE_TEXT_MAX];
-} score_text;
-
-/* repr(value) into out (returns its length, or -1 with a Python error):
- * float.__repr__ is PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0), the
- * shortest text that reads back as v (David Gay's dtoa), so this is it, by
- * construction.  A direct-mapped cache keyed by the bits skips repeats. */
-static int repr_double(double value, score_text *cache, char *out)
-{
-    uint64_t bits;
-    score_text *slot;
-    char *text;
-    size_t len;
-    memcpy(&bits, &value, sizeof bits);
-    slot = &cache[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - SCORE_CACHE_BITS)];
-    if (slot->len > 0 && slot->bits == bits) {
-        memcpy(out, slot->text, (size_t)slot->len);
-        return slot->len;
-    }
-    text = PyOS_double_to_string(value, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
-    if (text == NULL)
-        return -1;
-    len = strlen(text);
-    if (len >= SCORE_TEXT_MAX) { /* cannot happen for a double */
-        PyMem_Free(text);
-        PyErr_SetString(PyExc_SystemError, "score text too long");
-        return -1;
-    }
-    memcpy(out, text, len);
-    memcpy(slot->text, text, len);
-    slot->bits = bits;
-    slot->len = (int)len;
-    PyMem_Free(text);
-    return (int)len;
-}
-
 static PyObject *py_format_run(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     char *kwlist[] = {"qid_data", "qid_offsets", "q_offsets", "doc_data", "doc_offsets",
                       "scores",   "order",       "tag",       "q_lo",     "q_hi",
-                      NULL};
+                      "threads",  NULL};
     PyObject *qd_o, *qo_o, *qoff_o, *dd_o, *do_o, *sc_o, *or_o, *result = NULL;
     PyArrayObject *qd = NULL, *qoff = NULL, *qo = NULL, *dd = NULL, *doff = NULL, *sc = NULL,
                   *ord = NULL;
+    rl_text_part parts[RL_MAX_THREADS];
+    rl_run_text R;
     const char *tag;
     Py_ssize_t tag_len;
     long long q_lo, q_hi;
-    int64_t n, nq, j, p, bound = 0;
-    char *buf = NULL, *w;
-    score_text *cache = NULL;
+    int64_t n, nq, total = 0;
+    int threads = 0, t, bad = 0;
     (void)self;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOy#LL:format_run", kwlist, &qd_o,
+    memset(parts, 0, sizeof parts);
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOy#LL|i:format_run", kwlist, &qd_o,
                                      &qo_o, &qoff_o, &dd_o, &do_o, &sc_o, &or_o, &tag, &tag_len,
-                                     &q_lo, &q_hi))
+                                     &q_lo, &q_hi, &threads))
         return NULL;
     qd = as_array(qd_o, NPY_UINT8, "qid_data");
     qo = qd ? as_array(qo_o, NPY_INT64, "qid_offsets") : NULL;
@@ -1332,71 +1291,41 @@ static PyObject *py_format_run(PyObject *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "need 0 <= q_lo <= q_hi <= the number of queries");
         goto done;
     }
-    {
-        const int64_t *qof = I64(qoff), *qid_off = I64(qo), *doc_off = I64(doff),
-                      *order = I64(ord);
-        const uint8_t *qid_data = (const uint8_t *)PyArray_DATA(qd),
-                      *doc_data = (const uint8_t *)PyArray_DATA(dd);
-        const double *scores = (const double *)PyArray_DATA(sc);
-        /* an upper bound: qid, docid, rank (<= 19 digits), score, tag, 5 spaces, "Q0", "\n" */
-        for (j = q_lo; j < q_hi; j++) {
-            const int64_t lines = qof[j + 1] - qof[j];
-            bound += lines * ((qid_off[j + 1] - qid_off[j]) + 19 + SCORE_TEXT_MAX +
-                              (int64_t)tag_len + 8);
-            for (p = qof[j]; p < qof[j + 1]; p++) {
-                const int64_t e = order[p];
-                if (e < 0 || e >= n) {
-                    PyErr_SetString(PyExc_IndexError, "order is out of bounds");
-                    goto done;
-                }
-                bound += doc_off[e + 1] - doc_off[e];
-            }
+    R.qo = I64(qoff);
+    R.qid_off = I64(qo);
+    R.doc_off = I64(doff);
+    R.order = I64(ord);
+    R.qid_data = (const uint8_t *)PyArray_DATA(qd);
+    R.doc_data = (const uint8_t *)PyArray_DATA(dd);
+    R.scores = (const double *)PyArray_DATA(sc);
+    R.tag = tag;
+    R.tag_len = (size_t)tag_len;
+    R.n = n;
+    Py_BEGIN_ALLOW_THREADS
+    bad = rl_format_run(&R, (int64_t)q_lo, (int64_t)q_hi, threads, parts);
+    Py_END_ALLOW_THREADS
+    if (bad == 1) {
+        PyErr_SetString(PyExc_IndexError, "order is out of bounds");
+        goto done;
+    }
+    if (bad) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (t = 0; t < RL_MAX_THREADS; t++)
+        total += parts[t].len;
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+    if (result != NULL) {
+        char *w = PyBytes_AS_STRING(result);
+        for (t = 0; t < RL_MAX_THREADS; t++) {
+            if (parts[t].len > 0)
+                memcpy(w, parts[t].buf, (size_t)parts[t].len);
+            w += parts[t].len;
         }
-        buf = (char *)malloc((size_t)bound + 1);
-        cache = (score_text *)calloc((size_t)1 << SCORE_CACHE_BITS, sizeof(score_text));
-        if (buf == NULL || cache == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        w = buf;
-        for (j = q_lo; j < q_hi; j++) {
-            const uint8_t *qid = qid_data + qid_off[j];
-            const size_t qid_len = (size_t)(qid_off[j + 1] - qid_off[j]);
-            for (p = qof[j]; p < qof[j + 1]; p++) {
-                const int64_t e = order[p];
-                const size_t doc_len = (size_t)(doc_off[e + 1] - doc_off[e]);
-                char digits[24];
-                int nd = 0, len;
-                uint64_t rank = (uint64_t)(p - qof[j] + 1);
-                memcpy(w, qid, qid_len);
-                w += qid_len;
-                memcpy(w, " Q0 ", 4);
-                w += 4;
-                memcpy(w, doc_data + doc_off[e], doc_len);
-                w += doc_len;
-                *w++ = ' ';
-                do {
-                    digits[nd++] = (char)('0' + rank % 10);
-                    rank /= 10;
-                } while (rank > 0);
-                while (nd > 0)
-                    *w++ = digits[--nd];
-                *w++ = ' ';
-                len = repr_double(scores[e], cache, w);
-                if (len < 0)
-                    goto done;
-                w += len;
-                *w++ = ' ';
-                memcpy(w, tag, (size_t)tag_len);
-                w += tag_len;
-                *w++ = '\n';
-            }
-        }
-        result = PyBytes_FromStringAndSize(buf, (Py_ssize_t)(w - buf));
     }
 done:
-    free(buf);
-    free(cache);
+    for (t = 0; t < RL_MAX_THREADS; t++)
+        free(parts[t].buf);
     Py_XDECREF(qd);
     Py_XDECREF(qo);
     Py_XDECREF(qoff);
@@ -1471,10 +1400,11 @@ PyDoc_STRVAR(affine_sum_doc,
 
 PyDoc_STRVAR(format_run_doc,
 "format_run(qid_data, qid_offsets, q_offsets, doc_data, doc_offsets, scores, order, tag,\n"
-"           q_lo, q_hi) -> bytes\n\n"
+"           q_lo, q_hi, threads=0) -> bytes\n\n"
 "TREC run text 'qid Q0 docid rank score tag' of queries [q_lo, q_hi): query j's lines are\n"
 "the entries order[q_offsets[j]:q_offsets[j+1]] ranked from 1; qids and docids are string\n"
-"columns (UTF-8), tag is bytes, each score is written as repr(float) writes it.");
+"columns (UTF-8), tag is bytes, each score is written as repr(float) writes it.  threads\n"
+"as for parse_trec; the text is the same.");
 
 #define METH(name) \
     {#name, (PyCFunction)(void (*)(void))py_##name, METH_VARARGS | METH_KEYWORDS, name##_doc}
