@@ -158,7 +158,7 @@ def trec_qrels_lines(qrels: Qrels) -> list[str]:
     return [f"{qrels.qids[q]} 0 {d} {r}\n" for q, d, r in zip(qidx, docs, rels, strict=True)]
 
 
-CHUNK_LINES = 1 << 20
+CHUNK_LINES = 1 << 18
 """About how many lines :func:`trec_run_chunks` formats at a time (whole queries)."""
 
 
