@@ -753,3 +753,24 @@ def test_native_normalised_sums_equal_the_numpy_values_summed(runs, norm):
             np.testing.assert_array_equal(got, want)
             numbers = ~np.isnan(want)
             assert np.signbit(got[numbers]).tolist() == np.signbit(want[numbers]).tolist()
+
+
+def test_cli_fuse_output_is_the_run_text_with_repr_scores(tmp_path, capsys):
+    """``-o FILE`` holds, byte for byte, one line per fused document with ``repr`` scores
+    (the layout of the writer before it was made native), also to stdout."""
+    a, b = write_run(tmp_path / "a", R1), write_run(tmp_path / "b", R2)
+    out = tmp_path / "fused.run"
+    assert main(["fuse", a, b, "--method", "comb_mnz", "--norm", "zmuv", "-o", str(out)]) == 0
+    fused_run = fuse([R1, R2], "comb_mnz", norm="zmuv")
+    order = fused_run.ranking()
+    starts = fused_run.q_offsets[:-1][fused_run.query_of_entries()[order]]
+    ranks = np.arange(len(fused_run)) - starts + 1
+    qidx, docs = fused_run.query_of_entries(), fused_run.docids()
+    expected = "".join(
+        f"{fused_run.qids[qidx[i]]} Q0 {docs[i]} {rank} {float(fused_run.scores[i])!r} comb_mnz\n"
+        for i, rank in zip(order.tolist(), ranks.tolist(), strict=True)
+    )
+    assert out.read_bytes() == expected.encode()
+    capsys.readouterr()
+    assert main(["fuse", a, b, "--method", "comb_mnz", "--norm", "zmuv", "--quiet"]) == 0
+    assert capsys.readouterr().out == expected
