@@ -17,8 +17,10 @@
  *   threads.c   how many threads, running jobs on them, splitting the queries
  *   rank.c      ranking each query by score with a tie policy
  *   join.c      docids looked up per query: duplicates and the run/qrels join
- *   pool.c      the documents of several runs pooled per query (rank fusion)
+ *   pool.c      the documents of several runs pooled per query, and the sums of
+ *               their normalised scores (rank fusion)
  *   columns.c   string columns gathered by index, entries grouped by query
+ *   runtext.c   TREC run text, scores as Python's repr (shortest round trip)
  *
  * Everything works on "string columns": a column of n byte strings is a
  * uint8 array ``data`` holding all bytes back to back plus an int64 array
