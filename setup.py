@@ -12,7 +12,7 @@ from setuptools import Extension, setup
 
 # The C sources, one file per job; core.h is what they share (see its comment).
 NATIVE = "src/ranklens/data/native"
-SOURCES = ["module", "tokenize", "intern", "threads", "parse", "rank", "join", "pool", "columns"]
+SOURCES = ["module", "tokenize", "intern", "threads", "parse", "rank", "join", "pool", "columns", "runtext"]
 
 if sys.platform == "win32":  # MSVC flags (the core needs POSIX threads: see README)
     COMPILE_ARGS: list[str] = ["/O2"]

@@ -118,7 +118,7 @@ def _python(
 
 def _cli(ranklens: str, method: str, norm: str | None, paths: list[Path]) -> float:
     out = DATA / "fusion.out.txt"
-    args = [ranklens, "fuse", *map(str, paths), "--method", method, "-o", str(out)]
+    args = [ranklens, "fuse", *map(str, paths), "--method", method, "-o", str(out), "--force"]
     if norm:
         args += ["--norm", norm]
     start = time.perf_counter()

@@ -718,3 +718,59 @@ def test_pool_runs_same_with_any_thread_count():
             assert np.array_equal(a, b)
         for (fa, ra), (fb, rb) in zip(one[4], other[4], strict=True):
             assert np.array_equal(fa, fb) and np.array_equal(ra, rb)
+
+
+@st.composite
+def scored_runs(draw):
+    """Runs with varied scores (ties, zeros of both signs, huge and tiny values)."""
+    values = st.sampled_from([0.0, -0.0, 1.0, 0.1, 0.7, -3.5, 1e300, -1e300, 5e-324, 12.0])
+    runs = []
+    for _ in range(draw(st.integers(1, 3))):
+        records = []
+        for q in draw(st.lists(st.sampled_from(["1", "10", "9"]), min_size=1, unique=True)):
+            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=6, unique=True))
+            records += [(q, d, draw(values | st.floats(-50, 50))) for d in docs]
+        runs.append(Run.from_records(records))
+    return runs
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scored_runs(), st.sampled_from(["min-max", "min-max@2", "max", "sum", "zmuv", "none"]))
+def test_native_normalised_sums_equal_the_numpy_values_summed(runs, norm):
+    """The one-pass native sums of the affine normalisations (``normalised_total``) are,
+    to the last bit, the sums of :func:`normalise`'s per-entry values run by run."""
+    from ranklens.fusion._pool import pool
+    from ranklens.fusion.normalise import normalise, normalised_total
+
+    pooled = pool(runs)
+    weights = np.array([0.5, 1.0, 3.0])[: len(runs)]
+    with np.errstate(all="ignore"):
+        values = [normalise(pooled, norm, i)[0] for i in range(len(runs))]
+        for w in (None, weights):
+            want = pooled.total(values, w)
+            got = normalised_total(pooled, norm, w)
+            assert got is not None
+            np.testing.assert_array_equal(got, want)
+            numbers = ~np.isnan(want)
+            assert np.signbit(got[numbers]).tolist() == np.signbit(want[numbers]).tolist()
+
+
+def test_cli_fuse_output_is_the_run_text_with_repr_scores(tmp_path, capsys):
+    """``-o FILE`` holds, byte for byte, one line per fused document with ``repr`` scores
+    (the layout of the writer before it was made native), also to stdout."""
+    a, b = write_run(tmp_path / "a", R1), write_run(tmp_path / "b", R2)
+    out = tmp_path / "fused.run"
+    assert main(["fuse", a, b, "--method", "comb_mnz", "--norm", "zmuv", "-o", str(out)]) == 0
+    fused_run = fuse([R1, R2], "comb_mnz", norm="zmuv")
+    order = fused_run.ranking()
+    starts = fused_run.q_offsets[:-1][fused_run.query_of_entries()[order]]
+    ranks = np.arange(len(fused_run)) - starts + 1
+    qidx, docs = fused_run.query_of_entries(), fused_run.docids()
+    expected = "".join(
+        f"{fused_run.qids[qidx[i]]} Q0 {docs[i]} {rank} {float(fused_run.scores[i])!r} comb_mnz\n"
+        for i, rank in zip(order.tolist(), ranks.tolist(), strict=True)
+    )
+    assert out.read_bytes() == expected.encode()
+    capsys.readouterr()
+    assert main(["fuse", a, b, "--method", "comb_mnz", "--norm", "zmuv", "--quiet"]) == 0
+    assert capsys.readouterr().out == expected

@@ -6,12 +6,15 @@ import bz2
 import gzip
 import io
 import lzma
+import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ranklens
 from ranklens import Qrels, Run
@@ -226,3 +229,106 @@ def test_inputs_are_not_mutated() -> None:
     loaded = Run.from_dict(run)
     with pytest.raises(ValueError):
         loaded.scores[0] = 5.0
+
+
+# --- the TREC run writer: byte-identical to one Python string per line with repr ---------
+
+ID_TEXT = st.text(
+    st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")) | st.sampled_from("#\x7fé𝄞"),
+    min_size=1,
+    max_size=8,
+)
+SCORE = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
+    [0.0, -0.0, 1.0, 1e-05, 1e-4, 1e16, 1e15, 0.1, 5e-324, 1.7976931348623157e308, -2.5]
+)
+
+
+def reference_lines(run: Run, ties: str = "trec_eval", name: str | None = None) -> str:
+    """The writer as it was: one f-string per line, ``repr`` of each score."""
+    order = run.ranking(ties)
+    qidx_array = run.query_of_entries()
+    starts = run.q_offsets[:-1][qidx_array[order]]
+    ranks = (np.arange(len(run), dtype=np.int64) - starts + 1).tolist()
+    qidx, docs, scores = qidx_array.tolist(), run.docids(), run.scores.tolist()
+    tag = name or run.name
+    return "".join(
+        f"{run.qids[qidx[i]]} Q0 {docs[i]} {rank} {float(scores[i])!r} {tag}\n"
+        for i, rank in zip(order.tolist(), ranks, strict=True)
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(ID_TEXT, st.dictionaries(ID_TEXT, SCORE, min_size=1, max_size=6), min_size=1),
+    st.sampled_from(["trec_eval", "input", "docid_asc"]),
+    st.none() | ID_TEXT,
+)
+def test_run_writer_is_byte_identical_to_repr_lines(tmp_path_factory, docs, ties, name) -> None:
+    run = Run.from_dict(docs, name="my run")
+    want = reference_lines(run, ties, name)
+    stream = io.StringIO()
+    run.write(stream, ties=ties, name=name)
+    assert stream.getvalue() == want
+    path = tmp_path_factory.mktemp("w") / "run.txt"
+    run.write(path, ties=ties, name=name)
+    assert path.read_bytes() == want.encode("utf-8")
+
+
+def test_run_writer_in_chunks_of_queries(monkeypatch, tmp_path: Path) -> None:
+    """Chunks of whole queries join up to the same text (ties and repeated scores too)."""
+    from ranklens.data import trec_text
+
+    rng = np.random.default_rng(7)
+    docs = {
+        f"q{q}": {
+            f"d{i}": float(rng.choice([0.5, 1.0, 1 / 3, -0.0, 2e-7])) for i in range(q % 9 + 1)
+        }
+        for q in range(40)
+    }
+    run = Run.from_dict(docs)
+    monkeypatch.setattr(trec_text, "CHUNK_LINES", 7)
+    path = tmp_path / "run.txt"
+    run.write(path)
+    assert path.read_text(encoding="utf-8") == reference_lines(run)
+
+
+def test_scores_written_as_repr_on_many_doubles() -> None:
+    """Native score text against ``repr``: random bit patterns (NaNs among them), every
+    binary exponent, powers of ten and their neighbours, subnormals, rounded decimals,
+    integers, infinities."""
+    from ranklens.data.native import core
+
+    rng = np.random.default_rng(2026)
+    n = 20_000
+    special = [0.0, -0.0, 1e-5, 1e-4, 1e16, 9999999999999998.0, 1e22, 1e23, 0.3, 5e-324]
+    special += [float(np.ldexp(1.0, e)) for e in range(-1074, 1024)]
+    special += [float(10.0**e) for e in range(-323, 309)]
+    near = np.array(special)
+    with np.errstate(over="ignore"):
+        special += np.nextafter(near, np.inf).tolist() + np.nextafter(near, -np.inf).tolist()
+    scores = np.concatenate(
+        [
+            rng.integers(0, 2**64, n, dtype=np.uint64).view(np.float64),
+            rng.integers(0, 2**53, n) * np.ldexp(1.0, rng.integers(-1074, 971, n)),
+            np.round(rng.random(n) * 30, 3),
+            rng.random(n),
+            rng.integers(-(10**6), 10**6, n).astype(np.float64),
+            np.array(special),
+            np.array([math.inf, -math.inf, math.nan, -math.nan]),
+        ]
+    )
+    m = len(scores)
+    text = core.format_run(
+        np.frombuffer(b"q", dtype=np.uint8),
+        np.array([0, 1]),
+        np.array([0, m]),
+        np.full(m, ord("d"), dtype=np.uint8),
+        np.arange(m + 1, dtype=np.int64),
+        scores,
+        np.arange(m, dtype=np.int64),
+        b"t",
+        0,
+        1,
+    )
+    got = [line.split(b" ")[4].decode() for line in text.splitlines()]
+    assert got == [repr(x) for x in scores.tolist()]

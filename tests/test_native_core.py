@@ -921,3 +921,99 @@ def test_automatic_threads_on_a_large_input() -> None:
     qrels = (q_offsets, data, offsets, qrels_rel)
     # judgments with repeated docids are fine for align (the first match wins either way)
     np.testing.assert_array_equal(_core.align(*args, *qrels), _core.align(*args, *qrels, threads=1))
+
+
+# ---------------------------------------------------------------------------
+# affine_sum (rank fusion's normalised sums)
+# ---------------------------------------------------------------------------
+
+AFFINE_SCORES = [0.0, -0.0, 1.0, -1.0, 2.5, 1e300, -1e300, 5e-324, 0.1, 0.7, math.inf, math.nan]
+
+
+@st.composite
+def affine_case(draw: st.DrawFn) -> tuple:
+    """Runs over ``n_total`` fused documents: per run, queries of distinct fids, a random
+    permutation, scores, per-query shift/scale/flat and a weight."""
+    n_total = draw(st.integers(1, 12))
+    runs = []
+    for _ in range(draw(st.integers(0, 3))):
+        lengths = draw(st.lists(st.integers(0, 4), min_size=0, max_size=3))
+        n = sum(lengths)
+        if n > n_total:
+            lengths, n = [n_total], n_total
+        q_offsets = np.array([0, *np.cumsum(lengths)], dtype=np.int64)
+        nq = len(lengths)
+        values = st.sampled_from(AFFINE_SCORES) | st.floats(-9, 9, allow_nan=False)
+        runs.append(
+            (
+                q_offsets,
+                np.array(draw(st.permutations(range(n))), dtype=np.int64),
+                np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=np.float64),
+                np.array(draw(st.permutations(range(n_total)))[:n], dtype=np.int64),
+                np.array(draw(st.lists(values, min_size=nq, max_size=nq)), dtype=np.float64),
+                np.array(draw(st.lists(values, min_size=nq, max_size=nq)), dtype=np.float64),
+                np.array(draw(st.lists(st.booleans(), min_size=nq, max_size=nq)), dtype=np.uint8),
+                draw(st.sampled_from([1.0, 0.5, -2.0, 3.0])),
+            )
+        )
+    return n_total, runs, draw(st.booleans())
+
+
+def ref_affine_sum(n_total: int, runs: list, clip: bool) -> list[float]:
+    """Plain Python, one entry at a time; clip as numpy's maximum(v, 0) (NaN stays, -0 -> 0)."""
+    total = [0.0] * n_total
+    for q_offsets, perm, scores, fid, shift, scale, flat, weight in runs:
+        for j in range(len(q_offsets) - 1):
+            for p in range(int(q_offsets[j]), int(q_offsets[j + 1])):
+                if flat[j]:
+                    v = 1.0
+                else:
+                    v = float(scores[perm[p]]) - float(shift[j])
+                    try:
+                        v = v / float(scale[j])
+                    except ZeroDivisionError:
+                        v = (
+                            math.nan
+                            if v == 0 or math.isnan(v)
+                            else math.copysign(math.inf, v) * math.copysign(1.0, float(scale[j]))
+                        )
+                if clip and not v > 0 and not math.isnan(v):
+                    v = 0.0
+                total[int(fid[p])] += v if weight == 1.0 else weight * v
+    return total
+
+
+@SETTINGS
+@given(affine_case())
+def test_affine_sum_matches_reference(case: tuple) -> None:
+    n_total, runs, clip = case
+    expected = np.array(ref_affine_sum(n_total, runs, clip), dtype=np.float64)
+    for threads in (0, *THREADS):
+        with np.errstate(all="ignore"):
+            got = _core.affine_sum(n_total, runs, clip, threads=threads)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, expected)
+        numbers = ~np.isnan(expected)  # the sign of zeros too (a NaN's sign bit is the CPU's)
+        assert np.signbit(got[numbers]).tolist() == np.signbit(expected[numbers]).tolist()
+
+
+def test_affine_sum_basic_and_errors() -> None:
+    q_offsets = np.array([0, 3, 4], dtype=np.int64)
+    perm = np.array([2, 0, 1, 3], dtype=np.int64)
+    scores = np.array([3.0, 1.0, 5.0, 7.0])
+    fid = np.array([1, 2, 0, 3], dtype=np.int64)
+    shift, scale = np.array([1.0, 0.0]), np.array([4.0, 1.0])
+    flat = np.array([0, 1], dtype=np.uint8)
+    run = (q_offsets, perm, scores, fid, shift, scale, flat, 1.0)
+    # query 0 ranked: 5, 3, 1 -> (s - 1) / 4 = 1, 0.5, 0; query 1 is flat -> 1
+    assert _core.affine_sum(5, [run]).tolist() == [0.0, 1.0, 0.5, 1.0, 0.0]
+    twice = _core.affine_sum(5, [run, (*run[:7], 2.0)])
+    assert twice.tolist() == [0.0, 3.0, 1.5, 3.0, 0.0]
+    with pytest.raises(IndexError, match="out of bounds"):
+        _core.affine_sum(3, [run])
+    with pytest.raises(ValueError, match="n_total"):
+        _core.affine_sum(-1, [run])
+    with pytest.raises(TypeError, match="7 arrays and a weight"):
+        _core.affine_sum(5, [run[:7]])
+    with pytest.raises(ValueError, match="match perm"):
+        _core.affine_sum(5, [(q_offsets, perm, scores[:3], *run[3:])])

@@ -509,3 +509,112 @@ def test_pool_runs_fallback_equals_the_native_join() -> None:
         for (fa, ra), (fb, rb) in zip(got[4], want[4], strict=True):
             np.testing.assert_array_equal(fa, fb)
             np.testing.assert_array_equal(ra, rb)
+
+
+@st.composite
+def affine_inputs(draw: st.DrawFn) -> tuple:
+    n_total = draw(st.integers(0, 10))
+    values = st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.1, 1e308, -1e308, math.inf, math.nan])
+    values = values | st.floats(-5, 5, allow_nan=False)
+    runs = []
+    for _ in range(draw(st.integers(0, 3))):
+        lengths = draw(st.lists(st.integers(0, 3), max_size=3))
+        n = min(sum(lengths), n_total)
+        lengths = lengths if sum(lengths) == n else [n]
+        nq = len(lengths)
+        fid = draw(st.permutations(range(n_total)))[:n]
+        if draw(st.integers(0, 9)) == 0 and n:  # out of bounds
+            fid = [*fid[:-1], n_total]
+        runs.append(
+            (
+                np.array([0, *np.cumsum(lengths)], dtype=np.int64),
+                np.array(draw(st.permutations(range(n))), dtype=np.int64),
+                np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=np.float64),
+                np.array(fid, dtype=np.int64),
+                np.array(draw(st.lists(values, min_size=nq, max_size=nq)), dtype=np.float64),
+                np.array(draw(st.lists(values, min_size=nq, max_size=nq)), dtype=np.float64),
+                np.array(draw(st.lists(st.booleans(), min_size=nq, max_size=nq))),
+                draw(st.sampled_from([1.0, 0.25, -3.0, 2])),
+            )
+        )
+    return n_total, runs, draw(st.booleans())
+
+
+@SETTINGS
+@given(affine_inputs())
+def test_affine_sum(case: tuple) -> None:
+    n_total, runs, clip = case
+    with np.errstate(all="ignore"):
+        for threads in THREADS:
+            same("affine_sum", n_total, runs, clip, threads=threads)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (-1, []),
+        (3, None),
+        (3, [None]),
+        (3, [(np.zeros(1, dtype=np.int64),)]),
+        (3, [(np.array([0, 1]), [0], [1.0], [0], [0.0], [1.0], [0], "1")]),
+        (3, [(np.array([0, 2]), [0, 1], [1.0], [0, 1], [0.0], [1.0], [0], 1.0)]),
+        (3, [(np.array([1, 1]), [0], [1.0], [0], [0.0], [1.0], [0], 1.0)]),
+        (3, [(np.array([0, 1]), [1], [1.0], [0], [0.0], [1.0], [0], 1.0)]),
+        (3, [(np.array([0, 1]), [0], [1.0], [0], [0.0, 1.0], [1.0], [0], 1.0)]),
+        (3, [(np.array([0, 1]), [0], np.array([1], dtype=np.int64), [0], [0.0], [1.0], [0], 1.0)]),
+        (3, [(np.array([0, 1]), [0], [1.0], [0], [0.0], [1.0], [0.5], 1.0)]),
+    ],
+)
+def test_affine_sum_errors(args: tuple) -> None:
+    same("affine_sum", *args)
+
+
+@st.composite
+def run_text_inputs(draw: st.DrawFn) -> tuple:
+    lengths = draw(st.lists(st.integers(0, 4), max_size=4))
+    n = sum(lengths)
+    qids = [
+        q.encode()
+        for q in draw(st.lists(st.sampled_from(QIDS), min_size=len(lengths), max_size=len(lengths)))
+    ]
+    docs = [d.encode() for d in draw(st.lists(st.sampled_from(DOCS), min_size=n, max_size=n))]
+    values = st.floats() | st.sampled_from([0.0, -0.0, 1e-05, 1e16, 0.1, 5e-324, -math.nan])
+    scores = np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=np.float64)
+    order = np.array(draw(st.permutations(range(n))), dtype=np.int64)
+    if n and draw(st.integers(0, 9)) == 0:
+        order[draw(st.integers(0, n - 1))] = draw(st.sampled_from([-1, n]))
+    nq = len(lengths)
+    lo = draw(st.integers(0, nq))
+    hi = draw(st.integers(lo, nq))
+    if draw(st.integers(0, 9)) == 0:
+        lo, hi = draw(st.sampled_from([(-1, 0), (1, 0), (0, nq + 1)]))
+    return (
+        *make_column(qids),
+        np.array([0, *np.cumsum(lengths)], dtype=np.int64),
+        *make_column(docs),
+        scores,
+        order,
+        draw(st.sampled_from([b"run", b"", "t\u00e9".encode()])),
+        lo,
+        hi,
+    )
+
+
+@SETTINGS
+@given(run_text_inputs())
+def test_format_run(args: tuple) -> None:
+    for threads in THREADS:
+        same("format_run", *args, threads=threads)
+
+
+def test_format_run_errors() -> None:
+    qd, qo = make_column([b"q"])
+    dd, do = make_column([b"a", b"b"])
+    good = (qd, qo, np.array([0, 2]), dd, do, np.array([1.0, 2.0]), np.array([1, 0]), b"t", 0, 1)
+    same("format_run", *good[:7], "t", 0, 1)
+    same("format_run", *good[:7], None, 0, 1)
+    same("format_run", None, *good[1:])
+    same("format_run", *good[:5], np.array([1.0]), *good[6:])
+    same("format_run", *good[:2], np.array([0, 1]), *good[3:])
+    same("format_run", qd, np.array([0, 1, 1]), *good[2:])
+    same("format_run", *good[:6], np.array([1, 1.5]), *good[7:])

@@ -162,13 +162,12 @@ def run_fuse(args: argparse.Namespace) -> int:
     if args.output == "-":
         fused.write(sys.stdout, ties=args.ties, name=tag)
     else:  # never over an input, never half-written (see ranklens.data.output)
-        import io
+        from ranklens.data.output import check_destination, write_atomically
+        from ranklens.data.trec_text import trec_run_chunks
 
-        from ranklens.data.output import write_atomically
-
-        text = io.StringIO()
-        fused.write(text, ties=args.ties, name=tag)
-        write_atomically(args.output, text.getvalue(), inputs=args.runs, force=args.force)
+        check_destination(args.output, args.runs, args.force)  # before formatting
+        chunks = trec_run_chunks(fused, fused.ranking(args.ties), tag)
+        write_atomically(args.output, b"".join(chunks), inputs=args.runs, force=args.force)
     if not args.quiet:
         sys.stderr.write(
             f"ranklens: fused {len(runs)} runs with {spec.name}: {fused.num_queries} queries, "

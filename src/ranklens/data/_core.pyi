@@ -51,3 +51,22 @@ def align(
 def pool_runs(
     runs: Sequence[tuple[_I64, _I64, _U8, _I64, _I64]], n_union: int, threads: int = 0
 ) -> tuple[_I64, _U8, _I64, _I64, tuple[tuple[_I64, _I64], ...]]: ...
+def affine_sum(
+    n_total: int,
+    runs: Sequence[tuple[_I64, _I64, _F64, _I64, _F64, _F64, npt.NDArray[np.generic], float]],
+    clip: bool = False,
+    threads: int = 0,
+) -> _F64: ...
+def format_run(
+    qid_data: _U8,
+    qid_offsets: _I64,
+    q_offsets: _I64,
+    doc_data: _U8,
+    doc_offsets: _I64,
+    scores: _F64,
+    order: _I64,
+    tag: bytes,
+    q_lo: int,
+    q_hi: int,
+    threads: int = 0,
+) -> bytes: ...

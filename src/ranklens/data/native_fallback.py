@@ -31,10 +31,12 @@ _U8 = npt.NDArray[np.uint8]
 _F64 = npt.NDArray[np.float64]
 
 __all__ = [
+    "affine_sum",
     "align",
     "dict_columns",
     "encode_strings",
     "find_duplicates",
+    "format_run",
     "group_by_query",
     "intern_strings",
     "parse_trec",
@@ -668,3 +670,115 @@ def pool_runs(
         tuple((fid, rank) for fid, rank in per_run),
     )
 
+
+def affine_sum(
+    n_total: int,
+    runs: Sequence[tuple[_I64, _I64, _F64, _I64, _F64, _F64, Any, float]],
+    clip: object = False,
+    threads: int = 0,
+) -> _F64:
+    """Per fused document, the sum over runs (in order, from 0) of the normalised scores
+    ``(scores[perm] - shift) / scale`` of each run's queries (1 where ``flat``; at least 0
+    with ``clip``), weighted, as the C module (rank fusion's Comb* methods)."""
+    del threads
+    size = _int_arg(n_total)
+    if size < 0:
+        raise ValueError("n_total must be >= 0")
+    try:
+        items = list(runs)
+    except TypeError:
+        raise TypeError("runs must be a sequence of tuples") from None
+    clipped = bool(clip)
+    total = np.zeros(size, dtype=np.float64)
+    names = ("q_offsets", "perm", "scores", "fid", "shift", "scale", "flat")
+    types: tuple[type[np.generic], ...] = (
+        np.int64,
+        np.int64,
+        np.float64,
+        np.int64,
+        np.float64,
+        np.float64,
+        np.uint8,
+    )
+    for item in items:
+        if not isinstance(item, tuple) or len(item) != 8:
+            raise TypeError("each run must be a tuple of 7 arrays and a weight")
+        q_offsets, perm, scores, fid, shift, scale, flat = (
+            _as_array(obj, dtype, name)
+            for obj, dtype, name in zip(item[:7], types, names, strict=True)
+        )
+        if isinstance(item[7], str | bytes):
+            raise TypeError(f"must be real number, not {_tp_name(item[7])}")
+        weight = float(item[7])
+        n = len(perm)
+        nq = _check_qoffsets(q_offsets, n, "q_offsets")
+        if len(scores) != n or len(fid) != n or not len(shift) == len(scale) == len(flat) == nq:
+            raise ValueError("scores and fid must match perm; shift, scale and flat the queries")
+        if n and (perm.min() < 0 or perm.max() >= n or fid.min() < 0 or fid.max() >= size):
+            raise IndexError("perm or fid is out of bounds")
+        lengths = np.diff(q_offsets)
+        values = np.subtract(scores[perm], np.repeat(shift, lengths))
+        np.divide(values, np.repeat(scale, lengths), out=values)
+        values[np.repeat(flat != 0, lengths)] = 1.0
+        if clipped:
+            np.maximum(values, 0.0, out=values)
+        np.add.at(total, fid, values if weight == 1.0 else weight * values)
+    return total
+
+
+def format_run(
+    qid_data: _U8,
+    qid_offsets: _I64,
+    q_offsets: _I64,
+    doc_data: _U8,
+    doc_offsets: _I64,
+    scores: _F64,
+    order: _I64,
+    tag: bytes,
+    q_lo: int,
+    q_hi: int,
+    threads: int = 0,
+) -> bytes:
+    """TREC run text ``qid Q0 docid rank score tag`` of queries ``[q_lo, q_hi)``, as the C
+    module: query ``j``'s lines are the entries ``order[q_offsets[j]:q_offsets[j+1]]``
+    ranked from 1, each score as ``repr(float)`` writes it."""
+    del threads
+    if not isinstance(tag, bytes):  # the arguments are parsed before the arrays are read
+        raise TypeError(f"a bytes-like object is required, not '{type(tag).__name__}'")
+    lo, hi = _int_arg(q_lo), _int_arg(q_hi)
+    arrays = [
+        _as_array(obj, dtype, name)
+        for obj, dtype, name in (
+            (qid_data, np.uint8, "qid_data"),
+            (qid_offsets, np.int64, "qid_offsets"),
+            (q_offsets, np.int64, "q_offsets"),
+            (doc_data, np.uint8, "doc_data"),
+            (doc_offsets, np.int64, "doc_offsets"),
+            (scores, np.float64, "scores"),
+            (order, np.int64, "order"),
+        )
+    ]
+    qdata, qoffs, bounds, ddata, doffs, values, ranked = arrays
+    _check_column(qdata, qoffs, "qid")
+    n = _check_column(ddata, doffs, "doc")
+    nq = _check_qoffsets(bounds, n, "q_offsets")
+    if len(qoffs) != nq + 1 or len(values) != n or len(ranked) != n:
+        raise ValueError("qids, scores and order must match the run")
+    if lo < 0 or lo > hi or hi > nq:
+        raise ValueError("need 0 <= q_lo <= q_hi <= the number of queries")
+    start, stop = int(bounds[lo]), int(bounds[hi])
+    if stop > start and (ranked[start:stop].min() < 0 or ranked[start:stop].max() >= n):
+        raise IndexError("order is out of bounds")
+    qids = _strings(qdata, qoffs)
+    docs = _strings(ddata, doffs)
+    floats = values.tolist()
+    suffix = b" " + bytes(tag) + b"\n"
+    out = []
+    for j in range(lo, hi):
+        first = int(bounds[j])
+        head = qids[j] + b" Q0 "
+        for p in range(first, int(bounds[j + 1])):
+            e = int(ranked[p])
+            score = repr(floats[e]).encode("ascii")
+            out.append(b"%s%s %d %s%s" % (head, docs[e], p - first + 1, score, suffix))
+    return b"".join(out)

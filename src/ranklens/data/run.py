@@ -268,6 +268,6 @@ class Run(Grouped):
         name: str | None = None,
     ) -> None:
         """Write TREC run text (``qid Q0 docid rank score tag``), ranked, ranks from 1."""
-        from ranklens.data.trec_text import trec_run_lines, write_lines
+        from ranklens.data.trec_text import write_run
 
-        write_lines(path, trec_run_lines(self, self.ranking(ties), name or self.name))
+        write_run(path, self, self.ranking(ties), name or self.name)

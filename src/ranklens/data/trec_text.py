@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from itertools import pairwise
 from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -165,16 +167,51 @@ def trec_qrels_lines(qrels: Qrels) -> list[str]:
     return [f"{qrels.qids[q]} 0 {d} {r}\n" for q, d, r in zip(qidx, docs, rels, strict=True)]
 
 
-def trec_run_lines(run: Run, order: np.ndarray, name: str) -> list[str]:
-    """The run as TREC lines in the order ``order`` (a ranking), ranks counted per query."""
-    qidx_array = run.query_of_entries()
-    starts = run.q_offsets[:-1][qidx_array[order]]
-    ranks = (np.arange(len(run), dtype=np.int64) - starts + 1).tolist()
-    qidx = qidx_array.tolist()
-    docs = run.docids()
-    scores = run.scores.tolist()
-    qids = run.qids
-    return [
-        f"{qids[qidx[i]]} Q0 {docs[i]} {rank} {format_score(scores[i])} {name}\n"
-        for i, rank in zip(order.tolist(), ranks, strict=True)
-    ]
+CHUNK_LINES = 1 << 18
+"""About how many lines :func:`trec_run_chunks` formats at a time (whole queries)."""
+
+
+def trec_run_chunks(
+    run: Run, order: Int64Array, name: str, errors: str = "strict"
+) -> Iterator[bytes]:
+    """The run as UTF-8 TREC lines ``qid Q0 docid rank score tag`` in the order ``order`` (a
+    ranking: query ``j``'s entries are ``order[q_offsets[j]:q_offsets[j+1]]``), ranks
+    counted per query from 1, each score as ``repr`` writes it (:func:`format_score`);
+    in chunks of whole queries. ``errors`` applies to encoding the query ids and the tag."""
+    encoded = [qid.encode("utf-8", errors) for qid in run.qids]
+    qid_offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=qid_offsets[1:])
+    qid_data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    tag = name.encode("utf-8", errors)
+    nq = len(run.qids)
+    cuts = np.searchsorted(run.q_offsets, np.arange(CHUNK_LINES, len(order), CHUNK_LINES))
+    bounds = [0, *sorted(set(cuts.tolist()) - {0, nq}), nq]
+    for lo, hi in pairwise(bounds):
+        yield _core.format_run(
+            qid_data,
+            qid_offsets,
+            run.q_offsets,
+            run.doc_data,
+            run.doc_offsets,
+            run.scores,
+            order,
+            tag,
+            lo,
+            hi,
+        )
+
+
+def write_run(
+    path: str | os.PathLike[str] | IO[str], run: Run, order: Int64Array, name: str
+) -> None:
+    """Write the run as TREC text (:func:`trec_run_chunks`) to a path or a text stream."""
+    if hasattr(path, "write"):
+        for chunk in trec_run_chunks(run, order, name, "surrogatepass"):
+            path.write(chunk.decode("utf-8", "surrogatepass"))
+    else:
+        chunks = trec_run_chunks(run, order, name)
+        first = next(chunks, b"")
+        with open(os.fspath(path), "wb") as handle:
+            handle.write(first)
+            for chunk in chunks:
+                handle.write(chunk)

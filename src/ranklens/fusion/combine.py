@@ -131,17 +131,7 @@ def fuse_pool(
     """The fused score of every document of ``pooled`` (arguments already checked)."""
     norm_name = "min-max" if norm is None else norm
     parse_norm(norm_name)
-    values: list[Float64Array] = []
-    fill: list[Float64Array | None] = []
-    if spec.scores:
-        for i in range(pooled.num_runs):
-            v, f = normalise(pooled, norm_name, i)
-            values.append(v)
-            fill.append(f)
-    else:
-        values = list(pooled.score)
-        fill = [None] * pooled.num_runs
-    ctx = Context(pooled, tuple(values), tuple(fill), weights, params)
+    ctx = Context(pooled, norm_name if spec.scores else None, weights, params)
     return spec.combine(ctx)
 
 

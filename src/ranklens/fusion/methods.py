@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import pairwise
 from typing import Any
 
@@ -35,6 +36,7 @@ import numpy as np
 from ranklens.base.errors import OptionError
 from ranklens.base.types import BoolArray, Float64Array, Int64Array
 from ranklens.fusion._pool import Pool
+from ranklens.fusion.normalise import normalise, normalised_total
 
 REQUIRED = object()
 """Marks a parameter without a default."""
@@ -52,12 +54,27 @@ class Context:
     """What a method reads: the pool, per-run values, weights and parameters."""
 
     pool: Pool
-    values: tuple[Float64Array, ...]
-    """Per run, in ranked order, the normalised score of each entry."""
-    fill: tuple[Float64Array | None, ...]
-    """Per run, the value of candidates it did not retrieve (``borda`` norm), or None."""
+    norm: str | None
+    """The normalisation of the scores (score-based methods), or None (raw scores)."""
     weights: Float64Array
     params: Mapping[str, Any]
+
+    @cached_property
+    def _normalised(self) -> tuple[tuple[Float64Array, ...], tuple[Float64Array | None, ...]]:
+        if self.norm is None:
+            return self.pool.score, (None,) * self.pool.num_runs
+        pairs = [normalise(self.pool, self.norm, i) for i in range(self.pool.num_runs)]
+        return tuple(v for v, _ in pairs), tuple(f for _, f in pairs)
+
+    @property
+    def values(self) -> tuple[Float64Array, ...]:
+        """Per run, in ranked order, the normalised score of each entry."""
+        return self._normalised[0]
+
+    @property
+    def fill(self) -> tuple[Float64Array | None, ...]:
+        """Per run, the value of candidates it did not retrieve (``borda`` norm), or None."""
+        return self._normalised[1]
 
     def dense(self) -> tuple[Float64Array, BoolArray]:
         """``(runs, fused documents)`` normalised scores and presence."""
@@ -68,9 +85,14 @@ class Context:
     ) -> tuple[Float64Array, Float64Array | Int64Array]:
         """Per fused document, the sum of its (normalised) scores and how many runs have it
         (with the run weights where asked). With the ``borda`` norm, a run "has" every
-        candidate of the queries it has."""
+        candidate of the queries it has. Affine normalisations (min-max, max, sum, zmuv)
+        are summed natively, without the per-entry values."""
         sw = self.weights if sum_weights else None
         cw = self.weights if count_weights else None
+        if self.norm is not None:
+            total = normalised_total(self.pool, self.norm, sw)
+            if total is not None:
+                return total, self.pool.count(cw)
         if any(f is not None for f in self.fill):
             values, present = self.dense()
             return _wsum(values, sw), _wsum(present.astype(np.float64), cw)

@@ -36,10 +36,13 @@ Denominators of ``max``, ``sum`` and ``zmuv`` are at least ``1e-9``, as in ranx.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ranklens.base.errors import OptionError
-from ranklens.base.types import Float64Array
+from ranklens.base.types import BoolArray, Float64Array
+from ranklens.data.native import core as _core
 from ranklens.fusion._pool import Pool
 
 NORMS = ("min-max", "min-max@k", "max", "sum", "zmuv", "rank", "borda", "none")
@@ -83,6 +86,62 @@ def parse_norm(norm: str) -> tuple[str, int | None]:
     return name, None
 
 
+AFFINE = ("min-max", "min-max@k", "max", "sum", "zmuv", "none")
+"""The normalisations that map each score ``s`` of a query to ``(s - shift) / scale`` (or 1
+where the query is flat), whose sums over runs :func:`normalised_total` adds up natively."""
+
+
+@dataclass(frozen=True)
+class Affine:
+    """An affine normalisation of one run: per union query, ``(s - shift) / scale``."""
+
+    shift: Float64Array
+    scale: Float64Array
+    flat: BoolArray
+    """Queries whose entries all get ``1`` (min-max: one document, or all scores equal)."""
+    clip: bool
+    """Whether negative values become ``0`` (``min-max@k``)."""
+
+
+def affine(pool: Pool, name: str, k: int | None, i: int) -> Affine:
+    """The per-query statistics of run ``i`` for an :data:`AFFINE` normalisation (canonical
+    ``name`` and ``k`` from :func:`parse_norm`)."""
+    lengths = pool.run_len[i]
+    nq = lengths.shape[0]
+    has = lengths > 0
+    no_flat = np.zeros(nq, dtype=bool)
+    if name == "none":
+        return Affine(np.zeros(nq), np.ones(nq), no_flat, False)
+    # per-query statistics on small arrays; ranked order puts the top score first
+    stop = np.cumsum(lengths)
+    start = stop - lengths
+    raw, perm = pool.raw_scores[i], pool.perm[i]
+    top = np.zeros(nq, dtype=np.float64)
+    low = np.zeros(nq, dtype=np.float64)
+    top[has] = raw[perm[start[has]]]
+    if name == "max":
+        return Affine(np.zeros(nq), np.maximum(top, _FLOOR), no_flat, False)
+    if name in ("min-max", "min-max@k"):
+        depth = lengths if k is None else np.minimum(lengths, k)
+        low[has] = raw[perm[(start + depth - 1)[has]]]
+        span = top - low
+        return Affine(low, np.maximum(span, _FLOOR), has & (span <= 0), k is not None)
+    s = pool.score[i]
+    q = pool.query[i]
+    n = lengths.astype(np.float64)
+    total = np.bincount(q, weights=s, minlength=nq)
+    if name == "sum":
+        low[has] = s[(stop - 1)[has]]
+        return Affine(low, np.maximum(total - low * n, _FLOOR), no_flat, False)
+    if name != "zmuv":
+        raise OptionError(f"norm {name!r} is not an affine normalisation")
+    mean = np.divide(total, n, out=np.zeros(nq), where=has)
+    dev = np.subtract(s, np.repeat(mean, lengths))
+    sq = np.bincount(q, weights=dev * dev, minlength=nq)
+    std = np.sqrt(np.divide(sq, n, out=np.zeros(nq), where=has))
+    return Affine(mean, np.maximum(std, _FLOOR), no_flat, False)
+
+
 def normalise(pool: Pool, norm: str, i: int) -> tuple[Float64Array, Float64Array | None]:
     """Run ``i``'s normalised values (ranked order) and, for ``borda``, the per-query
     value of the candidates it did not retrieve."""
@@ -91,9 +150,7 @@ def normalise(pool: Pool, norm: str, i: int) -> tuple[Float64Array, Float64Array
     if name == "none":
         return s.copy(), None
     lengths = pool.run_len[i]
-    nq = lengths.shape[0]
     n = lengths.astype(np.float64)
-    has = lengths > 0
 
     def expand(per_query: Float64Array) -> Float64Array:
         """A per-query value repeated for each of the run's entries of that query."""
@@ -104,44 +161,52 @@ def normalise(pool: Pool, norm: str, i: int) -> tuple[Float64Array, Float64Array
         out = (pool.rank[i] - 1) / expand(n)
         return np.subtract(1.0, out, out=out), None
     if name == "borda":
+        has = lengths > 0
         c = pool.candidates().astype(np.float64)
         # 0.5 - (n - 1) / (2 c) as ranx writes it; nothing where the run lacks the query
-        fill = np.zeros(nq, dtype=np.float64)
+        fill = np.zeros(lengths.shape[0], dtype=np.float64)
         fill[has] = 0.5 - (n[has] - 1.0) / (2.0 * c[has])
         out = (pool.rank[i] - 1) / expand(c)
         return np.subtract(1.0, out, out=out), fill
-    # per-query statistics on small arrays; ranked order puts the top score first
-    stop = np.cumsum(lengths)
-    start = stop - lengths
-    top = np.zeros(nq, dtype=np.float64)
-    low = np.zeros(nq, dtype=np.float64)
-    top[has] = s[start[has]]
-    if name == "max":
-        out = s / expand(np.maximum(top, _FLOOR))
-        return out, None
-    if name in ("min-max", "min-max@k"):
-        depth = lengths if k is None else np.minimum(lengths, k)
-        low[has] = s[(start + depth - 1)[has]]
-        span = top - low
-        flat = has & (span <= 0)
-        out = np.subtract(s, expand(low))
-        np.divide(out, expand(np.maximum(span, _FLOOR)), out=out)
-        if flat.any():  # one document, or all scores equal: each is the run's top document
-            out[np.repeat(flat, lengths)] = 1.0
-        if k is not None:
-            np.maximum(out, 0.0, out=out)
-        return out, None
-    q = pool.query[i]
-    total = np.bincount(q, weights=s, minlength=nq)
-    if name == "sum":
-        low[has] = s[(stop - 1)[has]]
-        out = np.subtract(s, expand(low))
-        np.divide(out, expand(np.maximum(total - low * n, _FLOOR)), out=out)
-        return out, None
-    # zmuv
-    mean = np.divide(total, n, out=np.zeros(nq), where=has)
-    dev = np.subtract(s, expand(mean))
-    sq = np.bincount(q, weights=dev * dev, minlength=nq)
-    std = np.sqrt(np.divide(sq, n, out=np.zeros(nq), where=has))
-    np.divide(dev, expand(np.maximum(std, _FLOOR)), out=dev)
-    return dev, None
+    stats = affine(pool, name, k, i)
+    out = np.subtract(s, expand(stats.shift))
+    np.divide(out, expand(stats.scale), out=out)
+    if stats.flat.any():  # one document, or all scores equal: each is the run's top document
+        out[np.repeat(stats.flat, lengths)] = 1.0
+    if stats.clip:
+        np.maximum(out, 0.0, out=out)
+    return out, None
+
+
+def normalised_total(
+    pool: Pool, norm: str, weights: Float64Array | None = None
+) -> Float64Array | None:
+    """Per fused document, ``sum_i w_i v_i`` of the runs' normalised values (runs added in
+    order, as :meth:`Pool.total` of :func:`normalise`'s values, to the last bit), computed
+    in one native pass per run without the per-entry arrays; None for a normalisation
+    that is not :data:`AFFINE`."""
+    name, k = parse_norm(norm)
+    if name not in AFFINE:
+        return None
+    runs = []
+    for i in range(pool.num_runs):
+        stats = affine(pool, name, k, i)
+        lengths = pool.run_len[i]
+        has = lengths > 0
+        offsets = np.zeros(int(has.sum()) + 1, dtype=np.int64)
+        np.cumsum(lengths[has], out=offsets[1:])
+        weight = 1.0 if weights is None else float(weights[i])
+        runs.append(
+            (
+                offsets,
+                pool.perm[i],
+                pool.raw_scores[i],
+                pool.fid[i],
+                stats.shift[has],
+                stats.scale[has],
+                stats.flat[has],
+                weight,
+            )
+        )
+    clip = name == "min-max@k"
+    return _core.affine_sum(pool.num_docs, runs, clip)

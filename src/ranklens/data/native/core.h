@@ -17,8 +17,10 @@
  *   threads.c   how many threads, running jobs on them, splitting the queries
  *   rank.c      ranking each query by score with a tie policy
  *   join.c      docids looked up per query: duplicates and the run/qrels join
- *   pool.c      the documents of several runs pooled per query (rank fusion)
+ *   pool.c      the documents of several runs pooled per query, and the sums of
+ *               their normalised scores (rank fusion)
  *   columns.c   string columns gathered by index, entries grouped by query
+ *   runtext.c   TREC run text, scores as Python's repr (shortest round trip)
  *
  * Everything works on "string columns": a column of n byte strings is a
  * uint8 array ``data`` holding all bytes back to back plus an int64 array
@@ -446,6 +448,57 @@ int64_t rl_pool_offsets(const rl_pool *P, int64_t *fq);
 void rl_pool_pass2(rl_pool *P, const int64_t *fq, uint8_t *out_data, int64_t *out_off,
                    int64_t *out_count);
 void rl_pool_free(rl_pool *P);
+
+/* affine_sum: one run of the normalised score sums (rank fusion's Comb*
+ * methods).  For each query j of the run and each entry p in its ranked
+ * range [qo[j], qo[j + 1]): v = flat[j] ? 1 : (scores[perm[p]] - shift[j]) /
+ * scale[j]; with clip, v = +0 unless v > 0 or NaN (numpy's maximum(v, 0));
+ * then total[fid[p]] += v (weight * v when weight != 1).  A run's fid are
+ * distinct, so its queries are split over threads.  Returns -1 (nothing
+ * more written) when a perm or fid value is out of bounds, else 0. */
+typedef struct {
+    const int64_t *qo, *perm, *fid;
+    const double *scores, *shift, *scale;
+    const uint8_t *flat;
+    int64_t nq, n;
+    double weight;
+} rl_affine_run;
+int rl_affine_sum(const rl_affine_run *run, int clip, double *total, int64_t n_total,
+                  int threads);
+
+/* ------------------------------------------------------------------------ */
+/* runtext.c                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* repr(value) of a double into out (at least 25 bytes): the shortest text
+ * that reads back as value, in Python's layout ("nan", "-inf" included);
+ * returns its length. */
+int rl_shortest_repr(double value, char *out);
+
+/* A run to write as TREC text: query j's lines are the entries
+ * order[qo[j]:qo[j + 1]] (checked by the caller: valid columns and query
+ * offsets), qid j is qid_data[qid_off[j]:qid_off[j + 1]]. */
+typedef struct {
+    const int64_t *qo, *qid_off, *doc_off, *order;
+    const uint8_t *qid_data, *doc_data;
+    const double *scores;
+    const char *tag;
+    size_t tag_len;
+    int64_t n; /* entries */
+} rl_run_text;
+
+/* One thread's text: a malloc'd buffer (the caller frees it) and its length. */
+typedef struct {
+    char *buf;
+    int64_t len;
+} rl_text_part;
+
+/* The lines of queries [q_lo, q_hi), split over threads (`threads` as for
+ * rl_worker_threads): parts[0..RL_MAX_THREADS) in order (NULL buffers after
+ * the last).  Returns 0, 1 when an order value is out of bounds, 2 when out
+ * of memory (the parts written so far are still to be freed). */
+int rl_format_run(const rl_run_text *R, int64_t q_lo, int64_t q_hi, int threads,
+                  rl_text_part *parts);
 
 /* ------------------------------------------------------------------------ */
 /* columns.c                                                                  */

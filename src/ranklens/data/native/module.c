@@ -18,11 +18,14 @@
  *   align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,
  *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0)
  *   pool_runs(runs, n_union, threads=0)
+ *   affine_sum(n_total, runs, clip=False, threads=0)
+ *   format_run(qid_data, qid_offsets, q_offsets, doc_data, doc_offsets, scores, order,
+ *              tag, q_lo, q_hi, threads=0)
  *
  * The heavy loops run with the GIL released.  There is no global mutable
  * state: all tables are const.  parse_trec's two passes, rank,
- * find_duplicates, align and pool_runs run on up to min(cores, 8) POSIX
- * threads for large inputs (RANKLENS_NUM_THREADS=N caps it, 1 turns threads
+ * find_duplicates, align, pool_runs, affine_sum and format_run run on up to
+ * min(cores, 8) POSIX threads for large inputs (RANKLENS_NUM_THREADS=N caps it, 1 turns threads
  * off; the `threads` argument sets it); the result does not depend on the
  * count.
  *
@@ -1170,6 +1173,187 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* affine_sum (rank fusion: normalised scores added up)                       */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *py_affine_sum(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"n_total", "runs", "clip", "threads", NULL};
+    static const int types[7] = {NPY_INT64,   NPY_INT64,   NPY_FLOAT64, NPY_INT64,
+                                 NPY_FLOAT64, NPY_FLOAT64, NPY_UINT8};
+    static const char *names[7] = {"q_offsets", "perm", "scores", "fid", "shift", "scale", "flat"};
+    PyObject *runs_o, *seq = NULL;
+    PyArrayObject *total = NULL, *a[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    long long n_total;
+    int clip = 0, threads = 0, r, k, R, bad = 0;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "LO|pi:affine_sum", kwlist, &n_total, &runs_o,
+                                     &clip, &threads))
+        return NULL;
+    if (n_total < 0) {
+        PyErr_SetString(PyExc_ValueError, "n_total must be >= 0");
+        return NULL;
+    }
+    seq = PySequence_Fast(runs_o, "runs must be a sequence of tuples");
+    if (seq == NULL)
+        return NULL;
+    R = (int)PySequence_Fast_GET_SIZE(seq);
+    total = new_array((npy_intp)n_total, NPY_FLOAT64);
+    if (total == NULL)
+        goto fail;
+    memset(PyArray_DATA(total), 0, (size_t)n_total * sizeof(double));
+    for (r = 0; r < R; r++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, r);
+        rl_affine_run run;
+        double weight;
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 8) {
+            PyErr_SetString(PyExc_TypeError, "each run must be a tuple of 7 arrays and a weight");
+            goto fail;
+        }
+        for (k = 0; k < 7; k++) {
+            a[k] = as_array(PyTuple_GET_ITEM(item, k), types[k], names[k]);
+            if (a[k] == NULL)
+                goto fail;
+        }
+        weight = PyFloat_AsDouble(PyTuple_GET_ITEM(item, 7));
+        if (weight == -1.0 && PyErr_Occurred())
+            goto fail;
+        run.n = LEN(a[1]);
+        run.nq = check_qoffsets(a[0], run.n, "q_offsets");
+        if (run.nq < 0)
+            goto fail;
+        if (LEN(a[2]) != run.n || LEN(a[3]) != run.n || LEN(a[4]) != run.nq ||
+            LEN(a[5]) != run.nq || LEN(a[6]) != run.nq) {
+            PyErr_SetString(PyExc_ValueError,
+                            "scores and fid must match perm; shift, scale and flat the queries");
+            goto fail;
+        }
+        run.qo = I64(a[0]);
+        run.perm = I64(a[1]);
+        run.scores = (const double *)PyArray_DATA(a[2]);
+        run.fid = I64(a[3]);
+        run.shift = (const double *)PyArray_DATA(a[4]);
+        run.scale = (const double *)PyArray_DATA(a[5]);
+        run.flat = (const uint8_t *)PyArray_DATA(a[6]);
+        run.weight = weight;
+        Py_BEGIN_ALLOW_THREADS
+        bad = rl_affine_sum(&run, clip, (double *)PyArray_DATA(total), (int64_t)n_total, threads);
+        Py_END_ALLOW_THREADS
+        if (bad) {
+            PyErr_SetString(PyExc_IndexError, "perm or fid is out of bounds");
+            goto fail;
+        }
+        for (k = 0; k < 7; k++)
+            Py_CLEAR(a[k]);
+    }
+    Py_DECREF(seq);
+    return (PyObject *)total;
+fail:
+    for (k = 0; k < 7; k++)
+        Py_XDECREF(a[k]);
+    Py_XDECREF(total);
+    Py_XDECREF(seq);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* format_run (TREC run text)                                                 */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *py_format_run(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"qid_data", "qid_offsets", "q_offsets", "doc_data", "doc_offsets",
+                      "scores",   "order",       "tag",       "q_lo",     "q_hi",
+                      "threads",  NULL};
+    PyObject *qd_o, *qo_o, *qoff_o, *dd_o, *do_o, *sc_o, *or_o, *result = NULL;
+    PyArrayObject *qd = NULL, *qoff = NULL, *qo = NULL, *dd = NULL, *doff = NULL, *sc = NULL,
+                  *ord = NULL;
+    rl_text_part parts[RL_MAX_THREADS];
+    rl_run_text R;
+    const char *tag;
+    Py_ssize_t tag_len;
+    long long q_lo, q_hi;
+    int64_t n, nq, total = 0;
+    int threads = 0, t, bad = 0;
+    (void)self;
+
+    memset(parts, 0, sizeof parts);
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOy#LL|i:format_run", kwlist, &qd_o,
+                                     &qo_o, &qoff_o, &dd_o, &do_o, &sc_o, &or_o, &tag, &tag_len,
+                                     &q_lo, &q_hi, &threads))
+        return NULL;
+    qd = as_array(qd_o, NPY_UINT8, "qid_data");
+    qo = qd ? as_array(qo_o, NPY_INT64, "qid_offsets") : NULL;
+    qoff = qo ? as_array(qoff_o, NPY_INT64, "q_offsets") : NULL;
+    dd = qoff ? as_array(dd_o, NPY_UINT8, "doc_data") : NULL;
+    doff = dd ? as_array(do_o, NPY_INT64, "doc_offsets") : NULL;
+    sc = doff ? as_array(sc_o, NPY_FLOAT64, "scores") : NULL;
+    ord = sc ? as_array(or_o, NPY_INT64, "order") : NULL;
+    if (ord == NULL)
+        goto done;
+    if (check_column(qd, qo, "qid") < 0)
+        goto done;
+    n = check_column(dd, doff, "doc");
+    if (n < 0)
+        goto done;
+    nq = check_qoffsets(qoff, n, "q_offsets");
+    if (nq < 0)
+        goto done;
+    if (LEN(qo) != nq + 1 || LEN(sc) != n || LEN(ord) != n) {
+        PyErr_SetString(PyExc_ValueError, "qids, scores and order must match the run");
+        goto done;
+    }
+    if (q_lo < 0 || q_lo > q_hi || q_hi > nq) {
+        PyErr_SetString(PyExc_ValueError, "need 0 <= q_lo <= q_hi <= the number of queries");
+        goto done;
+    }
+    R.qo = I64(qoff);
+    R.qid_off = I64(qo);
+    R.doc_off = I64(doff);
+    R.order = I64(ord);
+    R.qid_data = (const uint8_t *)PyArray_DATA(qd);
+    R.doc_data = (const uint8_t *)PyArray_DATA(dd);
+    R.scores = (const double *)PyArray_DATA(sc);
+    R.tag = tag;
+    R.tag_len = (size_t)tag_len;
+    R.n = n;
+    Py_BEGIN_ALLOW_THREADS
+    bad = rl_format_run(&R, (int64_t)q_lo, (int64_t)q_hi, threads, parts);
+    Py_END_ALLOW_THREADS
+    if (bad == 1) {
+        PyErr_SetString(PyExc_IndexError, "order is out of bounds");
+        goto done;
+    }
+    if (bad) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (t = 0; t < RL_MAX_THREADS; t++)
+        total += parts[t].len;
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+    if (result != NULL) {
+        char *w = PyBytes_AS_STRING(result);
+        for (t = 0; t < RL_MAX_THREADS; t++) {
+            if (parts[t].len > 0)
+                memcpy(w, parts[t].buf, (size_t)parts[t].len);
+            w += parts[t].len;
+        }
+    }
+done:
+    for (t = 0; t < RL_MAX_THREADS; t++)
+        free(parts[t].buf);
+    Py_XDECREF(qd);
+    Py_XDECREF(qo);
+    Py_XDECREF(qoff);
+    Py_XDECREF(dd);
+    Py_XDECREF(doff);
+    Py_XDECREF(sc);
+    Py_XDECREF(ord);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
 /* module                                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -1227,6 +1411,22 @@ PyDoc_STRVAR(pool_runs_doc,
 "of first appearance; counts[f] is how many runs retrieved fused document f.\n"
 "per_run[i] = (fid, rank), in perm order.");
 
+PyDoc_STRVAR(affine_sum_doc,
+"affine_sum(n_total, runs, clip=False, threads=0) -> total\n\n"
+"Per fused document, the sum over runs (in order, from 0) of normalised scores (rank\n"
+"fusion).  Each run is a tuple (q_offsets, perm, scores, fid, shift, scale, flat, weight):\n"
+"for query j's ranked entries p, v = 1 if flat[j] else (scores[perm[p]] - shift[j]) /\n"
+"scale[j]; with clip, v = maximum(v, 0) (NaN stays); total[fid[p]] += weight * v (v when\n"
+"weight is 1).");
+
+PyDoc_STRVAR(format_run_doc,
+"format_run(qid_data, qid_offsets, q_offsets, doc_data, doc_offsets, scores, order, tag,\n"
+"           q_lo, q_hi, threads=0) -> bytes\n\n"
+"TREC run text 'qid Q0 docid rank score tag' of queries [q_lo, q_hi): query j's lines are\n"
+"the entries order[q_offsets[j]:q_offsets[j+1]] ranked from 1; qids and docids are string\n"
+"columns (UTF-8), tag is bytes, each score is written as repr(float) writes it.  threads\n"
+"as for parse_trec; the text is the same.");
+
 #define METH(name) \
     {#name, (PyCFunction)(void (*)(void))py_##name, METH_VARARGS | METH_KEYWORDS, name##_doc}
 
@@ -1241,6 +1441,8 @@ static PyMethodDef core_methods[] = {
     METH(find_duplicates),
     METH(align),
     METH(pool_runs),
+    METH(affine_sum),
+    METH(format_run),
     {NULL, NULL, 0, NULL},
 };
 

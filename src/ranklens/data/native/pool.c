@@ -246,3 +246,67 @@ void rl_pool_free(rl_pool *P)
     free(P->byte_start);
     free(P);
 }
+
+/* ------------------------------------------------------------------------ */
+/* affine_sum: normalised scores added up per fused document                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    const rl_affine_run *run;
+    int clip, bad;
+    int64_t j0, j1, n_total;
+    double *total;
+} affine_job;
+
+static void *affine_job_run(void *arg)
+{
+    affine_job *J = (affine_job *)arg;
+    const rl_affine_run *A = J->run;
+    const double w = A->weight;
+    int64_t j, p;
+    for (j = J->j0; j < J->j1; j++) {
+        const double shift = A->shift[j], scale = A->scale[j];
+        const int flat = A->flat[j] != 0;
+        for (p = A->qo[j]; p < A->qo[j + 1]; p++) {
+            const int64_t e = A->perm[p], f = A->fid[p];
+            double v;
+            if (e < 0 || e >= A->n || f < 0 || f >= J->n_total) {
+                J->bad = 1;
+                return NULL;
+            }
+            v = flat ? 1.0 : (A->scores[e] - shift) / scale;
+            if (J->clip && !(v > 0.0) && v == v)
+                v = 0.0;
+            if (w != 1.0)
+                v = w * v;
+            J->total[f] += v;
+        }
+    }
+    return NULL;
+}
+
+int rl_affine_sum(const rl_affine_run *run, int clip, double *total, int64_t n_total,
+                  int threads)
+{
+    affine_job jobs[RL_MAX_THREADS];
+    int64_t first[RL_MAX_THREADS + 1];
+    int T = rl_worker_threads(run->n, threads), t;
+    if (T > RL_MAX_THREADS)
+        T = RL_MAX_THREADS;
+    rl_split_queries(run->qo, run->nq, T, first);
+    for (t = 0; t < T; t++) {
+        jobs[t].run = run;
+        jobs[t].clip = clip;
+        jobs[t].bad = 0;
+        jobs[t].j0 = first[t];
+        jobs[t].j1 = first[t + 1];
+        jobs[t].n_total = n_total;
+        jobs[t].total = total;
+    }
+    rl_run_jobs(affine_job_run, jobs, sizeof(affine_job), T);
+    for (t = 0; t < T; t++) {
+        if (jobs[t].bad)
+            return -1;
+    }
+    return 0;
+}
