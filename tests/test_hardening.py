@@ -8,6 +8,7 @@ import gzip
 import io
 import lzma
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -81,7 +82,12 @@ def test_pipes_and_process_substitution_are_read_as_streams(tmp_path: Path) -> N
         writer.wait(timeout=30)
     assert got.aggregate == _expected()
     done = subprocess.run(
-        ["bash", "-c", f"ranklens eval {tmp_path / 'q'} <(cat) -m AP --format json --quiet"],
+        [
+            "bash",
+            "-c",
+            f"{shlex.quote(sys.executable)} -m ranklens eval {tmp_path / 'q'} <(cat) -m AP "
+            "--format json --quiet",
+        ],
         input=RUN,
         capture_output=True,
         timeout=60,

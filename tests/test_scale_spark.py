@@ -20,6 +20,13 @@ pytest.importorskip("pyarrow")
 pyspark = pytest.importorskip("pyspark")
 
 import ranklens.spark as rspark  # noqa: E402
+from ranklens.base.errors import MissingDependencyError  # noqa: E402
+from ranklens.scale.spark_backend import check_spark_pandas  # noqa: E402
+
+try:
+    check_spark_pandas()
+except MissingDependencyError as exc:  # e.g. the dependency matrix's oldest pandas (2.0)
+    pytest.skip(str(exc), allow_module_level=True)
 
 # pyspark 4.x warns that it does not fully support pandas 3 (what it uses here works:
 # the tests below compare every value)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens.base.errors import MissingDependencyError
 from ranklens.base.optional import require
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
 from ranklens.evaluation.evaluator import check_overlap
@@ -89,6 +90,22 @@ def _g_max(fn: Any, qrels: Any, run: Any, queries: QueryPolicy) -> int:
     return max(int(top), 0) if top is not None else 0
 
 
+def check_spark_pandas() -> None:
+    """Raise :class:`MissingDependencyError` if this pyspark cannot exchange data with the
+    installed pandas and pyarrow (its pandas functions need newer releases than ranklens'
+    core does: pandas 2.2 for pyspark 4)."""
+    from pyspark.sql.pandas import utils
+
+    try:
+        utils.require_minimum_pandas_version()
+        utils.require_minimum_pyarrow_version()
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"ranklens.spark runs pandas functions on Spark, and this pyspark says: {exc} "
+            "(pip install 'ranklens[spark]' upgrades them)"
+        ) from None
+
+
 def evaluate(
     qrels: Any,
     run: Any,
@@ -122,6 +139,7 @@ def evaluate(
         ``(query, document, value)`` column names where they are not the usual ones.
     """
     fn = require("pyspark.sql.functions", "ranklens.spark")
+    check_spark_pandas()
     options = Options.of(measures, ties, queries, depth, duplicates)
     spark = run.sparkSession
     count = int(buckets or int(spark.conf.get("spark.sql.shuffle.partitions", "200")))

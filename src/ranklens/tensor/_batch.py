@@ -48,7 +48,8 @@ def namespace(*arrays: Array) -> Any:
     return _compat().array_namespace(*[a for a in arrays if a is not None])
 
 
-def _device(x: Array) -> Any:
+def device_of(x: Array) -> Any:
+    """The device ``x`` lives on (as the Array API names it)."""
     return _compat().device(x)
 
 
@@ -174,7 +175,7 @@ def prepare(
     if valid is not None:
         if validate:
             bad = xp.any(xp.logical_and(valid, xp.logical_not(xp.isfinite(s))))
-        s = xp.where(valid, s, xp.asarray(-math.inf, dtype=dtype, device=_device(s)))
+        s = xp.where(valid, s, xp.asarray(-math.inf, dtype=dtype, device=device_of(s)))
     elif validate and shape[0] * shape[1]:  # min or max is NaN with a NaN
         bad = not math.isfinite(host_min(s)) or not math.isfinite(host_max(s))
     if validate and bool(bad):
@@ -187,14 +188,14 @@ def prepare(
     keep = xp.isdtype(labels.dtype, "integral")
     grades = labels if keep else xp.astype(labels, dtype, copy=False)
     if mask is not None and valid is not None:  # else padding has a negative label
-        minus_one = xp.asarray(-1, dtype=grades.dtype, device=_device(s))
+        minus_one = xp.asarray(-1, dtype=grades.dtype, device=device_of(s))
         grades = xp.where(valid, grades, minus_one)
     ideal = None
     if ideal_labels is not None:
         ideal = xp.astype(ideal_labels, dtype)
     return Batch(
         xp=xp,
-        device=_device(s),
+        device=device_of(s),
         dtype=dtype,
         scores=s,
         grades=grades,

@@ -13,7 +13,7 @@ from typing import Any
 
 from ranklens.base.errors import InputError
 from ranklens.measures import Measure
-from ranklens.tensor._batch import Array, TensorTies, namespace
+from ranklens.tensor._batch import Array, TensorTies, device_of, namespace
 from ranklens.tensor._evaluate import evaluate, tensor_measures
 
 
@@ -73,7 +73,9 @@ class MeasureAccumulator:
             dtype=xp.float64,
         )
         sums = [xp.sum(values[name]) for name in self.measures]
-        count = xp.asarray(float(scores.shape[0]), dtype=xp.float64, device=sums[0].device)
+        # the values' device (numpy 1.x's scalars have no .device attribute)
+        device = device_of(values[self.measures[0]])
+        count = xp.asarray(float(scores.shape[0]), dtype=xp.float64, device=device)
         batch = xp.stack([*sums, count])
         self.totals = batch if self.totals is None else self.totals + batch
 
