@@ -22,6 +22,7 @@ aggregation, done first and given to every group.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -97,8 +98,10 @@ def check_spark_pandas() -> None:
     from pyspark.sql.pandas import utils
 
     try:
-        utils.require_minimum_pandas_version()
-        utils.require_minimum_pyarrow_version()
+        with warnings.catch_warnings():  # its "not yet fully supports pandas 3" is for later
+            warnings.simplefilter("ignore", FutureWarning)
+            utils.require_minimum_pandas_version()
+            utils.require_minimum_pyarrow_version()
     except ImportError as exc:
         raise MissingDependencyError(
             f"ranklens.spark runs pandas functions on Spark, and this pyspark says: {exc} "
