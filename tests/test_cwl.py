@@ -53,6 +53,7 @@ REPORTS = {
 
 
 def _with(name: str, extra: str) -> str:
+    """``name`` with parameters ``extra`` added (before any ``@``)."""
     base, _, at = name.partition("@")
     base = base[:-1] + "," + extra + ")" if base.endswith(")") else base + "(" + extra + ")"
     return base + ("@" + at if at else "")

@@ -29,6 +29,8 @@ from cwl.ruler.measures.cwl_rbp import RBPCWLMetric  # noqa: E402
 from cwl.ruler.measures.cwl_rr import RRCWLMetric  # noqa: E402
 from cwl.ruler.ranking import Ranking, RankingMaker  # noqa: E402
 
+from test_cwl import REPORTS, _with  # noqa: E402  (the same names and cwl_eval attributes)
+
 DATA = Path(__file__).parent / "data" / "ir_measures"
 PEERS = {
     "INST": lambda: INSTCWLMetric(1.0),
@@ -44,20 +46,6 @@ PEERS = {
     "NERR8@10": lambda: NERReq8CWLMetric(10),
     "NERR11(T=2.0)": lambda: NERReq11CWLMetric(2.0),
 }
-REPORTS = {
-    "EU": "expected_utility",
-    "ETU": "expected_total_utility",
-    "EC": "expected_cost",
-    "ETC": "expected_total_cost",
-    "EI": "expected_items",
-}
-
-
-def _with(name: str, extra: str) -> str:
-    """``name`` with parameters ``extra`` added (before any ``@``)."""
-    base, _, at = name.partition("@")
-    base = base[:-1] + "," + extra + ")" if base.endswith(")") else base + "(" + extra + ")"
-    return base + ("@" + at if at else "")
 
 
 def _names_and_values(

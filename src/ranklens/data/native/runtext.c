@@ -42,6 +42,18 @@ static int pow5_factor(uint64_t v)
 static int multiple_of_pow5(uint64_t v, int p) { return pow5_factor(v) >= p; }
 static int multiple_of_pow2(uint64_t v, int p) { return (v & ((UINT64_C(1) << p) - 1)) == 0; }
 
+#if !defined(__SIZEOF_INT128__)
+/* a * b as a 128-bit (low, high) pair, from 32-bit halves (no __int128 here). */
+static void mul_64x64(uint64_t a, uint64_t b, uint64_t *lo, uint64_t *hi)
+{
+    const uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
+    const uint64_t p0 = al * bl, p1 = al * bh, p2 = ah * bl, p3 = ah * bh;
+    const uint64_t m1 = (p0 >> 32) + (p1 & 0xffffffffu) + (p2 & 0xffffffffu);
+    *lo = (p0 & 0xffffffffu) | (m1 << 32);
+    *hi = p3 + (p1 >> 32) + (p2 >> 32) + (m1 >> 32);
+}
+#endif
+
 /* (m * mul) >> j for the 128-bit mul = (low, high) and 64 <= j < 128 + 64. */
 static uint64_t mul_shift(uint64_t m, const uint64_t *mul, int j)
 {
@@ -52,22 +64,8 @@ static uint64_t mul_shift(uint64_t m, const uint64_t *mul, int j)
 #else
     /* 64 x 64 -> 128 products from 32-bit halves */
     uint64_t lo0, hi0, lo2, hi2, mid, sum_lo, sum_hi;
-    {
-        const uint64_t a = m, b = mul[0];
-        const uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
-        const uint64_t p0 = al * bl, p1 = al * bh, p2 = ah * bl, p3 = ah * bh;
-        const uint64_t m1 = (p0 >> 32) + (p1 & 0xffffffffu) + (p2 & 0xffffffffu);
-        lo0 = (p0 & 0xffffffffu) | (m1 << 32);
-        hi0 = p3 + (p1 >> 32) + (p2 >> 32) + (m1 >> 32);
-    }
-    {
-        const uint64_t a = m, b = mul[1];
-        const uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
-        const uint64_t p0 = al * bl, p1 = al * bh, p2 = ah * bl, p3 = ah * bh;
-        const uint64_t m1 = (p0 >> 32) + (p1 & 0xffffffffu) + (p2 & 0xffffffffu);
-        lo2 = (p0 & 0xffffffffu) | (m1 << 32);
-        hi2 = p3 + (p1 >> 32) + (p2 >> 32) + (m1 >> 32);
-    }
+    mul_64x64(m, mul[0], &lo0, &hi0);
+    mul_64x64(m, mul[1], &lo2, &hi2);
     (void)lo0;
     mid = hi0;
     sum_lo = lo2 + mid;
