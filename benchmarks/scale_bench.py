@@ -123,7 +123,7 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
         qrels, run = _parquet(scale)
         s0 = time.perf_counter()
         cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
         )
         client = distributed.Client(cluster)  # type: ignore[no-untyped-call]
         out["startup_s"] = time.perf_counter() - s0

@@ -23,10 +23,12 @@ import ranklens.dask as rdask  # noqa: E402
 
 @pytest.fixture(scope="session")
 def dask_client() -> Iterator[Any]:
-    """One LocalCluster (2 worker processes, 1 thread each) for the test session."""
+    """One LocalCluster (2 worker processes, 1 thread each) for the test session; its
+    HTTP server on a free local port (with None, distributed takes 8787 and warns when
+    another cluster holds it, which fails the tests)."""
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):

@@ -192,7 +192,7 @@ def evaluate_files(
 
     distributed = require("distributed", "ranklens eval --dask")
     if scheduler == "local":
-        cluster: Any = distributed.LocalCluster(processes=True, dashboard_address=None)
+        cluster: Any = distributed.LocalCluster(processes=True, dashboard_address="127.0.0.1:0")
         client = distributed.Client(cluster)
     else:
         cluster, client = None, distributed.Client(scheduler)
