@@ -15,7 +15,6 @@ import ranklens.data.chunks
 from conftest import TREC_EVAL_DATA
 from ranklens.base.errors import InputError, RanklensError
 from ranklens.cli import main
-from ranklens.frontends.trec_eval import runner
 from ranklens.frontends.trec_eval.runner import TrecOptions, trec_eval
 from ranklens.measures.trec_table import TrecUsageError
 from scale_data import make_case
@@ -27,9 +26,9 @@ QRELS_FORMAT = sorted(name for name, args in COMMANDS.items() if "-R" not in arg
 @pytest.fixture(params=[1, 997, 1 << 20], ids=["chunk1", "chunk997", "chunk1M"])
 def small_chunks(request, monkeypatch) -> Iterator[int]:
     """Streamed runs are cut into chunks of about this many bytes."""
-    whole = runner.query_chunks
+    whole = ranklens.data.chunks.query_chunks
     size = int(request.param)
-    monkeypatch.setattr(runner, "query_chunks", lambda source, _: whole(source, size))
+    monkeypatch.setattr(ranklens.data.chunks, "query_chunks", lambda source, _: whole(source, size))
     yield size
 
 
@@ -88,8 +87,8 @@ def test_streamed_output_is_trec_eval_9s(small_chunks, grouped_data, expected: s
 
 
 def test_the_ungrouped_test_run_is_rejected_in_small_chunks(capsys, monkeypatch) -> None:
-    whole = runner.query_chunks
-    monkeypatch.setattr(runner, "query_chunks", lambda source, _: whole(source, 1))
+    whole = ranklens.data.chunks.query_chunks
+    monkeypatch.setattr(ranklens.data.chunks, "query_chunks", lambda source, _: whole(source, 1))
     code, _, err = run_command(
         ["--stream", *COMMANDS["out.test.aqc"]], TREC_EVAL_DATA, TREC_EVAL_DATA, capsys
     )
@@ -170,8 +169,8 @@ def test_large_files_stream_without_a_flag(tmp_path: Path, monkeypatch, capsys) 
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("1 0 a 1\n2 0 b 1\n")
     run.write_text("1 Q0 a 1 0.5 r\n2 Q0 b 1 0.4 r\n1 Q0 c 2 0.3 r\n")
-    whole = runner.query_chunks
-    monkeypatch.setattr(runner, "query_chunks", lambda source, _: whole(source, 1))
+    whole = ranklens.data.chunks.query_chunks
+    monkeypatch.setattr(ranklens.data.chunks, "query_chunks", lambda source, _: whole(source, 1))
     assert main(["trec-eval", str(qrels), str(run)]) == 0
     capsys.readouterr()
     monkeypatch.setattr(ranklens.data.chunks, "STREAM_THRESHOLD", 10)

@@ -17,12 +17,12 @@ import io
 import lzma
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.base.errors import DuplicateError, InputError
+from ranklens.base.errors import DuplicateError, EmptyInputError, InputError
 from ranklens.data.source import describe
 
 if TYPE_CHECKING:
@@ -309,3 +309,35 @@ def check_grouped(run: Run, seen: dict[str, int], first_line: int, where: str) -
         )
     for q in run.qids:
         seen[q] = first_line
+
+
+def grouped_runs(
+    source: object, chunk_bytes: int, read: Callable[[IO[bytes]], Run]
+) -> Iterator[Run]:
+    """The run file ``source`` (grouped by query) as one :class:`Run` per chunk of whole
+    queries, each made by ``read`` from the chunk's text.
+
+    A chunk of only blank and '#' lines is skipped; an error in a chunk names the file and
+    its line; a query whose lines fall in two chunks raises :class:`InputError` with how to
+    sort the file (:func:`check_grouped`).
+
+    Raises
+    ------
+    EmptyInputError
+        The file holds no run lines.
+    """
+    where = describe(source)
+    seen: dict[str, int] = {}
+    for chunk, first_line in query_chunks(source, max(int(chunk_bytes), 1)):
+        try:
+            run = read(ChunkFile(chunk))  # type: ignore[arg-type]
+        except EmptyInputError:
+            continue  # only blank and '#' lines
+        except InputError as exc:
+            raise shift_error(exc, where, first_line) from None
+        check_grouped(run, seen, first_line, where)
+        yield run
+    if not seen:
+        raise EmptyInputError(
+            "holds no run lines (the file is empty, or has only blank and '#' lines)", path=where
+        )

@@ -22,19 +22,12 @@ qrels missing from the run are scored at the end as the ``queries=`` policy says
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
-from ranklens.base.errors import EmptyInputError, InputError, OptionError
-from ranklens.base.types import DuplicatePolicy
-from ranklens.data.chunks import (
-    DEFAULT_CHUNK_BYTES,
-    ChunkFile,
-    check_grouped,
-    query_chunks,
-    shift_error,
-)
+from ranklens.base.errors import OptionError
+from ranklens.data.chunks import DEFAULT_CHUNK_BYTES, grouped_runs
 from ranklens.data.run import Run
-from ranklens.data.source import describe
 from ranklens.evaluation.parts import (
     Part,
     combine,
@@ -47,15 +40,6 @@ from ranklens.evaluation.results import Results
 
 if TYPE_CHECKING:
     from ranklens.evaluation.evaluator import Evaluator
-
-
-def _chunk_run(chunk: bytes, first_line: int, name: str, duplicates: DuplicatePolicy) -> Run | None:
-    try:
-        return Run.from_file(ChunkFile(chunk), duplicates=duplicates)  # type: ignore[arg-type]
-    except EmptyInputError:
-        return None  # only blank and '#' lines
-    except InputError as exc:
-        raise shift_error(exc, name, first_line) from None
 
 
 def evaluate_stream(
@@ -93,7 +77,6 @@ def evaluate_stream(
     >>> evaluate_stream(ev, io.BytesIO(text), chunk_bytes=8).per_query
     {'q1': {'P@1': 0.0}, 'q2': {'P@1': 1.0}}
     """
-    where = describe(source)
     measures = list(evaluator.measures)
     if set_dependent(measures):
         if evaluator.queries != "qrels":
@@ -106,19 +89,11 @@ def evaluate_stream(
             )
         measures = pinned(measures, max(int(evaluator.qrels.rels.max(initial=0)), 0))
     parts: list[Part] = []
-    seen: dict[str, int] = {}
-    tag: str | None = None
-    for chunk, first_line in query_chunks(source, max(int(chunk_bytes), 1)):
-        run = _chunk_run(chunk, first_line, where, evaluator.duplicates)
-        if run is None:
-            continue
-        check_grouped(run, seen, first_line, where)
+    tag = ""
+    read_chunk = partial(Run.from_file, duplicates=evaluator.duplicates)
+    for run in grouped_runs(source, chunk_bytes, read_chunk):
         tag = run.name
         parts.append(evaluate_run_part(evaluator, run, measures))
-    if tag is None:
-        raise EmptyInputError(
-            "holds no run lines (the file is empty, or has only blank and '#' lines)", path=where
-        )
     present = {q for part in parts for q in part.queries}
     absent = missing_part(evaluator, present, measures)
     if absent is not None:

@@ -12,26 +12,19 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import pairwise
 from typing import IO
 
 import numpy as np
 
-from ranklens.base.errors import DuplicateError, EmptyInputError, InputError
+from ranklens.base.errors import DuplicateError, InputError
 from ranklens.base.segments import ordered_total
 from ranklens.base.types import Float64Array
-from ranklens.data.chunks import (
-    DEFAULT_CHUNK_BYTES,
-    ChunkFile,
-    check_grouped,
-    query_chunks,
-    shift_error,
-    should_stream,
-)
+from ranklens.data.chunks import DEFAULT_CHUNK_BYTES, grouped_runs, should_stream
 from ranklens.data.native import core as _core
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
-from ranklens.data.source import describe
 from ranklens.evaluation.parts import absent_id
 from ranklens.measures.base import GMEAN_FLOOR
 from ranklens.measures.trec_table import Options, Slot, TrecUsageError, request
@@ -255,29 +248,18 @@ def _streamed_qrels_table(
             raise TrecUsageError("trec_eval: No queries with both results and relevance info", 7)
         qrels = _one_query(qrels, opts.only_query)
     prepared = PreparedQrels.of(qrels)
-    where = describe(run_source)
-    seen: dict[str, int] = {}
-    run_name: str | None = None
+    present: set[str] = set()
+    run_name = ""
     evaluated: list[str] = []
     blocks: dict[str, list[np.ndarray]] = {}
-    for chunk, first_line in query_chunks(run_source, max(int(opts.chunk_bytes), 1)):
-        try:
-            run = read_ranked_run(ChunkFile(chunk), opts)  # type: ignore[arg-type]
-        except EmptyInputError:
-            continue  # only blank and '#' lines
-        except InputError as exc:
-            raise shift_error(exc, where, first_line) from None
-        check_grouped(run, seen, first_line, where)
+    read_chunk = partial(read_ranked_run, opts=opts)
+    for run in grouped_runs(run_source, opts.chunk_bytes, read_chunk):
+        present.update(run.qids)
         run_name = run.name
         view = align(prepared, run, "trec_eval", "both", opts.depth).view(opts.judged_only)
         evaluated.extend(view.qids)
         for name, column in _slot_values(view, slots).items():
             blocks.setdefault(name, []).append(column)
-    if run_name is None:
-        raise EmptyInputError(
-            "holds no run lines (the file is empty, or has only blank and '#' lines)", path=where
-        )
-    present = set(seen)
     if not any(q in present for q in qrels.qids):
         raise TrecUsageError("trec_eval: No queries with both results and relevance info", 7)
     absent = [q for q in qrels.qids if q not in present]
