@@ -172,6 +172,12 @@ def memory_child(scale: str, shape: str, kind: str) -> None:
             "pyarrow Table": lambda: table,
             "polars (str)": lambda: pl.from_arrow(table),
             "pandas (string[pyarrow])": lambda: table.to_pandas(types_mapper=arrow_strings),
+            "pandas (object str)": lambda: table.to_pandas().astype(
+                {"query_id": object, "doc_id": object}
+            ),
+            "pandas (int ids)": lambda: table.to_pandas().astype(
+                {"query_id": "int64", "doc_id": "int64"}
+            ),
         }[kind]()
         del table
     gc.collect()
@@ -311,7 +317,14 @@ def main() -> None:
         return
     result = measure(args.scale, args.shape, args.repeat)
     if args.memory:
-        kinds = ["file (TREC text)", "pandas (string[pyarrow])", "polars (str)", "pyarrow Table"]
+        kinds = [
+            "file (TREC text)",
+            "pandas (string[pyarrow])",
+            "pandas (object str)",
+            "pandas (int ids)",
+            "polars (str)",
+            "pyarrow Table",
+        ]
         extra = measure_memory(args.scale, args.shape, kinds)
         result["memory_mb"] = extra
         for kind, mb in extra.items():

@@ -3,7 +3,8 @@
 Two cases: 8,000 queries x 40 documents (nDCG@10) and 100,000 x 100 (nDCG@10, AP, R@100),
 graded labels 0-3 and scores rounded to 2 decimals (ties). Timed:
 
-* ranklens.tensor on torch (ties in input order, and trec_eval's order with doc ids),
+* ranklens.tensor on torch (ties in input order, also with float32 scores as a model gives
+  them in a training loop, and trec_eval's order with doc ids),
 * ranklens.tensor on numpy (the CPU reference; with doc ids),
 * torchmetrics functional (one call per query: its 2-D form does not give per-query values),
 * torchmetrics stateful (``RetrievalNormalizedDCG`` ... with ``indexes``, update + compute).
@@ -140,6 +141,12 @@ def bench_case(name: str, args: argparse.Namespace, rows: list[Row]) -> None:
     add(
         f"ranklens torch ({device}, input ties)",
         lambda: evaluate(tt["scores"], tt["labels"], measures, ties="input"),
+        args.repeat,
+    )
+    scores32 = tt["scores"].float()  # a model's scores in a training loop are float32
+    add(
+        f"ranklens torch ({device}, float32 scores)",
+        lambda: evaluate(scores32, tt["labels"], measures, ties="input"),
         args.repeat,
     )
     add(

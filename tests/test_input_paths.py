@@ -59,6 +59,17 @@ def _pandas_object(nested: dict[str, dict[str, Any]], value: str) -> Any:
     return frame.astype({"query_id": object, "doc_id": object})
 
 
+def _pandas_object_shuffled(nested: dict[str, dict[str, Any]], value: str) -> Any:
+    """Rows in a random order (queries interleaved), and every id its own str object
+    (equal ids are not the same object, as after a CSV read or a merge)."""
+    frame = _pandas_object(nested, value)
+    order = np.random.default_rng(len(frame)).permutation(len(frame))
+    frame = frame.iloc[order].reset_index(drop=True)
+    for column in ("query_id", "doc_id"):
+        frame[column] = pd.Series(["".join(list(s)) for s in frame[column]], dtype=object)
+    return frame
+
+
 def _pandas_arrow(nested: dict[str, dict[str, Any]], value: str) -> Any:
     return _frame(nested, value).astype(
         {"query_id": "string[pyarrow]", "doc_id": pd.ArrowDtype(pa.large_string())}
@@ -117,6 +128,7 @@ BUILDERS: dict[str, Callable[[dict[str, dict[str, Any]], str], Any]] = {
     "dict-numpy-values": _dict_numpy_values,
     "records": _records,
     "pandas-object": _pandas_object,
+    "pandas-object-shuffled": _pandas_object_shuffled,
     "pandas-arrow": _pandas_arrow,
     "pandas-categorical": _pandas_categorical,
     "polars": _polars,
@@ -141,9 +153,7 @@ def test_every_input_type_gives_the_files_numbers(kind: str) -> None:
     for case in random_cases(1805, 25):
         qrels_file, run_file = _trec_files(case)
         expected = ranklens.evaluate(qrels_file, run_file, MEASURES)
-        got = ranklens.evaluate(
-            build(case.qrels, "relevance"), build(case.run, "score"), MEASURES
-        )
+        got = ranklens.evaluate(build(case.qrels, "relevance"), build(case.run, "score"), MEASURES)
         _same(expected, got)
 
 
@@ -202,6 +212,85 @@ def test_integer_ids_are_kept_as_their_digits() -> None:
     )
     _same(as_text, ranklens.evaluate(qrels, frame, ["AP", "P@1"]))
     _same(as_text, ranklens.evaluate(qrels, pl.from_pandas(frame), ["AP", "P@1"]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_integer_id_columns_equal_their_decimal_text(seed: int) -> None:
+    """Integer id columns (int64 with negatives and extremes, int32, uint64) in grouped
+    and interleaved order give the numbers of the same ids as strings, from pandas,
+    polars and pyarrow."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    extremes = np.array([-(2**63), 2**63 - 1, 0, -1, 10, 9, 100], dtype=np.int64)
+    qpool = np.concatenate([extremes, rng.integers(-50, 50, 5)])
+    dpool = np.concatenate([extremes, rng.integers(-(2**40), 2**40, 60)])
+    qids = rng.choice(qpool, n)
+    if seed % 2:
+        qids = np.sort(qids, kind="stable")  # grouped: long runs
+    docs = rng.choice(dpool, n)
+    run = pd.DataFrame({"query_id": qids, "doc_id": docs, "score": rng.integers(0, 5, n) / 4})
+    run = run.drop_duplicates(["query_id", "doc_id"]).reset_index(drop=True)
+    qrels = pd.DataFrame(
+        {
+            "query_id": rng.choice(qpool, 200),
+            "doc_id": rng.choice(dpool, 200),
+            "relevance": rng.integers(-1, 3, 200),
+        }
+    ).drop_duplicates(["query_id", "doc_id"])
+    text = ranklens.evaluate(
+        qrels.astype({"query_id": str, "doc_id": str}),
+        run.astype({"query_id": str, "doc_id": str}),
+        MEASURES,
+    )
+    _same(text, ranklens.evaluate(qrels, run, MEASURES))
+    _same(text, ranklens.evaluate(pl.from_pandas(qrels), pl.from_pandas(run), MEASURES))
+    fits = [run[c].between(-(2**31), 2**31 - 1) for c in ("query_id", "doc_id")]
+    small = run[fits[0] & fits[1]]
+    as32 = small.astype({"query_id": np.int32, "doc_id": np.int32})
+    want = ranklens.evaluate(qrels, small.astype({"query_id": str, "doc_id": str}), MEASURES)
+    _same(want, ranklens.evaluate(qrels, as32, MEASURES))
+    unsigned = run[(run.query_id >= 0) & (run.doc_id >= 0)]
+    as_u64 = pa.table(
+        {
+            "query_id": pa.array(unsigned.query_id.to_numpy().astype(np.uint64)),
+            "doc_id": pa.array(unsigned.doc_id.to_numpy().astype(np.uint64) + np.uint64(2**63)),
+            "score": unsigned.score.to_numpy(),
+        }
+    )
+    got = Run.from_frame(as_u64)  # doc ids above int64's range keep their digits
+    assert got.docids() == [str(int(d) + 2**63) for d in unsigned.doc_id.to_numpy()[got.lines]]
+    assert list(got.qids) == sorted({str(q) for q in unsigned.query_id}, key=got.qids.index)
+
+
+def test_object_id_columns_that_are_not_all_str() -> None:
+    """Object columns: ints convert as integer ids; None or NaN is a missing value named
+    by its row; mixed ints and strings, and strings that are not valid Unicode, are clear
+    errors."""
+    ints = pd.DataFrame(
+        {"query_id": [1, 1, 2], "doc_id": [10, 2, 3], "score": [0.5, 0.7, 0.1]}, dtype=object
+    ).astype({"score": float})
+    assert Run.from_frame(ints).qids == ("1", "2")
+    for missing in (None, float("nan")):
+        frame = pd.DataFrame(
+            {"query_id": ["a", "a", "b"], "doc_id": ["x", missing, "z"], "score": [1.0] * 3},
+            dtype=object,
+        ).astype({"score": float})
+        with pytest.raises(InputError, match="'doc_id' has a missing value") as err:
+            Run.from_frame(frame)
+        assert str(err.value).startswith("<DataFrame>:1: ")  # the row, from 0
+        frame = frame.astype({"doc_id": str}).assign(query_id=["a", missing, "b"])
+        with pytest.raises(InputError, match="'query_id' has a missing value"):
+            Run.from_frame(frame)
+    mixed = pd.DataFrame(
+        {"query_id": ["a", 2], "doc_id": ["x", "y"], "score": [1.0, 2.0]}, dtype=object
+    ).astype({"score": float})
+    with pytest.raises(InputError, match="'query_id' mixes types"):
+        Run.from_frame(mixed)
+    bad = pd.DataFrame(
+        {"query_id": ["a", "a"], "doc_id": ["x", "\ud800"], "score": [1.0, 2.0]}, dtype=object
+    ).astype({"score": float})
+    with pytest.raises(InputError, match="not valid UTF-8"):
+        Run.from_frame(bad)
 
 
 def test_unused_categories_do_not_become_queries() -> None:

@@ -9,6 +9,7 @@ under ``RANKLENS_NATIVE=0``)."""
 from __future__ import annotations
 
 import importlib
+import itertools
 import math
 import re
 import subprocess
@@ -260,6 +261,50 @@ def test_encode_strings_errors(arg: object) -> None:
 
 
 @SETTINGS
+@given(
+    st.lists(
+        st.sampled_from(["q1", "q2", "é", "", "\ud800", "a\x00b"])
+        | st.none()
+        | st.integers(0, 3)
+        | st.text(max_size=3),
+        max_size=12,
+    ),
+    st.booleans(),
+    st.booleans(),
+    st.integers(1, 3),
+)
+def test_encode_objects(values: list[object], copies: bool, runs: bool, step: int) -> None:
+    """Object arrays (also strided), with the same object repeated and with equal but
+    distinct objects, non-str values and strings that are not valid Unicode."""
+    if copies:  # equal strings as distinct objects
+        values = ["".join(list(v)) if isinstance(v, str) else v for v in values]
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    same("encode_objects", array[::step], runs)
+    same("encode_objects", values=array, runs=runs)
+
+
+@pytest.mark.parametrize("arg", [["a"], np.array(["a"]), np.zeros((2, 2), dtype=object), None])
+def test_encode_objects_errors(arg: object) -> None:
+    same("encode_objects", arg)
+
+
+@SETTINGS
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=20))
+def test_decimal_strings(values: list[int]) -> None:
+    same("decimal_strings", np.array(values, dtype=np.int64))
+    same("decimal_strings", np.array(values, dtype=np.int64)[::2])
+    data, offsets = _c.decimal_strings(np.array(values, dtype=np.int64))
+    texts = [bytes(data[a:b]).decode() for a, b in itertools.pairwise(offsets.tolist())]
+    assert texts == [str(v) for v in values]
+
+
+@pytest.mark.parametrize("arg", [np.array([1.5]), np.array([2**64 - 1], dtype=np.uint64), None])
+def test_decimal_strings_errors(arg: object) -> None:
+    same("decimal_strings", arg)
+
+
+@SETTINGS
 @given(st.lists(st.integers(-1, 6), max_size=30), st.integers(-1, 7))
 def test_group_by_query(codes: list[int], n_queries: int) -> None:
     same("group_by_query", np.array(codes, dtype=np.int64), n_queries)
@@ -486,7 +531,9 @@ def test_pool_runs_fallback_equals_the_native_join() -> None:
         runs = []
         for _ in range(3):
             docs = {
-                f"q{q}": {f"d{i}": float(rng.integers(0, 5)) for i in rng.choice(30, 10, replace=False)}
+                f"q{q}": {
+                    f"d{i}": float(rng.integers(0, 5)) for i in rng.choice(30, 10, replace=False)
+                }
                 for q in range(8)
                 if rng.random() < 0.8
             }

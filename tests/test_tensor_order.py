@@ -219,3 +219,29 @@ def test_strided_inputs() -> None:
         np.testing.assert_array_equal(got, _expected(x[:, ::3], True), err_msg=name)
         got = np.asarray(sort_rows(xp, _as(name, x.T)))
         np.testing.assert_array_equal(got, np.sort(x.T, axis=1), err_msg=name)
+
+
+@pytest.mark.parametrize("ties", ["input", "trec_eval", "pessimistic", "average"])
+def test_float32_scores_with_float64_results_rank_as_their_float64_values(ties: str) -> None:
+    """float32 scores asked for float64 results are ranked in float32 (exact packed keys);
+    the values equal those of the same scores given as float64, bit for bit, with ties,
+    values one float32 ulp apart, padding and judged_only."""
+    from ranklens.tensor import evaluate
+
+    rng = np.random.default_rng(11)
+    base = np.round(rng.random((40, 16)), 1).astype(np.float32)
+    nudged = np.nextafter(base, np.float32(2.0))  # one ulp above: distinct, very close
+    scores = np.where(rng.random((40, 16)) < 0.3, nudged, base).astype(np.float32)
+    labels = rng.integers(-1, 3, size=(40, 16))
+    ids = np.argsort(rng.random((40, 16)), axis=1)
+    names = ["nDCG@5", "P@3", "R@4", "nDCG(judged_only=True)@5", "DCG"]
+    if ties != "average":
+        names += ["AP", "RR"]
+    for name, _ in NAMESPACES:
+        kw = {"doc_ids": _as(name, ids)} if ties == "trec_eval" else {}
+        float64 = np.float64 if name == "numpy" else __import__("torch").float64
+        got = evaluate(_as(name, scores), _as(name, labels), names, ties=ties, dtype=float64, **kw)
+        wide = _as(name, scores.astype(np.float64))
+        want = evaluate(wide, _as(name, labels), names, ties=ties, **kw)
+        for m in names:
+            np.testing.assert_array_equal(np.asarray(got[m]), np.asarray(want[m]), err_msg=m)

@@ -5,7 +5,9 @@ Arrow string columns (``string``, ``large_string``; pyarrow, polars, pandas'
 ``string[pyarrow]``) already hold the layout of ranklens' id columns (one byte buffer and
 offsets), so their buffers are read directly, chunk by chunk; dictionary (categorical)
 columns are decoded by gathering from their dictionary; integer id columns are written as
-their decimal strings.
+their decimal strings by the native core. pandas object-dtype id columns of ``str`` are
+read by the native core from the objects in place (no Arrow conversion). A query column
+is read run by run: only the first row of each run of equal ids is encoded and interned.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ REL_NAMES = ("relevance", "rel", "label", "judgment", "grade")
 SCORE_NAMES = ("score", "sim", "similarity")
 
 _SOURCE = "<DataFrame>"
+_OBJECT = np.dtype(object)  # pandas' object dtype (its str and string dtypes are Arrow's)
 
 
 def is_frame(obj: object) -> bool:
@@ -53,15 +56,88 @@ def _pick(columns: list[str], wanted: str | None, names: tuple[str, ...], what: 
     )
 
 
-def _arrow_table(frame: Any, pa: Any) -> Any:
+def _column_names(frame: Any) -> list[str]:
+    module = type(frame).__module__.split(".")[0]
+    if module in ("pandas", "polars"):
+        return [str(c) for c in frame.columns]
+    return [str(c) for c in frame.schema.names]
+
+
+def _arrow_table(frame: Any, pa: Any, ids: set[str]) -> tuple[Any, dict[str, Any]]:
+    """The frame as a pyarrow Table, and apart from it (pandas) the object-dtype columns
+    named in ``ids``, as numpy object arrays: the native core reads their ``str`` objects
+    where they are, which is several times faster than Arrow's conversion."""
     module = type(frame).__module__.split(".")[0]
     if module == "polars":
-        return frame.to_arrow()
+        return frame.to_arrow(), {}
     if module == "pandas":
-        return pa.Table.from_pandas(frame, preserve_index=False)
+        objects: dict[str, Any] = {}
+        keep: list[int] = []
+        for position, (name, dtype) in enumerate(frame.dtypes.items()):
+            native = isinstance(dtype, np.dtype) and dtype == _OBJECT
+            if native and str(name) in ids and str(name) not in objects:
+                objects[str(name)] = frame.iloc[:, position].to_numpy()
+            else:
+                keep.append(position)
+        rest = frame.iloc[:, keep] if objects else frame
+        return pa.Table.from_pandas(rest, preserve_index=False), objects
     if type(frame).__name__ == "RecordBatch":
-        return pa.Table.from_batches([frame])
-    return frame
+        return pa.Table.from_batches([frame]), {}
+    return frame, {}
+
+
+def _encoded_objects(
+    values: Any, name: str, runs: bool
+) -> tuple[UInt8Array, Int64Array, Int64Array | None] | None:
+    """An object column of ``str`` as a string column (with ``runs``, its runs' first
+    rows and those rows); None when it holds anything else (missing values, numbers):
+    Arrow's conversion then decides, as for any other column."""
+    try:
+        data, offsets, heads, bad = _core.encode_objects(values, runs)
+    except UnicodeEncodeError as exc:
+        raise InputError(
+            f"column '{name}' holds a string that is not valid UTF-8 ({exc.reason})",
+            path=_SOURCE,
+        ) from None
+    return None if bad >= 0 else (data, offsets, heads)
+
+
+def _arrow_column(values: Any, name: str, pa: Any) -> Any:
+    try:
+        return pa.chunked_array([pa.array(values, from_pandas=True)])
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputError(
+            f"column '{name}' mixes types Arrow cannot read as one ({exc}); ids must be "
+            "strings or integers: convert it with .astype(str)",
+            path=_SOURCE,
+        ) from None
+
+
+def _codes_of_runs(
+    data: UInt8Array, offsets: Int64Array, heads: Int64Array, rows: int
+) -> tuple[Int64Array, list[str]]:
+    """Each row's code from the ids of the runs' first rows (``heads``), and the distinct
+    ids in order of first appearance."""
+    head_codes, first = _core.intern_strings(data, offsets)
+    ends = np.empty(len(heads), dtype=np.int64)
+    ends[:-1] = heads[1:]
+    ends[-1:] = rows
+    codes: Int64Array = np.repeat(head_codes, ends - heads)
+    starts, stops = offsets[first].tolist(), offsets[first + 1].tolist()
+    uniques = [data[a:b].tobytes().decode("utf-8") for a, b in zip(starts, stops, strict=True)]
+    return codes, uniques
+
+
+def _integers(column: Any, pa: Any, pc: Any) -> Int64Array | None:
+    """An integer column's values as int64 (None for uint64 values above int64's range)."""
+    if pa.types.is_uint64(column.type):
+        big = pc.max(column).as_py()
+        if big is not None and big >= 2**63:
+            return None
+    return np.concatenate(
+        [np.asarray(c.to_numpy(zero_copy_only=False), np.int64) for c in column.chunks]
+        or [np.zeros(0, np.int64)]
+    )
 
 
 def _first_null(column: Any, pc: Any) -> int:
@@ -95,6 +171,10 @@ def _chunk_strings(chunk: Any, name: str, pa: Any, pc: Any) -> tuple[UInt8Array,
         return _core.take_strings(words, word_offsets, index)
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         return _string_buffers(chunk, pa)
+    if pa.types.is_integer(kind):
+        ints = _integers(pa.chunked_array([chunk]), pa, pc)
+        if ints is not None:
+            return _core.decimal_strings(ints)
     if pa.types.is_integer(kind) or pa.types.is_string_view(kind):
         return _string_buffers(pc.cast(chunk, pa.large_string()), pa)
     raise InputError(
@@ -128,9 +208,7 @@ def _strings(column: Any, name: str, pa: Any, pc: Any) -> tuple[UInt8Array, Int6
     return data, offsets
 
 
-def _query_codes(
-    column: Any, name: str, pa: Any, pc: Any
-) -> tuple[Int64Array, list[str], bool]:
+def _query_codes(column: Any, name: str, pa: Any, pc: Any) -> tuple[Int64Array, list[str], bool]:
     """Each row's query as a code into a list of distinct query ids, and whether every id
     of that list is used (a categorical's dictionary may hold unused ones)."""
     if column.null_count:
@@ -147,11 +225,38 @@ def _query_codes(
             or [np.zeros(0, np.int64)]
         )
         return codes, [str(w) for w in words.to_pylist()], False
+    if pa.types.is_integer(column.type):
+        ints = _integers(column, pa, pc)
+        if ints is not None:  # only the first row of each run is written out
+            heads = np.flatnonzero(np.concatenate([[True], ints[1:] != ints[:-1]]))
+            data, offsets = _core.decimal_strings(ints[heads])
+            return (*_codes_of_runs(data, offsets, heads.astype(np.int64), len(ints)), True)
     data, offsets = _strings(column, name, pa, pc)
     codes, first = _core.intern_strings(data, offsets)
     starts, stops = offsets[first].tolist(), offsets[first + 1].tolist()
     uniques = [data[a:b].tobytes().decode("utf-8") for a, b in zip(starts, stops, strict=True)]
     return codes, uniques, True
+
+
+def _id_columns(
+    table: Any, objects: dict[str, Any], name: str, query: bool, pa: Any, pc: Any
+) -> Any:
+    """The query column as ``(codes, uniques, all_used)``, or the document column as
+    ``(data, offsets)``, from an object array of ``str`` or from the table."""
+    if name in objects:
+        values = objects[name]
+        encoded = _encoded_objects(values, name, query)
+        if encoded is not None:
+            data, offsets, heads = encoded
+            if heads is None:  # the document column: not read by runs
+                return data, offsets
+            return (*_codes_of_runs(data, offsets, heads, len(values)), True)
+        column = _arrow_column(values, name, pa)
+    else:
+        column = table.column(name)
+    if query:
+        return _query_codes(column, name, pa, pc)
+    return _strings(column, name, pa, pc)
 
 
 def from_frame(
@@ -169,15 +274,15 @@ def from_frame(
     """
     pa = require("pyarrow", "Reading a DataFrame")
     pc = require("pyarrow.compute", "Reading a DataFrame")
-    table = _arrow_table(frame, pa)
-    columns = [str(c) for c in table.column_names]
+    columns = _column_names(frame)
     values_names = REL_NAMES if integer else SCORE_NAMES
     qname = _pick(columns, qid_col, QID_NAMES, "query id")
     dname = _pick(columns, doc_col, DOC_NAMES, "document id")
     vname = _pick(columns, value_col, values_names, "relevance" if integer else "score")
+    table, objects = _arrow_table(frame, pa, {qname, dname})
 
-    codes, uniques, all_used = _query_codes(table.column(qname), qname, pa, pc)
-    doc_data, doc_offsets = _strings(table.column(dname), dname, pa, pc)
+    codes, uniques, all_used = _id_columns(table, objects, qname, True, pa, pc)
+    doc_data, doc_offsets = _id_columns(table, objects, dname, False, pa, pc)
     values_col = table.column(vname)
     if values_col.null_count:
         raise InputError(

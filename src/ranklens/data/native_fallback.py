@@ -33,7 +33,9 @@ _F64 = npt.NDArray[np.float64]
 __all__ = [
     "affine_sum",
     "align",
+    "decimal_strings",
     "dict_columns",
+    "encode_objects",
     "encode_strings",
     "find_duplicates",
     "format_run",
@@ -215,6 +217,42 @@ def encode_strings(seq: Sequence[str]) -> tuple[_U8, _I64]:
         np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
     data = np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
     return data, offsets
+
+
+def encode_objects(values: Any, runs: bool = False) -> tuple[_U8, _I64, _I64 | None, int]:
+    """UTF-8 string column of a 1-D numpy object array of ``str``; with ``runs`` only the
+    first row of each run of equal values, and those rows. ``bad``: the first row that is
+    not a ``str`` (the columns stop before it), or -1."""
+    if not isinstance(values, np.ndarray) or values.dtype != object or values.ndim != 1:
+        raise TypeError("encode_objects expects a 1-D numpy array of objects")
+    encoded: list[bytes] = []
+    heads: list[int] = []
+    bad = -1
+    previous: object = None
+    for i, item in enumerate(values.tolist()):
+        if runs and i and item is previous:
+            continue
+        if not isinstance(item, str):
+            bad = i
+            break
+        text = str.encode(item, "utf-8")
+        previous = item
+        if runs and encoded and text == encoded[-1]:
+            continue
+        encoded.append(text)
+        heads.append(i)
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    if encoded:
+        np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
+    data = np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
+    rows = np.asarray(heads, dtype=np.int64) if runs else None
+    return data, offsets, rows, bad
+
+
+def decimal_strings(values: _I64) -> tuple[_U8, _I64]:
+    """The decimal text of int64 values as a string column."""
+    ints = _as_array(values, np.int64, "values")
+    return encode_strings([str(v) for v in ints.tolist()])
 
 
 def group_by_query(q_codes: _I64, n_queries: int) -> tuple[_I64, _I64]:

@@ -64,7 +64,8 @@ class Batch:
     Attributes
     ----------
     xp, device, dtype : the namespace, the device and the floating dtype of the results.
-    scores : (Q, N) float; ``-inf`` at padding.
+    scores : (Q, N) float; ``-inf`` at padding. In ``dtype``, or float32 when ``dtype`` is
+        float64 and the scores were float32: only their order is read.
     grades : (Q, N) the labels, integers as given (else floats of ``dtype``): the grade of
         a judged document, negative for unjudged or padding.
     labels : (Q, N) float; ``grades`` as ``dtype`` (cast on first use).
@@ -161,7 +162,10 @@ def prepare(
         dtype = xp.float64 if scores.dtype == xp.float64 else xp.float32
     elif not xp.isdtype(dtype, "real floating"):
         raise OptionError(f"dtype must be a real floating dtype, got {dtype}")
-    s = xp.astype(scores, dtype, copy=False)
+    # The ranking reads only the order of the scores: float32 scores widened to float64
+    # results are ranked as float32 (the same order, and exact packed keys, see _order).
+    widened = scores.dtype == xp.float32 and dtype == xp.float64
+    s = scores if widened else xp.astype(scores, dtype, copy=False)
     valid: Array | None
     if mask is not None:
         valid = mask if mask.dtype == xp.bool else mask != 0
@@ -175,7 +179,7 @@ def prepare(
     if valid is not None:
         if validate:
             bad = xp.any(xp.logical_and(valid, xp.logical_not(xp.isfinite(s))))
-        s = xp.where(valid, s, xp.asarray(-math.inf, dtype=dtype, device=device_of(s)))
+        s = xp.where(valid, s, xp.asarray(-math.inf, dtype=s.dtype, device=device_of(s)))
     elif validate and shape[0] * shape[1]:  # min or max is NaN with a NaN
         bad = not math.isfinite(host_min(s)) or not math.isfinite(host_max(s))
     if validate and bool(bad):
@@ -289,7 +293,7 @@ def _rank(batch: Batch, judged_only: bool, ties: TensorTies) -> View:
     valid = batch.valid
     if judged_only:
         valid = grades >= 0 if valid is None else xp.logical_and(valid, grades >= 0)
-        minus_inf = xp.asarray(-math.inf, dtype=batch.dtype, device=batch.device)
+        minus_inf = xp.asarray(-math.inf, dtype=scores.dtype, device=batch.device)
         scores = xp.where(valid, scores, minus_inf)
     q, n = batch.shape
     if ties == "trec_eval":

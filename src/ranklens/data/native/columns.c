@@ -1,6 +1,7 @@
 /*
- * columns.c -- string columns gathered by index (take_strings) and entries
- * grouped by query code (group_by_query).
+ * columns.c -- string columns gathered by index (take_strings), entries
+ * grouped by query code (group_by_query) and integers as decimal text
+ * (decimal_strings).
  */
 #include "core.h"
 
@@ -63,5 +64,45 @@ void rl_take_bytes(const int64_t *idx, int64_t m, const int64_t *off, const uint
     for (k = 0; k < m; k++) {
         int64_t e = ix[k];
         memcpy(dst + o2[k], src + of[e], (size_t)(o2[k + 1] - o2[k]));
+    }
+}
+
+/* The number of decimal digits of v (v > 0 or v == 0: 1). */
+static int decimal_digits(uint64_t v)
+{
+    int d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+/* |v| as an unsigned number (also for INT64_MIN). */
+static uint64_t magnitude(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
+
+int64_t rl_decimal_offsets(const int64_t *values, int64_t n, int64_t *offsets)
+{
+    int64_t i, t = 0;
+    offsets[0] = 0;
+    for (i = 0; i < n; i++) {
+        t += decimal_digits(magnitude(values[i])) + (values[i] < 0);
+        offsets[i + 1] = t;
+    }
+    return t;
+}
+
+void rl_decimal_bytes(const int64_t *values, int64_t n, const int64_t *offsets, uint8_t *data)
+{
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t m = magnitude(values[i]);
+        uint8_t *end = data + offsets[i + 1];
+        do { /* the digits from the last */
+            *--end = (uint8_t)('0' + m % 10);
+            m /= 10;
+        } while (m);
+        if (values[i] < 0)
+            *--end = '-';
     }
 }

@@ -512,6 +512,11 @@ int64_t rl_take_offsets(const int64_t *idx, int64_t m, const int64_t *off, int64
 void rl_take_bytes(const int64_t *idx, int64_t m, const int64_t *off, const uint8_t *src,
                    const int64_t *off2, uint8_t *dst);
 
+/* The decimal text of n integers as a string column ("-12", "0", ...): first
+ * the offsets (n + 1 elements; returns the total bytes), then the bytes. */
+int64_t rl_decimal_offsets(const int64_t *values, int64_t n, int64_t *offsets);
+void rl_decimal_bytes(const int64_t *values, int64_t n, const int64_t *offsets, uint8_t *data);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -9,6 +9,8 @@
  * Exported functions (see the module docstring for the details):
  *   parse_trec(buf, kind, comments, threads=0, ranks=0)
  *   encode_strings(seq)
+ *   encode_objects(values, runs=False)
+ *   decimal_strings(values)
  *   group_by_query(q_codes, n_queries)
  *   take_strings(data, offsets, idx)
  *   intern_strings(data, offsets)
@@ -459,6 +461,151 @@ done:
     Py_XDECREF(data);
     Py_XDECREF(offsets);
     Py_DECREF(fast);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* encode_objects                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Appends n bytes to the growing buffer *buf (size *cap, *len used). */
+static int append_bytes(uint8_t **buf, int64_t *cap, int64_t *len, const char *s, int64_t n)
+{
+    if (*len + n > *cap) {
+        int64_t want = *cap * 2 > *len + n ? *cap * 2 : *len + n;
+        uint8_t *grown = (uint8_t *)realloc(*buf, (size_t)want);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *buf = grown;
+        *cap = want;
+    }
+    memcpy(*buf + *len, s, (size_t)n);
+    *len += n;
+    return 0;
+}
+
+static PyObject *py_encode_objects(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"values", "runs", NULL};
+    PyObject *values_o, *result = NULL, *prev = NULL;
+    PyArrayObject *values, *data = NULL, *offsets = NULL, *heads = NULL;
+    int runs = 0;
+    npy_intp n, i, stride;
+    const char *base, *prev_s = NULL;
+    Py_ssize_t sz, prev_sz = 0;
+    int64_t cap, len = 0, count = 0, bad = -1, *off = NULL, *head = NULL;
+    uint8_t *buf = NULL;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p:encode_objects", kwlist, &values_o,
+                                     &runs))
+        return NULL;
+    if (!PyArray_Check(values_o) || PyArray_TYPE((PyArrayObject *)values_o) != NPY_OBJECT ||
+        PyArray_NDIM((PyArrayObject *)values_o) != 1) {
+        PyErr_SetString(PyExc_TypeError, "encode_objects expects a 1-D numpy array of objects");
+        return NULL;
+    }
+    values = (PyArrayObject *)values_o;
+    n = PyArray_DIM(values, 0);
+    stride = PyArray_STRIDE(values, 0);
+    base = PyArray_BYTES(values);
+    cap = n > 0 ? (int64_t)n * 8 : 1;
+    buf = (uint8_t *)malloc((size_t)cap);
+    off = (int64_t *)malloc(((size_t)n + 1) * sizeof(int64_t));
+    if (runs)
+        head = (int64_t *)malloc((n > 0 ? (size_t)n : 1) * sizeof(int64_t));
+    if (buf == NULL || off == NULL || (runs && head == NULL)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    off[0] = 0;
+    for (i = 0; i < n; i++) {
+        PyObject *o = *(PyObject *const *)(base + i * stride);
+        const char *s;
+        if (runs && o == prev)
+            continue;
+        if (o == NULL || !PyUnicode_Check(o)) {
+            bad = (int64_t)i;
+            break;
+        }
+        s = PyUnicode_AsUTF8AndSize(o, &sz); /* the object's own bytes (ASCII: no copy) */
+        if (s == NULL)
+            goto done;
+        if (runs && prev != NULL && sz == prev_sz && memcmp(s, prev_s, (size_t)sz) == 0) {
+            prev = o; /* equal to the row before: the same run */
+            continue;
+        }
+        if (append_bytes(&buf, &cap, &len, s, (int64_t)sz) < 0)
+            goto done;
+        off[count + 1] = len;
+        if (runs)
+            head[count] = (int64_t)i;
+        count++;
+        prev = o;
+        prev_s = s;
+        prev_sz = sz;
+    }
+    data = new_array((npy_intp)len, NPY_UINT8);
+    offsets = new_array((npy_intp)count + 1, NPY_INT64);
+    if (data == NULL || offsets == NULL)
+        goto done;
+    memcpy(PyArray_DATA(data), buf, (size_t)len);
+    memcpy(PyArray_DATA(offsets), off, ((size_t)count + 1) * sizeof(int64_t));
+    if (runs) {
+        heads = new_array((npy_intp)count, NPY_INT64);
+        if (heads == NULL)
+            goto done;
+        memcpy(PyArray_DATA(heads), head, (size_t)count * sizeof(int64_t));
+        result = Py_BuildValue("(OOOL)", data, offsets, heads, (long long)bad);
+    } else {
+        result = Py_BuildValue("(OOOL)", data, offsets, Py_None, (long long)bad);
+    }
+done:
+    free(buf);
+    free(off);
+    free(head);
+    Py_XDECREF(data);
+    Py_XDECREF(offsets);
+    Py_XDECREF(heads);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* decimal_strings                                                            */
+/* ------------------------------------------------------------------------ */
+static PyObject *py_decimal_strings(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"values", NULL};
+    PyObject *values_o, *result = NULL;
+    PyArrayObject *values, *data = NULL, *offsets = NULL;
+    int64_t n, total;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:decimal_strings", kwlist, &values_o))
+        return NULL;
+    values = as_array(values_o, NPY_INT64, "values");
+    if (values == NULL)
+        return NULL;
+    n = LEN(values);
+    offsets = new_array((npy_intp)n + 1, NPY_INT64);
+    if (offsets == NULL)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    total = rl_decimal_offsets(I64(values), n, I64(offsets));
+    Py_END_ALLOW_THREADS
+    data = new_array((npy_intp)total, NPY_UINT8);
+    if (data == NULL)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    rl_decimal_bytes(I64(values), n, I64(offsets), (uint8_t *)PyArray_DATA(data));
+    Py_END_ALLOW_THREADS
+    result = Py_BuildValue("(OO)", data, offsets);
+done:
+    Py_DECREF(values);
+    Py_XDECREF(data);
+    Py_XDECREF(offsets);
     return result;
 }
 
@@ -1371,6 +1518,16 @@ PyDoc_STRVAR(parse_trec_doc,
 PyDoc_STRVAR(encode_strings_doc,
 "encode_strings(seq) -> (data, offsets)\n\nUTF-8 string column of a sequence of str.");
 
+PyDoc_STRVAR(encode_objects_doc,
+"encode_objects(values, runs=False) -> (data, offsets, heads, bad)\n\n"
+"UTF-8 string column of a 1-D numpy object array of str, read in place.  With runs, only\n"
+"the first row of each run of equal values is kept and heads holds those rows (else\n"
+"None).  bad is the first row that is not a str (the columns then stop before it), or -1.");
+
+PyDoc_STRVAR(decimal_strings_doc,
+"decimal_strings(values) -> (data, offsets)\n\n"
+"The decimal text of int64 values as a string column (str(int) of each).");
+
 PyDoc_STRVAR(group_by_query_doc,
 "group_by_query(q_codes, n_queries) -> (order, q_offsets)\n\n"
 "Stable counting sort of entries by query code.");
@@ -1433,6 +1590,8 @@ PyDoc_STRVAR(format_run_doc,
 static PyMethodDef core_methods[] = {
     METH(parse_trec),
     METH(encode_strings),
+    METH(encode_objects),
+    METH(decimal_strings),
     METH(group_by_query),
     METH(take_strings),
     METH(intern_strings),
