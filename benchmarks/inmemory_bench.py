@@ -4,9 +4,11 @@ ir_measures takes DataFrames).
 
 Every figure is end to end from the object to the means (conversion included), the best of
 ``--repeat`` calls in this process after one warm-up call (what a validation loop or a
-sweep pays per call). ``--memory`` adds, per input, the memory an evaluation takes on top
-of the input itself (peak RSS during the call minus RSS before it, in a fresh process). Values are
-checked against the file path.
+sweep pays per call). ``--memory`` adds the one-shot figures: per input (and for
+pytrec_eval and ranx on the dict), in a fresh process, the first call's time (qrels read
+too) and the memory it takes on top of the input itself (peak RSS during the call minus
+RSS before it), the median of ``--repeat`` processes. Values are checked against the file
+path.
 
 Usage::
 
@@ -23,6 +25,8 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -152,9 +156,23 @@ def _parquet(run_path: Path) -> Path:
     return target
 
 
+def _dict_inputs(table: Any, qrels_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The run (an Arrow table) and the qrels file as dicts of dicts."""
+    run: dict[str, dict[str, float]] = {}
+    columns = (table.column(c).to_pylist() for c in ("query_id", "doc_id", "score"))
+    for q, d, s in zip(*columns, strict=True):
+        run.setdefault(q, {})[d] = s
+    qrels: dict[str, dict[str, int]] = {}
+    for line in qrels_path.read_text().splitlines():
+        q, _, d, r = line.split()
+        qrels.setdefault(q, {})[d] = int(r)
+    return run, qrels
+
+
 def memory_child(scale: str, shape: str, kind: str) -> None:
     """In a fresh process: load one input (from Parquet, so that building it leaves no
-    garbage behind), then report the peak RSS before and after the evaluation, in MB."""
+    garbage behind), then time the first evaluation (one-shot: qrels read too, as a path,
+    or as a dict for the dict inputs) and report the peak RSS before and after it, in MB."""
     import pandas as pd
     import polars as pl
     import pyarrow as pa
@@ -163,50 +181,79 @@ def memory_child(scale: str, shape: str, kind: str) -> None:
     import ranklens
 
     qrels_path, run_path = _data(scale, shape)
-    ev = ranklens.Evaluator(str(qrels_path), MEASURES)
     obj: Any = str(run_path)
+    qrels: Any = str(qrels_path)
     if kind != "file (TREC text)":
         table = pq.read_table(_parquet(run_path))
         arrow_strings = {pa.string(): pd.StringDtype("pyarrow")}.get
-        obj = {
-            "pyarrow Table": lambda: table,
-            "polars (str)": lambda: pl.from_arrow(table),
-            "pandas (string[pyarrow])": lambda: table.to_pandas(types_mapper=arrow_strings),
-            "pandas (object str)": lambda: table.to_pandas().astype(
-                {"query_id": object, "doc_id": object}
-            ),
-            "pandas (int ids)": lambda: table.to_pandas().astype(
-                {"query_id": "int64", "doc_id": "int64"}
-            ),
-        }[kind]()
+        if kind.startswith("dict"):
+            obj, qrels = _dict_inputs(table, qrels_path)
+        else:
+            obj = {
+                "pyarrow Table": lambda: table,
+                "polars (str)": lambda: pl.from_arrow(table),
+                "pandas (string[pyarrow])": lambda: table.to_pandas(types_mapper=arrow_strings),
+                "pandas (object str)": lambda: table.to_pandas().astype(
+                    {"query_id": object, "doc_id": object}
+                ),
+                "pandas (int ids)": lambda: table.to_pandas().astype(
+                    {"query_id": "int64", "doc_id": "int64"}
+                ),
+            }[kind]()
         del table
+    call: Callable[[], Any] = lambda: ranklens.evaluate(qrels, obj, MEASURES)  # noqa: E731
+    if kind == "dict: pytrec_eval":
+        import pytrec_eval
+
+        call = lambda: pytrec_eval.RelevanceEvaluator(qrels, PYTREC).evaluate(obj)  # noqa: E731
+    elif kind == "dict: ranx":
+        import ranx
+
+        names = ["ndcg@10", "map", "precision@10", "mrr@10"]
+        call = lambda: ranx.evaluate(ranx.Qrels(qrels), ranx.Run(obj), names)  # noqa: E731
     gc.collect()
     # the peak of loading the input is not the evaluation's: start the peak afresh where
     # Linux allows it (else the process's peak so far stands in, and can hide the call's)
-    if _reset_peak():
-        before = _status_mb("VmRSS") or 0.0
-        ev.evaluate(obj)
-        peak = _status_mb("VmHWM") or 0.0
-    else:
-        before = _peak_mb()
-        ev.evaluate(obj)
-        peak = _peak_mb()
-    print(json.dumps({"before": before, "peak": peak}))
+    reset = _reset_peak()
+    before = (_status_mb("VmRSS") or 0.0) if reset else _peak_mb()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    call()
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    peak = (_status_mb("VmHWM") or 0.0) if reset else _peak_mb()
+    sample = {"before": before, "peak": peak, "seconds": seconds}
+    sample["user"] = after.ru_utime - usage.ru_utime
+    sample["sys"] = after.ru_stime - usage.ru_stime
+    sample["faults"] = after.ru_minflt - usage.ru_minflt
+    print(json.dumps(sample))
 
 
-def measure_memory(scale: str, shape: str, kinds: list[str]) -> dict[str, float]:
-    """Peak RSS over the RSS before the call, per input kind (MB)."""
-    out = {}
-    for kind in kinds:
-        done = subprocess.run(
-            [sys.executable, __file__, "--memory-child", kind, "--scale", scale, "--shape", shape],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        sample = json.loads(done.stdout.strip().splitlines()[-1])
-        out[kind] = sample["peak"] - sample["before"]
-    return out
+def measure_memory(
+    scale: str, shape: str, kinds: list[str], repeat: int
+) -> dict[str, dict[str, float]]:
+    """Per input kind, the median over ``repeat`` fresh processes (the kinds interleaved
+    round by round) of the first call's seconds and of its peak RSS over the RSS before
+    the call (MB). A kind whose tool is not installed is left out."""
+    samples: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
+    for _ in range(repeat):
+        for kind in kinds:
+            command = [sys.executable, __file__, "--memory-child", kind]
+            command += ["--scale", scale, "--shape", shape]
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                reason = done.stderr.strip().splitlines()[-1:]
+                print(f"{kind}: skipped ({reason})", file=sys.stderr)
+                continue
+            sample = json.loads(done.stdout.strip().splitlines()[-1])
+            sample["mb"] = sample["peak"] - sample["before"]
+            samples[kind].append(sample)
+    fields = ("seconds", "mb", "user", "sys", "faults")
+    return {
+        kind: {field: statistics.median(s[field] for s in got) for field in fields}
+        for kind, got in samples.items()
+        if got
+    }
 
 
 def measure(scale: str, shape: str, repeat: int) -> dict[str, Any]:
@@ -302,6 +349,24 @@ def report(result: dict[str, Any], markdown: bool) -> str:
     return text if markdown else text.replace("|", " ")
 
 
+def report_fresh(fresh: dict[str, dict[str, float]]) -> str:
+    """The one-shot table: the first call in a fresh process, and its memory."""
+    base = fresh.get("file (TREC text)", {"seconds": float("nan"), "mb": float("nan")})
+    lines = [
+        "\nfirst call in a fresh process (one-shot, qrels read too; median of processes):",
+        "| input | seconds | x file path | user CPU s | system CPU s | page faults "
+        "| memory of the call (MB) | x file path |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for kind, row in fresh.items():
+        lines.append(
+            f"| {kind} | {row['seconds']:.3f} | {row['seconds'] / base['seconds']:.2f} "
+            f"| {row['user']:.3f} | {row['sys']:.3f} | {row['faults']:,.0f} "
+            f"| {row['mb']:.0f} | {row['mb'] / base['mb']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", default="large")
@@ -319,18 +384,20 @@ def main() -> None:
     if args.memory:
         kinds = [
             "file (TREC text)",
+            "dict",
             "pandas (string[pyarrow])",
             "pandas (object str)",
             "pandas (int ids)",
             "polars (str)",
             "pyarrow Table",
+            "dict: pytrec_eval",
+            "dict: ranx",
         ]
-        extra = measure_memory(args.scale, args.shape, kinds)
-        result["memory_mb"] = extra
-        for kind, mb in extra.items():
-            print(f"memory of the evaluation, {kind}: {mb:.0f} MB", file=sys.stderr)
+        result["fresh"] = measure_memory(args.scale, args.shape, kinds, args.repeat)
     result["peak_mb"] = _peak_mb()
     print(report(result, args.markdown))
+    if "fresh" in result:
+        print(report_fresh(result["fresh"]))
     print(f"peak RSS of this process: {result['peak_mb']:.0f} MB", file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1, default=str))

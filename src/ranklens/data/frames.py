@@ -231,11 +231,20 @@ def _query_codes(column: Any, name: str, pa: Any, pc: Any) -> tuple[Int64Array, 
             heads = np.flatnonzero(np.concatenate([[True], ints[1:] != ints[:-1]]))
             data, offsets = _core.decimal_strings(ints[heads])
             return (*_codes_of_runs(data, offsets, heads.astype(np.int64), len(ints)), True)
-    data, offsets = _strings(column, name, pa, pc)
-    codes, first = _core.intern_strings(data, offsets)
-    starts, stops = offsets[first].tolist(), offsets[first + 1].tolist()
-    uniques = [data[a:b].tobytes().decode("utf-8") for a, b in zip(starts, stops, strict=True)]
-    return codes, uniques, True
+    # Chunk by chunk: each chunk's ids are interned where they lie (no copy of the column
+    # into one buffer), and the chunks' few distinct ids are merged in order of appearance.
+    codes = np.empty(len(column), dtype=np.int64)
+    code_of: dict[bytes, int] = {}
+    row = 0
+    for chunk in column.chunks:
+        data, offsets = _chunk_strings(chunk, name, pa, pc)
+        local, first = _core.intern_strings(data, offsets)
+        starts, stops = offsets[first].tolist(), offsets[first + 1].tolist()
+        words = [data[a:b].tobytes() for a, b in zip(starts, stops, strict=True)]
+        remap = np.array([code_of.setdefault(w, len(code_of)) for w in words], dtype=np.int64)
+        np.take(remap, local, out=codes[row : row + len(local)])
+        row += len(local)
+    return codes, [w.decode("utf-8") for w in code_of], True
 
 
 def _id_columns(
