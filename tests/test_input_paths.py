@@ -311,3 +311,19 @@ def test_bad_table_input_is_a_clear_error() -> None:
         Run.from_frame(pa.table({"query_id": ["a"], "doc_id": [1.5], "score": [1.0]}))
     with pytest.raises(InputError, match="not an integer"):
         Qrels.from_frame(pa.table({"query_id": ["a"], "doc_id": ["x"], "relevance": [0.5]}))
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("-inf"), float("nan")])
+def test_a_frame_score_that_is_not_finite_names_its_row(bad: float) -> None:
+    """Scores whose sum overflows are still fine; an infinite or NaN score is an error
+    naming its row, from pandas and from pyarrow."""
+    huge = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [1e308] * 3})
+    assert Run.from_frame(huge).to_dict() == {"q": {"a": 1e308, "b": 1e308, "c": 1e308}}
+    frame = huge.assign(score=[1.0, 2.0, bad])
+    table = pa.table({name: frame[name].tolist() for name in frame.columns})  # NaN a value
+    # pandas' NaN is its missing value
+    message = "has a missing value" if bad != bad else "is not a finite number"
+    for source, expected in ((frame, message), (table, "is not a finite number")):
+        with pytest.raises(InputError, match=expected) as err:
+            Run.from_frame(source)
+        assert str(err.value).startswith("<DataFrame>:2: ")

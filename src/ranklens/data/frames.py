@@ -13,7 +13,8 @@ is read run by run: only the first row of each run of equal ids is encoded and i
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+import math
+from typing import Any, Literal
 
 import numpy as np
 
@@ -134,10 +135,19 @@ def _integers(column: Any, pa: Any, pc: Any) -> Int64Array | None:
         big = pc.max(column).as_py()
         if big is not None and big >= 2**63:
             return None
-    return np.concatenate(
-        [np.asarray(c.to_numpy(zero_copy_only=False), np.int64) for c in column.chunks]
-        or [np.zeros(0, np.int64)]
-    )
+    return _joined(column.chunks, len(column), "int64")
+
+
+def _joined(chunks: Any, rows: int, kind: Literal["int64", "float64"]) -> np.ndarray:
+    """Arrow numeric chunks (no nulls) as one int64 or float64 array, copied once into an
+    array of the native core's allocator (see memory.taken)."""
+    out: np.ndarray = _core.empty(rows, kind)
+    at = 0
+    for chunk in chunks:
+        part = chunk.to_numpy(zero_copy_only=False)
+        out[at : at + len(part)] = part
+        at += len(part)
+    return out
 
 
 def _first_null(column: Any, pc: Any) -> int:
@@ -195,8 +205,8 @@ def _strings(column: Any, name: str, pa: Any, pc: Any) -> tuple[UInt8Array, Int6
         return parts[0]
     rows = sum(o.shape[0] - 1 for _, o in parts)
     size = sum(d.shape[0] for d, _ in parts)
-    data = np.empty(size, dtype=np.uint8)
-    offsets = np.empty(rows + 1, dtype=np.int64)
+    data = _core.empty(size, "uint8")  # the native allocator: see memory.taken
+    offsets = _core.empty(rows + 1, "int64")
     offsets[0] = 0
     row = at = 0
     for chunk_data, chunk_offsets in parts:
@@ -220,10 +230,7 @@ def _query_codes(column: Any, name: str, pa: Any, pc: Any) -> tuple[Int64Array, 
         words = column.chunk(0).dictionary if column.num_chunks else pa.array([], pa.string())
         if not (pa.types.is_string(words.type) or pa.types.is_large_string(words.type)):
             words = pc.cast(words, pa.large_string())
-        codes = np.concatenate(
-            [np.asarray(c.indices.to_numpy(zero_copy_only=False), np.int64) for c in column.chunks]
-            or [np.zeros(0, np.int64)]
-        )
+        codes = _joined([c.indices for c in column.chunks], len(column), "int64")
         return codes, [str(w) for w in words.to_pylist()], False
     if pa.types.is_integer(column.type):
         ints = _integers(column, pa, pc)
@@ -233,7 +240,7 @@ def _query_codes(column: Any, name: str, pa: Any, pc: Any) -> tuple[Int64Array, 
             return (*_codes_of_runs(data, offsets, heads.astype(np.int64), len(ints)), True)
     # Chunk by chunk: each chunk's ids are interned where they lie (no copy of the column
     # into one buffer), and the chunks' few distinct ids are merged in order of appearance.
-    codes = np.empty(len(column), dtype=np.int64)
+    codes = _core.empty(len(column), "int64")
     code_of: dict[bytes, int] = {}
     row = 0
     for chunk in column.chunks:
@@ -308,13 +315,7 @@ def from_frame(
             raise InputError(
                 f"column '{vname}' value {big} does not fit a 64-bit integer", path=_SOURCE
             )
-    values = np.concatenate(
-        [
-            np.asarray(c.to_numpy(zero_copy_only=False), np.int64 if exact else np.float64)
-            for c in values_col.chunks
-        ]
-        or [np.zeros(0, np.float64)]
-    )
+    values = _joined(values_col.chunks, len(values_col), "int64" if exact else "float64")
     if exact:
         return _with_ranks(
             group_columns(
@@ -324,9 +325,13 @@ def from_frame(
             integer,
             pc,
         )
-    bad = (
-        ~np.isfinite(values) if not integer else (values != np.trunc(values)) | ~np.isfinite(values)
-    )
+    with np.errstate(over="ignore", invalid="ignore"):  # huge values: the sum overflows
+        total = float(np.add.reduce(values))
+    if not integer and math.isfinite(total):
+        bad = np.zeros(0, dtype=bool)  # a finite sum: every value is finite, no mask needed
+    else:
+        finite = np.isfinite(values)
+        bad = ~finite if not integer else (values != np.trunc(values)) | ~finite
     if integer and not bad.any():
         bad = (values < -(2.0**63)) | (values >= 2.0**63)
     if bad.any():

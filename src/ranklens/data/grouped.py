@@ -67,7 +67,7 @@ class Grouped:
     def query_of_entries(self) -> Int64Array:
         """The query index of every entry."""
         counts = np.diff(self.q_offsets)
-        return np.repeat(np.arange(len(self.qids), dtype=np.int64), counts)
+        return _core.ranges(np.arange(len(self.qids), dtype=np.int64), counts, 0)
 
     def query_index(self) -> dict[str, int]:
         """A mapping from query id to its position in :attr:`qids`."""

@@ -12,6 +12,21 @@ import numpy as np
 from ranklens.base.errors import EmptyInputError, InputError
 from ranklens.data.native import core as _core
 
+_NATIVE_KINDS = {np.dtype(np.int64): "int64", np.dtype(np.float64): "float64"}
+
+
+def taken(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``values[index]`` for valid indices, int64 and float64 columns into an array of the
+    native core's allocator: numpy advises huge pages for every array of 4 MiB or more,
+    which where memory is fragmented makes first touching it stall (see data/native)."""
+    kind = _NATIVE_KINDS.get(values.dtype)
+    if kind is None or values.ndim != 1:
+        fancy: np.ndarray = values[index]
+        return fancy
+    out: np.ndarray = _core.empty(index.shape[0], kind)  # type: ignore[call-overload]
+    np.take(values, index, out=out, mode="clip")  # clip: out is not buffered
+    return out
+
 
 def group_columns(
     qid_codes: np.ndarray,
@@ -24,14 +39,15 @@ def group_columns(
     *,
     all_used: bool = False,
     allow_empty: bool = False,
+    lines: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Group entries by query (queries in byte order, entries in input order).
 
     ``qid_codes[i]`` indexes ``uniques``, which may be in any order and may hold ids no
     entry uses (unused categories), which are dropped (``all_used`` says there are none).
-    Entry ``i`` came from line (row) ``first_line + i``. Entries already grouped in query
-    order (as most runs are) are not moved. No entry at all is an
-    :class:`~ranklens.base.errors.EmptyInputError` unless ``allow_empty``.
+    Entry ``i`` came from line (row) ``first_line + i``, or ``lines[i]`` when given.
+    Entries already grouped in query order (as most runs are) are not moved. No entry at
+    all is an :class:`~ranklens.base.errors.EmptyInputError` unless ``allow_empty``.
     """
     codes = np.asarray(qid_codes, dtype=np.int64)
     if codes.shape[0] == 0:
@@ -58,16 +74,21 @@ def group_columns(
     if order_of_unique != list(range(len(uniques))):
         rank_of = np.empty(len(uniques), dtype=np.int64)
         rank_of[np.asarray(order_of_unique, dtype=np.int64)] = np.arange(len(uniques))
-        codes = rank_of[codes]
+        codes = taken(rank_of, codes)
     if codes.shape[0] < 2 or bool(np.all(codes[1:] >= codes[:-1])):
         q_offsets = np.zeros(len(uniques) + 1, dtype=np.int64)
         np.cumsum(np.bincount(codes, minlength=len(uniques)), out=q_offsets[1:])
-        lines = np.arange(first_line, first_line + codes.shape[0], dtype=np.int64)
+        if lines is None:
+            one = np.ones(1, dtype=np.int64)
+            lines = _core.ranges(one * first_line, one * codes.shape[0])
     else:
         order, q_offsets = _core.group_by_query(codes, len(uniques))
         doc_data, doc_offsets = _core.take_strings(doc_data, doc_offsets, order)
-        values = values[order]
-        lines = order + first_line if first_line else order
+        values = taken(values, order)
+        if lines is not None:
+            lines = taken(lines, order)
+        else:
+            lines = np.add(order, first_line, out=order) if first_line else order
     return {
         "qids": tuple(uniques[i] for i in order_of_unique),
         "q_offsets": q_offsets,
@@ -178,10 +199,7 @@ def _insertion_rows(mapping: Mapping[Any, Any], keys: list[Any], counts: np.ndar
     in_order = np.zeros(len(keys), dtype=np.int64)
     in_order[where] = counts
     starts = np.cumsum(in_order) - in_order
-    read_starts = np.cumsum(counts) - counts
-    total = int(counts.sum())
-    within = np.arange(total, dtype=np.int64) - np.repeat(read_starts, counts)
-    rows: np.ndarray = np.repeat(starts[where], counts) + within + 1
+    rows: np.ndarray = _core.ranges(starts[where] + 1, counts)
     return rows
 
 
@@ -207,13 +225,20 @@ def from_dict(
     fast = _core.dict_columns(mapping, integer, keys)
     if fast is not None:
         qids, counts, doc_data, doc_offsets, values = fast
-        codes = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
-        columns = group_columns(
-            codes, qids, doc_data, doc_offsets, values, 1, source, allow_empty=allow_empty
+        codes = _core.ranges(np.arange(len(qids), dtype=np.int64), counts, 0)
+        # rows are numbered in the dict's own order (the walk visited the queries sorted)
+        lines = None if keys is None else _insertion_rows(mapping, keys, counts)
+        return group_columns(
+            codes,
+            qids,
+            doc_data,
+            doc_offsets,
+            values,
+            1,
+            source,
+            allow_empty=allow_empty,
+            lines=lines,
         )
-        if keys is not None:  # rows are numbered in the dict's own order
-            columns["lines"] = _insertion_rows(mapping, keys, counts)
-        return columns
 
     def records() -> Iterable[tuple[object, object, object]]:
         for qid, docs in mapping.items():

@@ -35,6 +35,7 @@ __all__ = [
     "align",
     "decimal_strings",
     "dict_columns",
+    "empty",
     "encode_objects",
     "encode_strings",
     "find_duplicates",
@@ -43,6 +44,7 @@ __all__ = [
     "intern_strings",
     "parse_trec",
     "pool_runs",
+    "ranges",
     "rank",
     "take_strings",
 ]
@@ -253,6 +255,36 @@ def decimal_strings(values: _I64) -> tuple[_U8, _I64]:
     """The decimal text of int64 values as a string column."""
     ints = _as_array(values, np.int64, "values")
     return encode_strings([str(v) for v in ints.tolist()])
+
+
+def empty(n: int, dtype: str) -> Any:
+    """An uninitialized 1-D array of ``n`` int64, float64 or uint8 values."""
+    if not isinstance(dtype, str):
+        raise TypeError(f"empty() argument 2 must be str, not {_tp_name(dtype)}")
+    if dtype not in ("int64", "float64", "uint8"):
+        raise ValueError(f"dtype must be 'int64', 'float64' or 'uint8', not '{dtype}'")
+    size = _int_arg(n)
+    if size < 0:
+        raise ValueError("n must be >= 0")
+    return np.empty(size, dtype=dtype)
+
+
+def ranges(starts: _I64, counts: _I64, step: int = 1) -> _I64:
+    """``starts[j], starts[j] + step, ...`` (``counts[j]`` values) for each ``j``."""
+    first = _as_array(starts, np.int64, "starts")
+    sizes = _as_array(counts, np.int64, "counts")
+    step = _int_arg(step)
+    if len(sizes) != len(first):
+        raise ValueError("starts and counts must have the same length")
+    total = 0
+    for j, c in enumerate(sizes.tolist()):
+        if c < 0 or c > 2**63 - 1 - total:
+            raise ValueError(f"counts[{j}] = {c} is negative or too large")
+        total += c
+    run_starts = np.cumsum(sizes) - sizes
+    within = np.arange(total, dtype=np.int64) - np.repeat(run_starts, sizes)
+    out: _I64 = np.repeat(first, sizes) + within * np.int64(step)
+    return out
 
 
 def group_by_query(q_codes: _I64, n_queries: int) -> tuple[_I64, _I64]:

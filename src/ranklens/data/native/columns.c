@@ -1,7 +1,7 @@
 /*
  * columns.c -- string columns gathered by index (take_strings), entries
- * grouped by query code (group_by_query) and integers as decimal text
- * (decimal_strings).
+ * grouped by query code (group_by_query), integers as decimal text
+ * (decimal_strings) and runs of consecutive values (ranges).
  */
 #include "core.h"
 
@@ -105,4 +105,16 @@ void rl_decimal_bytes(const int64_t *values, int64_t n, const int64_t *offsets, 
         if (values[i] < 0)
             *--end = '-';
     }
+}
+
+int64_t rl_ranges(const int64_t *starts, const int64_t *counts, int64_t m, int64_t step,
+                  int64_t *out)
+{
+    int64_t j, i, at = 0;
+    for (j = 0; j < m; j++) {
+        uint64_t v = (uint64_t)starts[j]; /* wraps like numpy's int64, never undefined */
+        for (i = 0; i < counts[j]; i++, v += (uint64_t)step)
+            out[at++] = (int64_t)v;
+    }
+    return at;
 }

@@ -514,6 +514,10 @@ void rl_take_bytes(const int64_t *idx, int64_t m, const int64_t *off, const uint
 
 /* The decimal text of n integers as a string column ("-12", "0", ...): first
  * the offsets (n + 1 elements; returns the total bytes), then the bytes. */
+/* starts[j], starts[j] + step, ... (counts[j] values) for j = 0 .. m-1, back to
+ * back into out (room for the sum of counts, each >= 0); returns that sum. */
+int64_t rl_ranges(const int64_t *starts, const int64_t *counts, int64_t m, int64_t step,
+                  int64_t *out);
 int64_t rl_decimal_offsets(const int64_t *values, int64_t n, int64_t *offsets);
 void rl_decimal_bytes(const int64_t *values, int64_t n, const int64_t *offsets, uint8_t *data);
 

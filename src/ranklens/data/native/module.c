@@ -11,6 +11,8 @@
  *   encode_strings(seq)
  *   encode_objects(values, runs=False)
  *   decimal_strings(values)
+ *   ranges(starts, counts, step=1)
+ *   empty(n, dtype)
  *   group_by_query(q_codes, n_queries)
  *   take_strings(data, offsets, idx)
  *   intern_strings(data, offsets)
@@ -606,6 +608,87 @@ done:
     Py_DECREF(values);
     Py_XDECREF(data);
     Py_XDECREF(offsets);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* empty                                                                      */
+/* ------------------------------------------------------------------------ */
+static PyObject *py_empty(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"n", "dtype", NULL};
+    Py_ssize_t n;
+    const char *dtype;
+    int type;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ns:empty", kwlist, &n, &dtype))
+        return NULL;
+    if (strcmp(dtype, "int64") == 0)
+        type = NPY_INT64;
+    else if (strcmp(dtype, "float64") == 0)
+        type = NPY_FLOAT64;
+    else if (strcmp(dtype, "uint8") == 0)
+        type = NPY_UINT8;
+    else {
+        PyErr_Format(PyExc_ValueError, "dtype must be 'int64', 'float64' or 'uint8', not '%s'",
+                     dtype);
+        return NULL;
+    }
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "n must be >= 0");
+        return NULL;
+    }
+    return (PyObject *)new_array((npy_intp)n, type);
+}
+
+/* ------------------------------------------------------------------------ */
+/* ranges                                                                     */
+/* ------------------------------------------------------------------------ */
+static PyObject *py_ranges(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"starts", "counts", "step", NULL};
+    PyObject *starts_o, *counts_o, *result = NULL;
+    PyArrayObject *starts = NULL, *counts = NULL, *out = NULL;
+    long long step = 1;
+    int64_t m, j, total = 0;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|L:ranges", kwlist, &starts_o, &counts_o,
+                                     &step))
+        return NULL;
+    starts = as_array(starts_o, NPY_INT64, "starts");
+    if (starts == NULL)
+        goto done;
+    counts = as_array(counts_o, NPY_INT64, "counts");
+    if (counts == NULL)
+        goto done;
+    m = LEN(starts);
+    if (LEN(counts) != m) {
+        PyErr_SetString(PyExc_ValueError, "starts and counts must have the same length");
+        goto done;
+    }
+    for (j = 0; j < m; j++) {
+        int64_t c = I64(counts)[j];
+        if (c < 0 || c > INT64_MAX - total) {
+            PyErr_Format(PyExc_ValueError, "counts[%lld] = %lld is negative or too large",
+                         (long long)j, (long long)c);
+            goto done;
+        }
+        total += c;
+    }
+    out = new_array((npy_intp)total, NPY_INT64);
+    if (out == NULL)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    rl_ranges(I64(starts), I64(counts), m, (int64_t)step, I64(out));
+    Py_END_ALLOW_THREADS
+    result = (PyObject *)out;
+    out = NULL;
+done:
+    Py_XDECREF(starts);
+    Py_XDECREF(counts);
+    Py_XDECREF(out);
     return result;
 }
 
@@ -1528,6 +1611,17 @@ PyDoc_STRVAR(decimal_strings_doc,
 "decimal_strings(values) -> (data, offsets)\n\n"
 "The decimal text of int64 values as a string column (str(int) of each).");
 
+PyDoc_STRVAR(empty_doc,
+"empty(n, dtype) -> array\n\n"
+"An uninitialized 1-D array of n 'int64', 'float64' or 'uint8' values, from the\n"
+"allocator of this module's own outputs (big arrays come from malloc, without numpy's\n"
+"huge-page advice), for the out= of numpy calls on per-entry columns.");
+
+PyDoc_STRVAR(ranges_doc,
+"ranges(starts, counts, step=1) -> values\n\n"
+"starts[j], starts[j] + step, ... (counts[j] values) for each j, back to back, as int64:\n"
+"np.repeat(starts, counts) + the position within each run times step, in one array.");
+
 PyDoc_STRVAR(group_by_query_doc,
 "group_by_query(q_codes, n_queries) -> (order, q_offsets)\n\n"
 "Stable counting sort of entries by query code.");
@@ -1592,6 +1686,8 @@ static PyMethodDef core_methods[] = {
     METH(encode_strings),
     METH(encode_objects),
     METH(decimal_strings),
+    METH(ranges),
+    METH(empty),
     METH(group_by_query),
     METH(take_strings),
     METH(intern_strings),
