@@ -305,6 +305,38 @@ def test_decimal_strings_errors(arg: object) -> None:
 
 
 @SETTINGS
+@given(
+    st.lists(st.tuples(st.integers(-(2**63), 2**63 - 1), st.integers(-1, 4)), max_size=8),
+    st.integers(-3, 3),
+)
+def test_ranges(runs: list[tuple[int, int]], step: int) -> None:
+    starts = np.array([s for s, _ in runs], dtype=np.int64)
+    counts = np.array([c for _, c in runs], dtype=np.int64)
+    same("ranges", starts, counts, step)
+    if (counts >= 0).all():  # the values, by plain Python (wrapping as int64)
+        want = [((s + i * step + 2**63) % 2**64) - 2**63 for s, c in runs for i in range(c)]
+        assert _c.ranges(starts, counts, step).tolist() == want
+
+
+@pytest.mark.parametrize(
+    "args", [(np.zeros(2, np.int64), np.zeros(3, np.int64)), (None, None), ([1.5], [1])]
+)
+def test_ranges_errors(args: tuple) -> None:
+    same("ranges", *args)
+
+
+@pytest.mark.parametrize(
+    "args", [(3, "int64"), (0, "uint8"), (2, "float64"), (-1, "int64"), (2, "int32"), (2, 7)]
+)
+def test_empty(args: tuple) -> None:
+    if args[0] < 0 or args[1] not in ("int64", "uint8", "float64"):
+        same("empty", *args)  # the same error
+        return
+    native, fallback = _c.empty(*args), fb.empty(*args)
+    assert (native.dtype, native.shape) == (fallback.dtype, fallback.shape)
+
+
+@SETTINGS
 @given(st.lists(st.integers(-1, 6), max_size=30), st.integers(-1, 7))
 def test_group_by_query(codes: list[int], n_queries: int) -> None:
     same("group_by_query", np.array(codes, dtype=np.int64), n_queries)
