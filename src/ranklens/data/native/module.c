@@ -48,6 +48,10 @@
 #include "core.h"
 
 #include <math.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -141,6 +145,32 @@ static PyArrayObject *wrap_buffer(void *buf, npy_intp n, int type)
         return NULL;
     }
     return (PyArrayObject *)arr;
+}
+
+/* Asks the kernel to map the whole pages of [buf, buf + bytes) now, in one call,
+ * rather than one page fault at a time as they are first written: about 30% less
+ * time for the pages of a fresh block (Linux 5.14+; elsewhere, or if refused,
+ * nothing happens and the pages come on first touch as before).  Only for blocks
+ * then written by one thread (empty()): the parser's threads fault their pages in
+ * parallel, which populating up front in one thread was measured to slow down. */
+static void populate(void *buf, size_t bytes)
+{
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t start, end;
+    if (page <= 0)
+        return;
+    start = ((uintptr_t)buf + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    end = ((uintptr_t)buf + bytes) & ~((uintptr_t)page - 1);
+    if (end > start)
+        (void)madvise((void *)start, (size_t)(end - start), MADV_POPULATE_WRITE);
+#else
+    (void)buf;
+    (void)bytes;
+#endif
 }
 
 /* A new uninitialized C-contiguous 1-D array of n items of `type`. */
@@ -620,6 +650,7 @@ static PyObject *py_empty(PyObject *self, PyObject *args, PyObject *kwargs)
     Py_ssize_t n;
     const char *dtype;
     int type;
+    PyArrayObject *out;
     (void)self;
 
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ns:empty", kwlist, &n, &dtype))
@@ -639,7 +670,10 @@ static PyObject *py_empty(PyObject *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "n must be >= 0");
         return NULL;
     }
-    return (PyObject *)new_array((npy_intp)n, type);
+    out = new_array((npy_intp)n, type);
+    if (out != NULL && PyArray_NBYTES(out) >= (npy_intp)BIG_ARRAY_BYTES)
+        populate(PyArray_DATA(out), (size_t)PyArray_NBYTES(out)); /* numpy fills it in one thread */
+    return (PyObject *)out;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1615,7 +1649,8 @@ PyDoc_STRVAR(empty_doc,
 "empty(n, dtype) -> array\n\n"
 "An uninitialized 1-D array of n 'int64', 'float64' or 'uint8' values, from the\n"
 "allocator of this module's own outputs (big arrays come from malloc, without numpy's\n"
-"huge-page advice), for the out= of numpy calls on per-entry columns.");
+"huge-page advice, their pages mapped up front), for the out= of numpy calls on\n"
+"per-entry columns.");
 
 PyDoc_STRVAR(ranges_doc,
 "ranges(starts, counts, step=1) -> values\n\n"
