@@ -3,12 +3,13 @@ path, and the peers that take the same objects (pytrec_eval and ranx take dicts,
 ir_measures takes DataFrames).
 
 Every figure is end to end from the object to the means (conversion included), the best of
-``--repeat`` calls in this process after one warm-up call (what a validation loop or a
-sweep pays per call). ``--memory`` adds the one-shot figures: per input (and for
-pytrec_eval and ranx on the dict), in a fresh process, the first call's time (qrels read
-too) and the memory it takes on top of the input itself (peak RSS during the call minus
-RSS before it), the median of ``--repeat`` processes. Values are checked against the file
-path.
+``--repeat`` calls after one warm-up call (what a validation loop or a sweep pays per
+call), each input in a process of its own that holds only it, as a user's would (the
+peers in one process holding the dict and a DataFrame). ``--memory`` adds the one-shot
+figures: per input (and for pytrec_eval and ranx on the dict), in a fresh process, the
+first call's time (qrels read too) and the memory it takes on top of the input itself
+(peak RSS during the call minus RSS before it), the median of ``--repeat`` processes.
+Values are checked against the file path.
 
 Usage::
 
@@ -61,9 +62,11 @@ def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     return min(times), out
 
 
-def _inputs(qrels_path: Path, run_path: Path, only: str | None = None) -> dict[str, Any]:
+def _inputs(
+    qrels_path: Path, run_path: Path, only: str | tuple[str, ...] | None = None
+) -> dict[str, Any]:
     """Every in-memory form of the run (and the qrels as a dict), built once; with
-    ``only``, just that one (what a memory measurement needs)."""
+    ``only``, just that one or those (what one measurement needs)."""
     import pandas as pd
     import polars as pl
     import pyarrow as pa
@@ -113,7 +116,8 @@ def _inputs(qrels_path: Path, run_path: Path, only: str | None = None) -> dict[s
         ),
     }
     if only is not None:
-        return {only: builders[only]()}
+        wanted = (only,) if isinstance(only, str) else only
+        return {name: builders[name]() for name in wanted}
     return {name: build() for name, build in builders.items()}
 
 
@@ -256,26 +260,56 @@ def measure_memory(
     }
 
 
-def measure(scale: str, shape: str, repeat: int) -> dict[str, Any]:
+RANKLENS_KINDS = [
+    "file (TREC text)",
+    "dict",
+    "pandas (object str)",
+    "pandas (string[pyarrow])",
+    "pandas (categorical qid)",
+    "pandas (int ids)",
+    "polars (str)",
+    "polars (categorical qid)",
+    "pyarrow Table",
+    "pyarrow (dictionary qid)",
+    "dict, qrels dict too (evaluate)",
+]
+
+
+def repeated_child(scale: str, shape: str, kind: str, repeat: int) -> None:
+    """In a process holding only this input (as a user's process would): the best of
+    ``repeat`` calls after a warm-up, and whether the means equal the file path's."""
     import ranklens
 
     qrels_path, run_path = _data(scale, shape)
-    inputs = _inputs(qrels_path, run_path)
-    qrels_dict = inputs.pop("qrels_dict")
     ev = ranklens.Evaluator(str(qrels_path), MEASURES)
+    reference = ev.evaluate(str(run_path)).aggregate
+    if kind == "file (TREC text)":
+        seconds, res = _best(lambda: ev.evaluate(str(run_path)), repeat)
+    elif kind == "dict, qrels dict too (evaluate)":
+        inputs = _inputs(qrels_path, run_path, only=("dict", "qrels_dict"))
+        run, qrels_dict = inputs["dict"], inputs["qrels_dict"]
+        seconds, res = _best(lambda: ranklens.evaluate(qrels_dict, run, MEASURES), repeat)
+    else:
+        obj = _inputs(qrels_path, run_path, only=kind)[kind]
+        seconds, res = _best(lambda: ev.evaluate(obj), repeat)
+    print(json.dumps({"seconds": seconds, "agree": res.aggregate == reference}))
+
+
+def measure(scale: str, shape: str, repeat: int) -> dict[str, Any]:
     rows: dict[str, dict[str, Any]] = {}
-    file_time, reference = _best(lambda: ev.evaluate(str(run_path)), repeat)
-    rows["file (TREC text)"] = {"tool": "ranklens", "seconds": file_time}
-    for name, obj in inputs.items():
-        seconds, res = _best(lambda obj=obj: ev.evaluate(obj), repeat)
-        agree = res.aggregate == reference.aggregate
-        rows[name] = {"tool": "ranklens", "seconds": seconds, "agree": agree}
-    one_shot, res = _best(lambda: ranklens.evaluate(qrels_dict, inputs["dict"], MEASURES), repeat)
-    rows["dict, qrels dict too (evaluate)"] = {
-        "tool": "ranklens",
-        "seconds": one_shot,
-        "agree": res.aggregate == reference.aggregate,
-    }
+    for kind in RANKLENS_KINDS:
+        command = [sys.executable, __file__, "--repeated-child", kind, "--scale", scale]
+        command += ["--shape", shape, "--repeat", str(repeat)]
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        sample = json.loads(done.stdout.strip().splitlines()[-1])
+        rows[kind] = {"tool": "ranklens", **sample}
+    file_time = rows["file (TREC text)"]["seconds"]
+    rows["file (TREC text)"].pop("agree")
+    import ranklens
+
+    qrels_path, run_path = _data(scale, shape)
+    inputs = _inputs(qrels_path, run_path, only=("qrels_dict", "dict", "pandas (object str)"))
+    qrels_dict = inputs.pop("qrels_dict")
     start = time.perf_counter()
     for docs in inputs["dict"].values():
         for _ in docs.items():
@@ -376,9 +410,13 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--memory", action="store_true")
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
+    parser.add_argument("--repeated-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_child:
         memory_child(args.scale, args.shape, args.memory_child)
+        return
+    if args.repeated_child:
+        repeated_child(args.scale, args.shape, args.repeated_child, args.repeat)
         return
     result = measure(args.scale, args.shape, args.repeat)
     if args.memory:
