@@ -24,6 +24,7 @@ pytrec-eval-terrier ranx ir-measures`` installs them).
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import resource
@@ -80,28 +81,26 @@ def _inputs(
         parse_options=pcsv.ParseOptions(delimiter=" "),
         convert_options=pcsv.ConvertOptions(column_types=types),
     ).select(["query_id", "doc_id", "score"])
-    qids = table.column("query_id").to_pylist()
-    docs = table.column("doc_id").to_pylist()
-    scores = table.column("score").to_pylist()
-    run_dict: dict[str, dict[str, float]] = {}
-    for q, d, s in zip(qids, docs, scores, strict=True):
-        run_dict.setdefault(q, {})[d] = s
-    qrels_dict: dict[str, dict[str, int]] = {}
-    for line in qrels_path.read_text().splitlines():
-        q, _, d, r = line.split()
-        qrels_dict.setdefault(q, {})[d] = int(r)
-    frame = pd.DataFrame({"query_id": qids, "doc_id": docs, "score": scores})
+
+    @functools.cache
+    def dicts() -> tuple[dict[str, Any], dict[str, Any]]:  # built only when asked for
+        return _dict_inputs(table, qrels_path)
+
+    @functools.cache
+    def frame() -> Any:  # a str object per row, as a frame built from Python lists has
+        return pd.DataFrame({c: table.column(c).to_pylist() for c in table.column_names})
+
     builders: dict[str, Callable[[], Any]] = {
-        "qrels_dict": lambda: qrels_dict,
-        "dict": lambda: run_dict,
-        "pandas (object str)": lambda: frame.astype({"query_id": object, "doc_id": object}),
-        "pandas (string[pyarrow])": lambda: frame.astype(
+        "qrels_dict": lambda: dicts()[1],
+        "dict": lambda: dicts()[0],
+        "pandas (object str)": lambda: frame().astype({"query_id": object, "doc_id": object}),
+        "pandas (string[pyarrow])": lambda: frame().astype(
             {"query_id": "string[pyarrow]", "doc_id": "string[pyarrow]"}
         ),
-        "pandas (categorical qid)": lambda: frame.astype(
+        "pandas (categorical qid)": lambda: frame().astype(
             {"query_id": "category", "doc_id": "string[pyarrow]"}
         ),
-        "pandas (int ids)": lambda: frame.astype({"query_id": "int64", "doc_id": "int64"}),
+        "pandas (int ids)": lambda: frame().astype({"query_id": "int64", "doc_id": "int64"}),
         "polars (str)": lambda: pl.from_arrow(table),
         "polars (categorical qid)": lambda: pl.from_arrow(table).with_columns(
             pl.col("query_id").cast(pl.Categorical)
@@ -122,8 +121,6 @@ def _inputs(
 
 
 def _peak_mb() -> float:
-    import resource
-
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

@@ -114,19 +114,25 @@ def _arrow_column(values: Any, name: str, pa: Any) -> Any:
         ) from None
 
 
+def _interned(data: UInt8Array, offsets: Int64Array) -> tuple[Int64Array, list[bytes]]:
+    """Each string's code, and the distinct strings (as bytes) in order of first
+    appearance, which the codes index."""
+    codes, first = _core.intern_strings(data, offsets)
+    starts, stops = offsets[first].tolist(), offsets[first + 1].tolist()
+    return codes, [data[a:b].tobytes() for a, b in zip(starts, stops, strict=True)]
+
+
 def _codes_of_runs(
     data: UInt8Array, offsets: Int64Array, heads: Int64Array, rows: int
 ) -> tuple[Int64Array, list[str]]:
     """Each row's code from the ids of the runs' first rows (``heads``), and the distinct
     ids in order of first appearance."""
-    head_codes, first = _core.intern_strings(data, offsets)
+    head_codes, words = _interned(data, offsets)
     ends = np.empty(len(heads), dtype=np.int64)
     ends[:-1] = heads[1:]
     ends[-1:] = rows
-    codes: Int64Array = np.repeat(head_codes, ends - heads)
-    starts, stops = offsets[first].tolist(), offsets[first + 1].tolist()
-    uniques = [data[a:b].tobytes().decode("utf-8") for a, b in zip(starts, stops, strict=True)]
-    return codes, uniques
+    codes = _core.ranges(head_codes, ends - heads, 0)  # each run's code, repeated
+    return codes, [w.decode("utf-8") for w in words]
 
 
 def _integers(column: Any, pa: Any, pc: Any) -> Int64Array | None:
@@ -244,10 +250,7 @@ def _query_codes(column: Any, name: str, pa: Any, pc: Any) -> tuple[Int64Array, 
     code_of: dict[bytes, int] = {}
     row = 0
     for chunk in column.chunks:
-        data, offsets = _chunk_strings(chunk, name, pa, pc)
-        local, first = _core.intern_strings(data, offsets)
-        starts, stops = offsets[first].tolist(), offsets[first + 1].tolist()
-        words = [data[a:b].tobytes() for a, b in zip(starts, stops, strict=True)]
+        local, words = _interned(*_chunk_strings(chunk, name, pa, pc))
         remap = np.array([code_of.setdefault(w, len(code_of)) for w in words], dtype=np.int64)
         np.take(remap, local, out=codes[row : row + len(local)])
         row += len(local)

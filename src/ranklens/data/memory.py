@@ -78,9 +78,8 @@ def group_columns(
     if codes.shape[0] < 2 or bool(np.all(codes[1:] >= codes[:-1])):
         q_offsets = np.zeros(len(uniques) + 1, dtype=np.int64)
         np.cumsum(np.bincount(codes, minlength=len(uniques)), out=q_offsets[1:])
-        if lines is None:
-            one = np.ones(1, dtype=np.int64)
-            lines = _core.ranges(one * first_line, one * codes.shape[0])
+        if lines is None:  # first_line, first_line + 1, ...
+            lines = _core.ranges(np.array([first_line]), np.array([codes.shape[0]]))
     else:
         order, q_offsets = _core.group_by_query(codes, len(uniques))
         doc_data, doc_offsets = _core.take_strings(doc_data, doc_offsets, order)

@@ -214,6 +214,11 @@ def encode_strings(seq: Sequence[str]) -> tuple[_U8, _I64]:
         if not isinstance(item, str):
             raise TypeError(f"expected str, got {_tp_name(item)} (at index {i})")
         encoded.append(item.encode("utf-8"))
+    return _bytes_column(encoded)
+
+
+def _bytes_column(encoded: list[bytes]) -> tuple[_U8, _I64]:
+    """The string column of byte strings: their bytes back to back, and the offsets."""
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     if encoded:
         np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
@@ -243,10 +248,7 @@ def encode_objects(values: Any, runs: bool = False) -> tuple[_U8, _I64, _I64 | N
             continue
         encoded.append(text)
         heads.append(i)
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    if encoded:
-        np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
-    data = np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
+    data, offsets = _bytes_column(encoded)
     rows = np.asarray(heads, dtype=np.int64) if runs else None
     return data, offsets, rows, bad
 
@@ -254,7 +256,7 @@ def encode_objects(values: Any, runs: bool = False) -> tuple[_U8, _I64, _I64 | N
 def decimal_strings(values: _I64) -> tuple[_U8, _I64]:
     """The decimal text of int64 values as a string column."""
     ints = _as_array(values, np.int64, "values")
-    return encode_strings([str(v) for v in ints.tolist()])
+    return _bytes_column([str(v).encode("ascii") for v in ints.tolist()])
 
 
 def empty(n: int, dtype: str) -> Any:
@@ -654,11 +656,7 @@ def parse_trec(
     order, q_offsets = group_by_query(codes, n_queries)
     uniq = sorted(set(qids))
     order_list = order.tolist()
-    grouped_docs = [docs[i] for i in order_list]
-    doc_offsets = np.zeros(n + 1, dtype=np.int64)
-    if n:
-        np.cumsum(np.fromiter(map(len, grouped_docs), np.int64, n), out=doc_offsets[1:])
-    doc_data = np.frombuffer(b"".join(grouped_docs), dtype=np.uint8).copy()
+    doc_data, doc_offsets = _bytes_column([docs[i] for i in order_list])
     dtype = np.float64 if run else np.int64
     vals: Any = np.array(values, dtype=dtype)[order] if n else np.zeros(0, dtype=dtype)
     line_arr = np.array(lines, dtype=np.int64)[order] if n else np.zeros(0, dtype=np.int64)
