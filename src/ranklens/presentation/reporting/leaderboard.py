@@ -1,0 +1,103 @@
+"""An HTML page comparing the leaderboards under two sets of judgments: the table of
+:func:`ranklens.leaderboard_agreement`'s numbers, and per measure a slope chart of the two
+orderings, the runs' scores under each and the pairs that swap. Self-contained, like
+:func:`~ranklens.presentation.reporting.build_report`'s pages (inline SVG, no script)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping
+from html import escape
+from typing import TYPE_CHECKING
+
+from ranklens.data.output import check_destination, write_atomically
+from ranklens.presentation.reporting._assets import STYLE
+from ranklens.presentation.reporting._page import table
+from ranklens.presentation.reporting._svg import figure_svg
+
+if TYPE_CHECKING:
+    from ranklens.analysis.leaderboard import LeaderboardComparison
+
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
+
+
+def _cell(value: float) -> str:
+    return "nan" if math.isnan(value) else f"{value:.4f}"
+
+
+def leaderboard_html(
+    comparisons: Mapping[str, LeaderboardComparison],
+    labels: tuple[str, str] = ("judgments A", "judgments B"),
+    *,
+    plots: bool = True,
+    title: str = "ranklens leaderboards",
+) -> str:
+    """The page (a string); ``plots=False`` leaves out the slope charts (no matplotlib)."""
+    from ranklens.analysis.leaderboard import NUMBERS
+
+    rows = [
+        [
+            escape(m),
+            *(_cell(c[n]) for n in NUMBERS),
+            escape(c.max_rank_change_run or "-"),
+            str(len(c.swaps)),
+        ]
+        for m, c in comparisons.items()
+    ]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="meta">A: {escape(labels[0])} · B: {escape(labels[1])}</p>',
+        "<h2>Agreement of the orderings</h2>",
+        table(["measure", *NUMBERS, "moved most", "swaps"], rows),
+    ]
+    for i, (m, c) in enumerate(comparisons.items()):
+        parts.append(f"<h2>{escape(m)}</h2>")
+        if plots:
+            from ranklens.presentation.plots.leaderboard import plot_leaderboard_slope
+
+            figure = plot_leaderboard_slope(c, labels)
+            caption = "The runs' positions under A (left) and B (right); crossing lines swap."
+            parts.append(
+                f"<figure>{figure_svg(figure, f'lb{i}')}<figcaption>{caption}</figcaption></figure>"
+            )
+        score_rows = [
+            [
+                escape(r),
+                _cell(c.scores_a[r]),
+                str(c.order_a.index(r) + 1),
+                _cell(c.scores_b[r]),
+                str(c.order_b.index(r) + 1),
+            ]
+            for r in c.order_a
+        ]
+        parts.append(table(["run", "score A", "position A", "score B", "position B"], score_rows))
+        swaps = ", ".join(f"{escape(a)} / {escape(b)}" for a, b in c.swaps) or "none"
+        parts.append(f'<p class="note">Pairs that swap: {swaps}</p>')
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def write_leaderboard_report(
+    path: str | os.PathLike[str],
+    comparisons: Mapping[str, LeaderboardComparison],
+    qrels_a: object,
+    qrels_b: object,
+    inputs: Iterable[object] = (),
+    force: bool = False,
+) -> None:
+    """Write :func:`leaderboard_html` to ``path`` (atomically; never over an input file, over
+    another existing file only with ``force``)."""
+    names = tuple(
+        os.path.basename(os.fspath(q)) if isinstance(q, str | os.PathLike) else type(q).__name__
+        for q in (qrels_a, qrels_b)
+    )
+    listed = list(inputs)
+    check_destination(path, listed, force)
+    write_atomically(
+        path, leaderboard_html(comparisons, (names[0], names[1])), inputs=listed, force=force
+    )
