@@ -538,3 +538,62 @@ def test_cli_commands(tmp_path, capsys):
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "at least 3 runs" in out.stderr
     out = _ranklens(capsys, "agreement", qa, tmp_path / "missing.qrels")
     assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def _webber_ext(short, long_, p):
+    """Webber, Moffat and Zobel's RBO_EXT for uneven untied lists (their equation 32)."""
+    s, n = len(short), len(long_)
+    x = [len(set(short[:d]) & set(long_[:d])) for d in range(1, n + 1)]
+    first = sum(x[d - 1] / d * p**d for d in range(1, n + 1))
+    second = sum(x[s - 1] * (d - s) / (s * d) * p**d for d in range(s + 1, n + 1))
+    return (1 - p) / p * (first + second) + ((x[n - 1] - x[s - 1]) / n + x[s - 1] / s) * p**n
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, 12), min_size=1, max_size=9, unique=True),
+    st.lists(st.integers(0, 12), min_size=1, max_size=9, unique=True),
+    st.sampled_from([0.5, 0.8, 0.95]),
+)
+def test_rbo_rankings_without_ties_is_webbers_ext(x, y, p):
+    from ranklens.analysis.stats.rank_similarity import rbo_rankings
+
+    groups_x = [[str(i)] for i in x]
+    groups_y = [[str(i)] for i in y]
+    short, long_ = (x, y) if len(x) <= len(y) else (y, x)
+    expected = _webber_ext([str(i) for i in short], [str(i) for i in long_], p)
+    for ties in ("a", "b", "w"):
+        assert rbo_rankings(groups_x, groups_y, p, ties) == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.integers(0, 3), min_size=2, max_size=6).flatmap(
+        lambda x: st.tuples(st.just(x), st.lists(st.integers(0, 3), min_size=len(x), max_size=len(x)))
+    )
+)
+def test_rbo_rankings_of_the_same_items_is_the_ordering_rbo(pair):
+    """Two tied rankings of the same items: the same numbers as rank_biased_overlap."""
+    from ranklens.analysis.stats.rank_similarity import rbo_rankings
+
+    def groups(scores):
+        return [[str(i) for i, s in enumerate(scores) if s == v] for v in sorted(set(scores), reverse=True)]
+
+    x, y = pair
+    for ties in ("a", "b", "w"):
+        assert rbo_rankings(groups(x), groups(y), 0.8, ties) == pytest.approx(
+            rank_biased_overlap(x, y, 0.8, ties), abs=1e-12
+        )
+
+
+def test_reproduction_rbo_ext_sees_ties_and_lengths():
+    from ranklens.analysis.stats.rank_similarity import rbo_rankings
+
+    qrels = {"q1": {"a": 1}}
+    original = {"q1": {"a": 3.0, "b": 2.0, "c": 2.0, "d": 1.0}}
+    reproduced = {"q1": {"a": 3.0, "c": 2.0, "e": 1.0}}
+    res = ranklens.reproduction(qrels, original, reproduced, ["AP"], p=0.9)
+    expected = rbo_rankings([["a"], ["c", "b"], ["d"]], [["a"], ["c"], ["e"]], 0.9, "a")
+    assert res["AP"]["rbo_ext"] == pytest.approx(expected)
+    assert res.rbo_ext_per_query["q1"] == res["AP"]["rbo_ext"]
+    assert 0 < res["AP"]["rbo_ext"] < 1

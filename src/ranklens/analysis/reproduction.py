@@ -13,6 +13,11 @@ qrels) or replication (other topics or qrels: ``qrels_reproduced=``):
   :math:`\sum_{d=1}^{D} p^{d-1} |O_{1:d} \cap R_{1:d}| / d \,/\, \sum_{d=1}^{D} p^{d-1}`,
   ``p = 0.95``, ``D = 1000``; the mean over the topics of the reproduced run. (This is
   not the extrapolated RBO of :func:`~ranklens.leaderboard_agreement`.)
+* ``rbo_ext``: the extrapolated RBO of the two rankings per topic (same ``p`` and depth),
+  with documents of equal score tied and rankings of different lengths treated as Corsi
+  and Urbano (SIGIR 2024) define (variant ``a``: the mean over the orders of the ties;
+  :func:`~ranklens.analysis.stats.rank_similarity.rbo_rankings`); the mean over the
+  topics of the reproduced run. repro_eval has no such number.
 * ``rmse``: :math:`\sqrt{\frac{1}{n}\sum_j (o_j - r_j)^2}` of the per-topic values;
   ``nrmse``: divided by the largest RMSE possible for values in [0, 1],
   :math:`\sqrt{\frac{1}{n}\sum_j \max(o_j, 1 - o_j)^2}`.
@@ -54,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens.analysis.stats.rank_similarity import rbo_rankings
 from ranklens.base.errors import InputError, OptionError
 from ranklens.data.coerce import QrelsLike, RunLike, as_run
 from ranklens.data.run import Run
@@ -63,7 +69,7 @@ from ranklens.measures import Measure
 
 _stats: Any = importlib.import_module("scipy.stats")  # untyped: scipy ships no stubs
 
-NUMBERS = ("ktu", "rbo", "rmse", "nrmse", "er", "dri", "p_value")
+NUMBERS = ("ktu", "rbo", "rbo_ext", "rmse", "nrmse", "er", "dri", "p_value")
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,7 @@ class Reproduction(Mapping[str, dict[str, float]]):
     numbers: dict[str, dict[str, float]]
     ktu_per_query: dict[str, float]
     rbo_per_query: dict[str, float]
+    rbo_ext_per_query: dict[str, float]
     baseline: dict[str, dict[str, float]] | None
     """The baseline pair's numbers (``er`` and ``dri`` are the advanced run's alone: nan)."""
 
@@ -136,36 +143,45 @@ def reproduction(
     if replication:
         ktu: dict[str, float] = {}
         rbo: dict[str, float] = {}
+        rbo_ext: dict[str, float] = {}
     else:
-        ktu, rbo = _order_numbers(orig_run, rep_run, p, order_depth)
-    ktu_mean = float(np.mean(list(ktu.values()))) if ktu else math.nan
-    rbo_mean = float(np.mean(list(rbo.values()))) if rbo else math.nan
+        ktu, rbo, rbo_ext = _order_numbers(orig_run, rep_run, p, order_depth)
+    ktu_mean = _mean(ktu)
+    rbo_mean = _mean(rbo)
+    rbo_ext_mean = _mean(rbo_ext)
     base_numbers: dict[str, dict[str, float]] | None = None
     er_dri: dict[str, tuple[float, float]] = {}
     if baseline is not None:
         b_orig_run, b_rep_run = as_run(baseline[0]), as_run(baseline[1])
         b_orig = evaluator.evaluate(b_orig_run)
         b_rep = rep_evaluator.evaluate(b_rep_run)
-        b_ktu, b_rbo = (
-            ({}, {}) if replication else _order_numbers(b_orig_run, b_rep_run, p, order_depth)
+        b_ktu, b_rbo, b_ext = (
+            ({}, {}, {}) if replication else _order_numbers(b_orig_run, b_rep_run, p, order_depth)
         )
         base_numbers = {}
         for m in names:
             base_numbers[m] = _score_numbers(b_orig, b_rep, m, replication)
-            base_numbers[m]["ktu"] = float(np.mean(list(b_ktu.values()))) if b_ktu else math.nan
-            base_numbers[m]["rbo"] = float(np.mean(list(b_rbo.values()))) if b_rbo else math.nan
+            base_numbers[m]["ktu"] = _mean(b_ktu)
+            base_numbers[m]["rbo"] = _mean(b_rbo)
+            base_numbers[m]["rbo_ext"] = _mean(b_ext)
             er_dri[m] = _effects(orig, b_orig, rep, b_rep, m)
     out: dict[str, dict[str, float]] = {}
     for m in names:
         numbers = _score_numbers(orig, rep, m, replication)
-        numbers["ktu"], numbers["rbo"] = ktu_mean, rbo_mean
+        numbers["ktu"], numbers["rbo"], numbers["rbo_ext"] = ktu_mean, rbo_mean, rbo_ext_mean
         numbers["er"], numbers["dri"] = er_dri.get(m, (math.nan, math.nan))
         out[m] = {k: numbers[k] for k in NUMBERS}
     if base_numbers is not None:
         base_numbers = {
             m: {k: v.get(k, math.nan) for k in NUMBERS} for m, v in base_numbers.items()
         }
-    return Reproduction(out, ktu, rbo, base_numbers)
+    return Reproduction(out, ktu, rbo, rbo_ext, base_numbers)
+
+
+def _mean(values: dict[str, float]) -> float:
+    """The mean over the topics (nan when there are none; a nan topic makes it nan, as
+    repro_eval's ``np.mean``)."""
+    return float(np.mean(list(values.values()))) if values else math.nan
 
 
 def _column(results: Results, measure: str) -> np.ndarray:
@@ -217,26 +233,46 @@ def _effects(
     return er, ri_o - ri_r
 
 
-def _rankings(run: Run) -> dict[str, list[str]]:
-    """Each query's documents, best first (score descending, ties by id descending)."""
+def _rankings(run: Run) -> dict[str, list[tuple[str, float]]]:
+    """Each query's documents and scores, best first (score descending, ties by id
+    descending)."""
     return {
-        qid: [doc for doc, _ in sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)]
+        qid: sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
         for qid, docs in run.to_dict().items()
     }
 
 
+def _tie_groups(ranked: list[tuple[str, float]]) -> list[list[str]]:
+    """The ranking as groups of documents with equal scores."""
+    groups: list[list[str]] = []
+    previous: float | None = None
+    for doc, score in ranked:
+        if groups and score == previous:
+            groups[-1].append(doc)
+        else:
+            groups.append([doc])
+        previous = score
+    return groups
+
+
 def _order_numbers(
     original: Run, reproduced: Run, p: float, depth: int
-) -> tuple[dict[str, float], dict[str, float]]:
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
     orig = _rankings(original)
     rep = _rankings(reproduced)
     ktu: dict[str, float] = {}
     rbo: dict[str, float] = {}
-    for qid, rep_docs in rep.items():
-        orig_docs = orig.get(qid, [])
+    rbo_ext: dict[str, float] = {}
+    for qid, rep_ranked in rep.items():
+        orig_ranked = orig.get(qid, [])
+        orig_docs = [doc for doc, _ in orig_ranked]
+        rep_docs = [doc for doc, _ in rep_ranked]
         ktu[qid] = _ktu(orig_docs[:depth], rep_docs[:depth])
         rbo[qid] = _clarke_rbo(rep_docs, orig_docs, p, depth)
-    return ktu, rbo
+        rbo_ext[qid] = rbo_rankings(
+            _tie_groups(orig_ranked[:depth]), _tie_groups(rep_ranked[:depth]), p, "a"
+        )
+    return ktu, rbo, rbo_ext
 
 
 def _ktu(orig_docs: list[str], rep_docs: list[str]) -> float:

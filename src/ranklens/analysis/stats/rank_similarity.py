@@ -45,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ranklens.base.errors import InputError, OptionError
-from ranklens.base.types import Float64Array
+from ranklens.base.types import Float64Array, Int64Array
 
 RboTies = Literal["a", "b", "w"]
 
@@ -139,3 +139,95 @@ def rank_biased_overlap(
     weights = p**depth
     tail = p ** (n + 1) / (1.0 - p)  # every item seen by depth n: agreement 1 from there on
     return float((1.0 - p) / p * (float(np.sum(agreement * weights)) + tail))
+
+
+def _flatten(groups: list[list[str]]) -> tuple[list[str], Int64Array, Int64Array]:
+    """Items in rank order with the top and bottom rank (0-based) of each one's tie group."""
+    items: list[str] = []
+    top: list[int] = []
+    bottom: list[int] = []
+    for group in groups:
+        first = len(items)
+        items.extend(group)
+        top.extend([first] * len(group))
+        bottom.extend([first + len(group) - 1] * len(group))
+    return items, np.asarray(top, dtype=np.int64), np.asarray(bottom, dtype=np.int64)
+
+
+def _present(
+    rows: Int64Array, top: Int64Array, bottom: Int64Array, size: int, depth: int, ties: RboTies
+) -> Float64Array:
+    """``c[i, d]`` over the ``size`` items of the union (``rows`` places a ranking's items)."""
+    out = np.zeros((size, depth), dtype=np.float64)
+    d = np.arange(depth)[None, :]
+    if ties == "w":
+        out[rows] = (d >= top[:, None]).astype(np.float64)
+    else:
+        span = (bottom - top + 1)[:, None].astype(np.float64)
+        out[rows] = np.clip((d - top[:, None] + 1) / span, 0.0, 1.0)
+    return out
+
+
+def rbo_rankings(
+    x: list[list[str]], y: list[list[str]], p: float = 0.9, ties: RboTies = "a"
+) -> float:
+    r"""Extrapolated RBO of two rankings of possibly different items and lengths, given as
+    lists of tie groups (``[["d1"], ["d2", "d3"], ...]``), as Corsi and Urbano (SIGIR 2024)
+    define it: with :math:`s \le l` the lengths, the agreement :math:`A_d` is observed up to
+    depth :math:`s`; from :math:`s + 1` to :math:`l` the items of the shorter ranking not
+    yet seen are assumed to overlap at the rate :math:`A_s`; beyond :math:`l` the agreement
+    is extrapolated to stay constant. Without ties this is Webber et al.'s
+    :math:`RBO_{EXT}` for uneven lists (their equation 32). nan when both are empty, 0 when
+    one is.
+
+    >>> round(rbo_rankings([["a"], ["b"], ["c"]], [["a"], ["c"]], p=0.9), 4)
+    0.82
+    """
+    if not 0.0 < p < 1.0:
+        raise OptionError(f"p must be between 0 and 1 (exclusive), not {p!r}")
+    if ties not in ("a", "b", "w"):
+        raise OptionError(f"ties must be 'a', 'b' or 'w', not {ties!r}")
+    fx, fy = _flatten(x), _flatten(y)
+    if len(fx[0]) != len(set(fx[0])) or len(fy[0]) != len(set(fy[0])):
+        raise InputError("an item occurs twice in one ranking")
+    if not fx[0] and not fy[0]:
+        return float("nan")
+    if not fx[0] or not fy[0]:
+        return 0.0
+    short, long_ = (fx, fy) if len(fx[0]) <= len(fy[0]) else (fy, fx)
+    s, n = len(short[0]), len(long_[0])
+    union = {item: i for i, item in enumerate(short[0])}
+    for item in long_[0]:
+        union.setdefault(item, len(union))
+    rows_s = np.asarray([union[i] for i in short[0]], dtype=np.int64)
+    rows_l = np.asarray([union[i] for i in long_[0]], dtype=np.int64)
+    cs = _present(rows_s, short[1], short[2], len(union), n, ties)
+    cl = _present(rows_l, long_[1], long_[2], len(union), n, ties)
+    depth = np.arange(1, n + 1, dtype=np.float64)
+    seen = (cs * cl).sum(axis=0)
+    sum_s, sum_l = cs.sum(axis=0), cl.sum(axis=0)
+    sq_s, sq_l = (cs**2).sum(axis=0), (cl**2).sum(axis=0)
+    agreement = np.empty(n, dtype=np.float64)
+    first = slice(0, s)
+    if ties == "a":
+        agreement[first] = seen[first] / depth[first]
+    elif ties == "w":
+        agreement[first] = 2.0 * seen[first] / (sum_s[first] + sum_l[first])
+    else:
+        agreement[first] = seen[first] / np.sqrt(sq_s[first]) / np.sqrt(sq_l[first])
+    at_s = float(agreement[s - 1])
+    if n > s:
+        later = slice(s, n)
+        unseen_rows = np.asarray([union[i] for i in long_[0] if i not in set(short[0])])
+        unseen = cl[unseen_rows][:, later]
+        counted = (unseen != 0).sum(axis=0)
+        mean_unseen = np.where(counted > 0, unseen.sum(axis=0) / np.maximum(counted, 1), np.nan)
+        extended = seen[later] + (depth[later] - s) * at_s * mean_unseen
+        if ties == "a":
+            agreement[later] = extended / depth[later]
+        elif ties == "w":
+            agreement[later] = 2.0 * extended / (depth[later] + sum_l[later])
+        else:
+            agreement[later] = extended / np.sqrt(depth[later]) / np.sqrt(sq_l[later])
+    tail = (seen[n - 1] + (n - s) * at_s) / n * p ** (n + 1) / (1.0 - p)
+    return float((1.0 - p) / p * (float(np.sum(agreement * p**depth)) + tail))
