@@ -52,11 +52,11 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ranklens.analysis.named_numbers import NamedNumbers
 from ranklens.base.errors import OptionError
 from ranklens.base.types import Float64Array, Int64Array
 from ranklens.data.coerce import QrelsLike, as_qrels
@@ -76,7 +76,7 @@ STATISTICS = (
 
 
 @dataclass(frozen=True)
-class Agreement(Mapping[str, float]):
+class Agreement(NamedNumbers[float]):
     """The agreement of two sets of judgments: a mapping ``{statistic: value}``
     (:data:`STATISTICS`) with the counts and the confusion matrix beside it."""
 
@@ -96,15 +96,6 @@ class Agreement(Mapping[str, float]):
     """The binarising threshold, or ``None`` when grades were compared as they are."""
     per_query: dict[str, Agreement] = field(default_factory=dict)
     """Per query (every query judged in either set), when asked for with ``per_query=True``."""
-
-    def __getitem__(self, name: str) -> float:
-        return self.numbers[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.numbers)
-
-    def __len__(self) -> int:
-        return len(self.numbers)
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v:.4f}" for k, v in self.numbers.items())

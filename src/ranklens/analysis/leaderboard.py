@@ -40,12 +40,13 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ranklens.analysis.named_numbers import NamedNumbers
 from ranklens.analysis.stats.rank_similarity import RboTies, rank_biased_overlap, tau_ap
 from ranklens.base.errors import InputError, OptionError
 from ranklens.data.coerce import QrelsLike, RunLike
@@ -67,7 +68,7 @@ NUMBERS = (
 
 
 @dataclass(frozen=True)
-class LeaderboardComparison(Mapping[str, float]):
+class LeaderboardComparison(NamedNumbers[float]):
     """The two orderings of the runs by one measure, compared: a mapping of
     :data:`NUMBERS` to values, with the orderings and the swapped pairs beside it."""
 
@@ -88,15 +89,6 @@ class LeaderboardComparison(Mapping[str, float]):
     swaps: tuple[tuple[str, str], ...]
     """Pairs ``(r, s)`` with ``r`` ahead under A and ``s`` ahead under B."""
     top_k: int
-
-    def __getitem__(self, name: str) -> float:
-        return self.numbers[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.numbers)
-
-    def __len__(self) -> int:
-        return len(self.numbers)
 
 
 def leaderboard_agreement(

@@ -53,12 +53,13 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ranklens.analysis.named_numbers import NamedNumbers
 from ranklens.analysis.stats.rank_similarity import rbo_rankings
 from ranklens.base.errors import InputError, OptionError
 from ranklens.data.coerce import QrelsLike, RunLike, as_run
@@ -73,7 +74,7 @@ NUMBERS = ("ktu", "rbo", "rbo_ext", "rmse", "nrmse", "er", "dri", "p_value")
 
 
 @dataclass(frozen=True)
-class Reproduction(Mapping[str, dict[str, float]]):
+class Reproduction(NamedNumbers[dict[str, float]]):
     """``{measure: {number: value}}`` (:data:`NUMBERS`), with the per-topic document-order
     numbers and, given a baseline, the same numbers for the baseline pair."""
 
@@ -83,15 +84,6 @@ class Reproduction(Mapping[str, dict[str, float]]):
     rbo_ext_per_query: dict[str, float]
     baseline: dict[str, dict[str, float]] | None
     """The baseline pair's numbers (``er`` and ``dri`` are the advanced run's alone: nan)."""
-
-    def __getitem__(self, measure: str) -> dict[str, float]:
-        return self.numbers[measure]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.numbers)
-
-    def __len__(self) -> int:
-        return len(self.numbers)
 
 
 def reproduction(
