@@ -304,12 +304,12 @@ def test_leaderboard_report_is_self_contained(tmp_path):
 # ------------------------------------------------------------------------ reproduction
 
 
-def _write_run(path, run):
+def _write_run(path, run, tag="tag"):
     with open(path, "w") as f:
         for q in sorted(run):
             items = sorted(run[q].items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
             for r, (d, s) in enumerate(items):
-                f.write(f"{q} Q0 {d} {r + 1} {s} tag\n")
+                f.write(f"{q} Q0 {d} {r + 1} {s} {tag}\n")
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -597,3 +597,26 @@ def test_reproduction_rbo_ext_sees_ties_and_lengths():
     assert res["AP"]["rbo_ext"] == pytest.approx(expected)
     assert res.rbo_ext_per_query["q1"] == res["AP"]["rbo_ext"]
     assert 0 < res["AP"]["rbo_ext"] < 1
+
+
+def test_report_with_a_second_set_of_judgments(tmp_path, capsys):
+    pytest.importorskip("matplotlib", reason="the slope charts need matplotlib")
+    from ranklens.cli import main
+
+    human, llm, runs = _leaderboard_data(3, runs=3)
+    qa, qb = tmp_path / "human.qrels", tmp_path / "llm.qrels"
+    qa.write_text("".join(f"{q} 0 {d} {g}\n" for q in human for d, g in human[q].items()))
+    qb.write_text("".join(f"{q} 0 {d} {g}\n" for q in llm for d, g in llm[q].items()))
+    paths = []
+    for name, run in runs.items():
+        paths.append(tmp_path / f"{name}.run")
+        _write_run(paths[-1], run, name)
+    out = tmp_path / "report.html"
+    assert main(["report", str(qa), *map(str, paths), "-m", "AP", "-o", str(out), "--qrels-b", str(qb), "--quiet"]) == 0
+    html = out.read_text()
+    board = ranklens.leaderboard_agreement(qa, qb, paths, ["AP"])["AP"]
+    assert "Leaderboards under two sets of judgments" in html and "llm.qrels" in html
+    assert f"{board['tau_ap']:.4f}" in html
+    # the report may not overwrite the second qrels
+    assert main(["report", str(qa), *map(str, paths), "-m", "AP", "-o", str(qb), "--qrels-b", str(qb), "--force"]) == 2
+    assert "input files" in capsys.readouterr().err

@@ -40,6 +40,12 @@ def register(commands: Any) -> None:
         "most on the first measure; default 100)",
     )
     p.add_argument("--no-plots", action="store_true", help="leave the plots out (no matplotlib)")
+    p.add_argument(
+        "--qrels-b",
+        metavar="FILE",
+        help="a second set of judgments (e.g. an LLM's): add the leaderboards under both, "
+        "compared, with a slope chart per measure (three runs or more)",
+    )
     _options.add_statistics(p)
     _options.add_conventions(p)
     _options.add_example(p, "report on")
@@ -67,6 +73,7 @@ def run_report(args: argparse.Namespace) -> int:
         plots=not args.no_plots,
         progress=not args.quiet,
         force=args.force,
+        qrels_b=args.qrels_b,
         **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
     )
     if not args.quiet:

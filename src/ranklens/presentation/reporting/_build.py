@@ -6,17 +6,20 @@ import datetime as _dt
 import math
 import os
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from ranklens.base.errors import MissingDependencyError, OptionError
+from ranklens.base.errors import InputWarning, MissingDependencyError, OptionError
 from ranklens.data.coerce import QrelsLike, RunLike, as_run
 from ranklens.data.output import check_destination, write_atomically
 from ranklens.data.run import Run
 from ranklens.evaluation.evaluator import Evaluator
 from ranklens.evaluation.results import Results
+from ranklens.presentation.comparison_format import power_text
 from ranklens.presentation.reporting._page import Figure, Section, page, table
 
 if TYPE_CHECKING:
@@ -46,6 +49,7 @@ def build_report(
     queries: str = "qrels",
     depth: int | None = None,
     duplicates: str = "error",
+    qrels_b: QrelsLike | None = None,
 ) -> str:
     """One self-contained HTML page: the summary and significance tables, plots, a
     sortable and filterable per-query table, and the worked computation of each measure
@@ -74,6 +78,10 @@ def build_report(
         Show a progress bar on stderr (only when stderr is a terminal).
     ties, queries, depth, duplicates
         As for :func:`ranklens.evaluate`.
+    qrels_b
+        A second set of judgments (say, an LLM's): the report then adds the leaderboards
+        under both, compared (:func:`ranklens.leaderboard_agreement`, three runs or more),
+        with a slope chart of the two orderings per measure.
 
     Returns
     -------
@@ -123,20 +131,35 @@ def build_report(
             html = significance_html(comparison)
             sections = [Section("Summary and significance", html, "summary")]
         step("compared")
-        try:
-            figures = _figures(evaluator.qrels, loaded, results, comparison) if plots else []
-        except MissingDependencyError as exc:
-            raise MissingDependencyError(
-                f"{exc}; or leave the plots out (plots=False, ranklens report --no-plots)"
-            ) from exc
-        step("plotted")
-        from ranklens.presentation.reporting._explained import chosen_queries, explanations
+        with warnings.catch_warnings():  # the runs are evaluated again: they warned above
+            warnings.simplefilter("ignore", InputWarning)
+            try:
+                figures = _figures(evaluator.qrels, loaded, results, comparison) if plots else []
+            except MissingDependencyError as exc:
+                raise MissingDependencyError(
+                    f"{exc}; or leave the plots out (plots=False, ranklens report --no-plots)"
+                ) from exc
+            if qrels_b is not None:
+                boards_html, board_figures = _leaderboards(
+                    qrels_b, measure_list, loaded, results, duplicates, options, plots
+                )
+                sections.append(
+                    Section("Leaderboards under two sets of judgments", boards_html, "leaderboards")
+                )
+                figures = [*figures, *board_figures]
+            step("plotted")
+            from ranklens.presentation.reporting._explained import chosen_queries, explanations
 
-        shown = chosen_queries(results, explain_limit) if explain_limit else []
-        worked, skipped = explanations(
-            evaluator.qrels, loaded, [m.name for m in evaluator.measures], shown, options, DIGITS
-        )
-        step("explained")
+            shown = chosen_queries(results, explain_limit) if explain_limit else []
+            worked, skipped = explanations(
+                evaluator.qrels,
+                loaded,
+                [m.name for m in evaluator.measures],
+                shown,
+                options,
+                DIGITS,
+            )
+            step("explained")
     meta = [
         f"ranklens {_version()} · {_dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}",
         f"qrels: {_source_name(qrels)} · runs: {', '.join(names_seen)}",
@@ -175,9 +198,49 @@ def write_report(
     for a in args:
         if isinstance(a, list | tuple):
             inputs.extend(x for x in a if isinstance(x, str | os.PathLike))
+    if isinstance(kwargs.get("qrels_b"), str | os.PathLike):
+        inputs.append(kwargs["qrels_b"])
     check_destination(path, inputs, force)
     html = build_report(*args, **kwargs)
     write_atomically(path, html, inputs=inputs, force=force)
+
+
+def _leaderboards(
+    qrels_b: QrelsLike,
+    measures: list[str],
+    runs: list[Run],
+    results: list[Results],
+    duplicates: str,
+    options: dict[str, Any],
+    plots: bool,
+) -> tuple[str, list[Figure]]:
+    """The section comparing the leaderboards under the report's qrels (A) and ``qrels_b``
+    (B), and a slope chart per measure."""
+    from ranklens.analysis.leaderboard import leaderboard_agreement
+    from ranklens.evaluation.result_set import ResultSet
+    from ranklens.presentation.reporting.leaderboard import (
+        SLOPE_CAPTION,
+        agreement_table,
+        measure_details,
+        slope_svg,
+    )
+
+    second = Evaluator(qrels_b, measures, duplicates=duplicates, **options)  # type: ignore[arg-type]
+    results_b = [second.evaluate(run) for run in runs]
+    boards = leaderboard_agreement(ResultSet(tuple(results)), ResultSet(tuple(results_b)))
+    other = os.path.basename(os.fspath(qrels_b)) if isinstance(qrels_b, str | os.PathLike) else "B"
+    html = f'<p class="note">A: the report\'s qrels; B: {escape(other)}</p>'
+    html += agreement_table(boards)
+    html += "".join(f"<h3>{escape(m)}</h3>{measure_details(c)}" for m, c in boards.items())
+    figures = (
+        [
+            Figure(slope_svg(c, ("A", "B"), f"lb{i}"), f"{m}: {SLOPE_CAPTION}")
+            for i, (m, c) in enumerate(boards.items())
+        ]
+        if plots
+        else []
+    )
+    return html, figures
 
 
 def _version() -> str:
@@ -261,6 +324,9 @@ def significance_html(cmp: Comparison) -> str:
                     f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]",
                     _fmt(s.effect_size),
                     f"{s.wins} / {s.ties} / {s.losses}",
+                    _fmt(s.mdd),
+                    power_text(s.power),
+                    "-" if s.topics_needed is None else f"{s.topics_needed:,}",
                 ]
             )
     detail = table(
@@ -273,10 +339,28 @@ def significance_html(cmp: Comparison) -> str:
             f"{cmp.confidence:.0%} CI of Δ",
             "Cohen's d",
             "W / T / L",
+            f"MDD ({cmp.power:.0%} power)",
+            "power for Δ",
+            "queries for Δ",
         ],
         detail_rows,
     )
-    return summary + legend + f"<h3>Against the baseline ({escape(cmp.baseline)})</h3>" + detail
+    power_note = (
+        f'<p class="note">MDD: the smallest difference a paired t-test at alpha '
+        f"{cmp.alpha:g} over these {len(cmp.queries)} queries detects with "
+        f"{cmp.power:.0%} power, given the spread of the per-query differences; power for "
+        f"Δ: that test's power to detect the observed difference; queries for Δ: the queries "
+        f"it would need to detect it with {cmp.power:.0%} power.</p>"
+    )
+    notes = "".join(f'<p class="note">{escape(note)}</p>' for note in cmp.power_notes())
+    return (
+        summary
+        + legend
+        + f"<h3>Against the baseline ({escape(cmp.baseline)})</h3>"
+        + detail
+        + power_note
+        + notes
+    )
 
 
 def _p(value: float | None) -> str:
@@ -313,11 +397,26 @@ def _figures(
     if cmp is not None:
         base = results[cmp.runs.index(cmp.baseline)]
         for other in [r for r in results if r is not base][:4]:
+            pair = _common(base, other)  # queries="both": each run has its own queries
             add(
-                plot_delta(base, other, names[0], figsize=size),
+                plot_delta(*pair, names[0], figsize=size),
                 f"{other.run} - {base.run}, {names[0]}, per query",
             )
     return out
+
+
+def _common(a: Results, b: Results) -> tuple[Results, Results]:
+    """``a`` and ``b`` restricted to the queries both were evaluated on (as the comparison
+    is), for the per-query difference plot."""
+    if a.queries == b.queries:
+        return a, b
+    shared = set(a.queries).intersection(b.queries)
+
+    def keep(r: Results) -> Results:
+        rows = [i for i, q in enumerate(r.queries) if q in shared]
+        return replace(r, queries=tuple(r.queries[i] for i in rows), values=r.values[rows])
+
+    return keep(a), keep(b)
 
 
 @contextmanager

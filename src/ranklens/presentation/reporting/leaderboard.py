@@ -26,14 +26,8 @@ def _cell(value: float) -> str:
     return "nan" if math.isnan(value) else f"{value:.4f}"
 
 
-def leaderboard_html(
-    comparisons: Mapping[str, LeaderboardComparison],
-    labels: tuple[str, str] = ("judgments A", "judgments B"),
-    *,
-    plots: bool = True,
-    title: str = "ranklens leaderboards",
-) -> str:
-    """The page (a string); ``plots=False`` leaves out the slope charts (no matplotlib)."""
+def agreement_table(comparisons: Mapping[str, LeaderboardComparison]) -> str:
+    """The HTML table of every measure's numbers (escaped markup)."""
     from ranklens.analysis.leaderboard import NUMBERS
 
     rows = [
@@ -45,6 +39,47 @@ def leaderboard_html(
         ]
         for m, c in comparisons.items()
     ]
+    return table(["measure", *NUMBERS, "moved most", "swaps"], rows)
+
+
+def measure_details(comparison: LeaderboardComparison) -> str:
+    """One measure's scores and positions under both judgments, and the swapped pairs."""
+    c = comparison
+    score_rows = [
+        [
+            escape(r),
+            _cell(c.scores_a[r]),
+            str(c.order_a.index(r) + 1),
+            _cell(c.scores_b[r]),
+            str(c.order_b.index(r) + 1),
+        ]
+        for r in c.order_a
+    ]
+    swaps = ", ".join(f"{escape(a)} / {escape(b)}" for a, b in c.swaps) or "none"
+    return (
+        table(["run", "score A", "position A", "score B", "position B"], score_rows)
+        + f'<p class="note">Pairs that swap: {swaps}</p>'
+    )
+
+
+SLOPE_CAPTION = "The runs' positions under A (left) and B (right); crossing lines swap."
+
+
+def slope_svg(comparison: LeaderboardComparison, labels: tuple[str, str], prefix: str) -> str:
+    """The slope chart of one measure as inline SVG (needs matplotlib)."""
+    from ranklens.presentation.plots.leaderboard import plot_leaderboard_slope
+
+    return figure_svg(plot_leaderboard_slope(comparison, labels), prefix)
+
+
+def leaderboard_html(
+    comparisons: Mapping[str, LeaderboardComparison],
+    labels: tuple[str, str] = ("judgments A", "judgments B"),
+    *,
+    plots: bool = True,
+    title: str = "ranklens leaderboards",
+) -> str:
+    """The page (a string); ``plots=False`` leaves out the slope charts (no matplotlib)."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -53,31 +88,14 @@ def leaderboard_html(
         f"<h1>{escape(title)}</h1>",
         f'<p class="meta">A: {escape(labels[0])} · B: {escape(labels[1])}</p>',
         "<h2>Agreement of the orderings</h2>",
-        table(["measure", *NUMBERS, "moved most", "swaps"], rows),
+        agreement_table(comparisons),
     ]
     for i, (m, c) in enumerate(comparisons.items()):
         parts.append(f"<h2>{escape(m)}</h2>")
         if plots:
-            from ranklens.presentation.plots.leaderboard import plot_leaderboard_slope
-
-            figure = plot_leaderboard_slope(c, labels)
-            caption = "The runs' positions under A (left) and B (right); crossing lines swap."
-            parts.append(
-                f"<figure>{figure_svg(figure, f'lb{i}')}<figcaption>{caption}</figcaption></figure>"
-            )
-        score_rows = [
-            [
-                escape(r),
-                _cell(c.scores_a[r]),
-                str(c.order_a.index(r) + 1),
-                _cell(c.scores_b[r]),
-                str(c.order_b.index(r) + 1),
-            ]
-            for r in c.order_a
-        ]
-        parts.append(table(["run", "score A", "position A", "score B", "position B"], score_rows))
-        swaps = ", ".join(f"{escape(a)} / {escape(b)}" for a, b in c.swaps) or "none"
-        parts.append(f'<p class="note">Pairs that swap: {swaps}</p>')
+            svg = slope_svg(c, labels, f"lb{i}")
+            parts.append(f"<figure>{svg}<figcaption>{SLOPE_CAPTION}</figcaption></figure>")
+        parts.append(measure_details(c))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
