@@ -6,6 +6,8 @@ graded labels 0-3 and scores rounded to 2 decimals (ties). Timed:
 * ranklens.tensor on torch (ties in input order, also with float32 scores as a model gives
   them in a training loop, and trec_eval's order with doc ids),
 * ranklens.tensor on numpy (the CPU reference; with doc ids),
+* on the CPU, ranklens.tensor through torch's own operations (scores that require a
+  gradient take that path; CPU tensors otherwise are computed on numpy views),
 * torchmetrics functional (one call per query: its 2-D form does not give per-query values),
 * torchmetrics stateful (``RetrievalNormalizedDCG`` ... with ``indexes``, update + compute).
 
@@ -13,19 +15,23 @@ The means are printed beside the times: ranklens (in-batch, ties averaged) and t
 must agree on nDCG@10; AP and R@100 agree when no query lacks relevant documents.
 
     python benchmarks/tensor_bench.py [--device cpu|cuda] [--repeat 5] [--cases small,large]
-        [--skip-torchmetrics-large]
+        [--skip-torchmetrics-large] [--load N] [--threads T]
 
-``--device cuda`` times torch on the GPU, and CuPy when it is installed.
+``--device cuda`` times torch on the GPU, and CuPy when it is installed. ``--load N`` times
+every case twice: idle, then with N busy processes spinning on the CPU (a shared machine;
+torch's thread pool used to make CPU tensors ten times slower there).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import multiprocessing
 import platform
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -74,6 +80,33 @@ def timed(fn: Callable[[], Any], repeat: int, sync: Callable[[], None]) -> tuple
     return statistics.median(times), statistics.median(cpu), result
 
 
+def _spin(stop: Any) -> None:
+    """Keep one core busy until ``stop`` is set."""
+    x = 0
+    while not stop.is_set():
+        for _ in range(100_000):
+            x += 1
+
+
+@contextlib.contextmanager
+def busy(processes: int) -> Iterator[None]:
+    """``processes`` processes spinning on the CPU while the block runs."""
+    if processes <= 0:
+        yield
+        return
+    stop = multiprocessing.Event()
+    workers = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(processes)]
+    for w in workers:
+        w.start()
+    time.sleep(0.5)  # let them reach the CPU
+    try:
+        yield
+    finally:
+        stop.set()
+        for w in workers:
+            w.join()
+
+
 def means(out: dict[str, Any]) -> dict[str, float]:
     return {k: float(v.mean()) if hasattr(v, "mean") else float(v) for k, v in out.items()}
 
@@ -119,7 +152,7 @@ def torchmetrics_runs(measures: list[str], device: str) -> dict[str, Callable[..
 Row = tuple[str, str, float, float, str, str]
 
 
-def bench_case(name: str, args: argparse.Namespace, rows: list[Row]) -> None:
+def bench_case(name: str, args: argparse.Namespace, rows: list[Row], load: str = "") -> None:
     import torch
 
     from ranklens.tensor import evaluate
@@ -129,7 +162,7 @@ def bench_case(name: str, args: argparse.Namespace, rows: list[Row]) -> None:
     device = args.device
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     tt = {k: torch.from_numpy(v).to(device) for k, v in d.items()}
-    label = f"{q:,} x {n} {', '.join(measures)}"
+    label = f"{q:,} x {n} {', '.join(measures)}{load}"
     results: list[tuple[str, float, float, dict[str, float]]] = []
 
     def add(impl: str, fn: Callable[[], Any], repeat: int) -> None:
@@ -149,6 +182,13 @@ def bench_case(name: str, args: argparse.Namespace, rows: list[Row]) -> None:
         lambda: evaluate(scores32, tt["labels"], measures, ties="input"),
         args.repeat,
     )
+    if device == "cpu":  # what CPU tensors cost before they were read through numpy
+        graded = tt["scores"].clone().requires_grad_()
+        add(
+            "ranklens torch (cpu, torch ops: grad)",
+            lambda: evaluate(graded, tt["labels"], measures, ties="input"),
+            args.repeat,
+        )
     add(
         f"ranklens torch ({device}, doc ids)",
         lambda: evaluate(tt["scores"], tt["labels"], measures, doc_ids=tt["doc_ids"]),
@@ -194,12 +234,15 @@ def main() -> None:
     parser.add_argument("--cases", default="small,large")
     parser.add_argument("--skip-torchmetrics-large", action="store_true")
     parser.add_argument("--threads", type=int, default=None, help="torch.set_num_threads")
+    parser.add_argument(
+        "--load", type=int, default=0, help="also time each case beside N busy processes"
+    )
     args = parser.parse_args()
     import torch
     import torchmetrics
 
     if args.threads:
-        torch.set_num_threads(args.threads)
+        torch.set_num_threads(args.threads)  # the benchmark's own process only
     where = cpu_name() if args.device == "cpu" else torch.cuda.get_device_name()
     print(
         f"device: {where}; torch {torch.__version__}, torchmetrics {torchmetrics.__version__}, "
@@ -207,7 +250,10 @@ def main() -> None:
     )
     rows: list[Row] = []
     for name in args.cases.split(","):
-        bench_case(name, args, rows)
+        bench_case(name, args, rows, ", idle" if args.load else "")
+        if args.load:
+            with busy(args.load):
+                bench_case(name, args, rows, f", load {args.load}")
     print("\n| case | implementation | wall ms | cpu ms | x ranklens torch (wall / cpu) | means |")
     print("|---|---|---:|---:|---:|---|")
     for label, impl, seconds, cpu, ratio, shown in rows:

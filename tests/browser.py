@@ -62,16 +62,16 @@ def install_chromium() -> str:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """A Playwright Browser on the system Chromium (installed first if need be)."""
+    try:  # first: without playwright (the test-light extra) no browser is installed
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the browser tests need playwright: pip install '.[test]'")
     path = find_chromium()
     if path is None:
         why = install_chromium()
         path = find_chromium()
         if path is None:
             pytest.skip(f"no headless Chromium for the browser tests: {why}")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("the browser tests need playwright: pip install '.[test]'")
     with sync_playwright() as p:
         try:
             instance = p.chromium.launch(executable_path=path, args=ARGS)

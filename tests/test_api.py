@@ -34,6 +34,9 @@ def test_evaluate_returns_floats_and_query_counts() -> None:
         "missing": 1,
         "unjudged": 1,
         "shared": 3,
+        "retrieving": 3,
+        "matched": 3,
+        "retrieved": 7,
     }
     assert res["NumQ"] == 4.0
     assert res["map"] == res["AP"] == res.aggregate["AP"]

@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "tensor": 6,
     "presentation": 7,
     "cli": 8,
+    "compat": 8,
 }
 FACADE = 9
 
@@ -48,6 +49,7 @@ THIN_METHODS = {
     ("ranklens.analysis.comparison", "to_latex"),
     ("ranklens.analysis.comparison", "to_csv"),
     ("ranklens.analysis.comparison", "_repr_html_"),
+    ("ranklens.analysis.topics", "plot"),
 }
 
 

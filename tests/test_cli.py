@@ -84,7 +84,10 @@ def test_jsonl_one_record_per_query(files, capsys) -> None:
 
 
 def test_table_lists_runs_and_measures(files, capsys) -> None:
-    _, out, _ = run_cli(["eval", *files, files[1], "-m", "AP"], capsys)
+    # the same run twice needs two names (as in Python; see test_new_user.py)
+    _, out, _ = run_cli(
+        ["eval", *files, files[1], "-m", "AP", "--name", "sys", "--name", "sys-again"], capsys
+    )
     assert out.count("sys") == 2 and "AP" in out
 
 

@@ -29,6 +29,9 @@ PAIR_KEYS = {
     "wins",
     "ties",
     "losses",
+    "mdd",
+    "power",
+    "topics_needed",
 }
 
 
@@ -89,10 +92,18 @@ def test_content_is_consistent_with_evaluate(example: Comparison) -> None:
 
 def test_json_has_exactly_the_specified_shape(example: Comparison) -> None:
     payload = json.loads(example.to_json())
-    assert set(payload) == {"measures", "baseline", "test", "correction", "alpha", "runs"}
+    assert set(payload) == {
+        "measures",
+        "baseline",
+        "test",
+        "correction",
+        "alpha",
+        "power",
+        "runs",
+    }
     assert payload["measures"] == ["nDCG@10", "AP"]
     assert (payload["baseline"], payload["test"], payload["correction"]) == ("bm25", "t", "holm")
-    assert payload["alpha"] == 0.05
+    assert payload["alpha"] == 0.05 and payload["power"] == 0.8
     base, other = payload["runs"]
     assert set(base) == {"name", "mean"}
     assert set(other) == {"name", "mean", "vs_baseline"}

@@ -1,4 +1,4 @@
-"""Every example of README.md and docs/*.md runs as written.
+"""Every example of README.md and docs/*.md runs as written, and prints what the page shows.
 
 Each Markdown file is one test. Its fenced examples run in the order of the page, in one
 fresh temporary folder (so a later example may read what an earlier one wrote), with the
@@ -6,12 +6,29 @@ fresh temporary folder (so a later example may read what an earlier one wrote), 
 
 - ``bash``, ``sh``, ``shell``: the whole block is one ``bash -e -o pipefail`` script;
 - ``console``: each ``$ `` line (with its ``\\`` continuation lines) is one command; the
-  lines after it are its output as shown, and every number shown there (``0.4193``,
-  ``1.5e-10``) must appear in the real output, so a page cannot go stale;
+  lines after it are its output as shown;
 - ``python``: executed with ``exec`` in one namespace per page (an example may use names an
-  earlier one defined); a block of ``>>>`` lines (also ``pycon``) runs as a doctest, its
-  output compared;
-- any other language (``text``, ``json``, none) is shown, not run.
+  earlier one defined); a block of ``>>>`` lines (also ``pycon``) runs as a doctest;
+- any other language (``json``, none, ...) is shown, not run.
+
+Shown output is checked strictly; a page cannot drift from its code. Output is shown in
+four places, and each must be exactly what the code prints (stdout and stderr together, as
+a terminal shows them, but piped and without ``COLUMNS``/``LINES``):
+
+- the lines after a ``console`` command (a command with no lines after it shows nothing,
+  and its output is not compared);
+- a doctest's expected output;
+- a ``text`` (or ``output``) block that comes right after a runnable example, with only
+  prose between them: it is everything that example prints. A ``text`` block anywhere
+  else is an error; text that is not output takes another language (or none);
+- the Markdown between ``<!-- output -->`` and ``<!-- end output -->`` (each on a line of
+  its own), right after a runnable example: output rendered as Markdown (a
+  ``to_markdown()`` table), compared as source text.
+
+Before the comparison only trailing whitespace is normalised (at line ends and at the end).
+Where output truly cannot be fixed (a time, a temporary path) the page writes ``...``,
+which matches anything, as doctest's ``ELLIPSIS``; keep these rare. A comment in a
+``python`` block must not claim a printed number (``x  # 0.6771``): show it as a doctest.
 
 Examples that name files (``qrels.txt``, ``run.txt``, ``bm25.run``, ``rerank.run``,
 ``prefs.txt``) find them because the page says how to get them first, in a block that runs
@@ -21,19 +38,24 @@ Two HTML comments, on the line(s) just before a fence, change how it runs (READM
 Development section documents them):
 
 - ``<!-- no-run: REASON -->``: the example is not run (say why; keep these few: installing
-  the package, running this very suite, a cluster or a GPU the test cannot have);
+  the package, running this very suite, a cluster or a GPU the test cannot have); output
+  shown after it is not checked;
 - ``<!-- requires: MODULE [MODULE ...] -->``: the page's test is skipped, saying so, when a
   module outside ranklens is not installed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import doctest
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +65,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL = {"bash", "sh", "shell", "console", "shell-session"}
 PYTHON = {"python", "py", "python3", "pycon", "pycon3"}
+OUTPUT = {"text", "output", "markdown-output"}  # shown output; markdown-output: a region
+_REGION_OPEN, _REGION_CLOSE = "<!-- output -->", "<!-- end output -->"
 TIMEOUT = 300  # seconds for one shell block or console command
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
@@ -64,7 +88,8 @@ class Example:
 
     @property
     def where(self) -> str:
-        return f"{self.page.relative_to(ROOT)}:{self.line}"
+        page = self.page.relative_to(ROOT) if self.page.is_relative_to(ROOT) else self.page
+        return f"{page}:{self.line}"
 
 
 def examples_of(page: Path) -> list[Example]:
@@ -73,6 +98,16 @@ def examples_of(page: Path) -> list[Example]:
     found: list[Example] = []
     i = 0
     while i < len(lines):
+        if lines[i].strip() == _REGION_OPEN:  # Markdown-rendered output, up to its close
+            j = i + 1
+            while j < len(lines) and lines[j].strip() != _REGION_CLOSE:
+                j += 1
+            if j == len(lines):
+                raise ValueError(f"{page}:{i + 1}: {_REGION_OPEN} without {_REGION_CLOSE}")
+            code = "\n".join(lines[i + 1 : j]).strip("\n") + "\n"
+            found.append(Example(page, i + 1, "markdown-output", code, None, ()))
+            i = j + 1
+            continue
         m = _FENCE.match(lines[i])
         if not m:
             i += 1
@@ -136,7 +171,8 @@ def _environment(tmp: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(shims), str(bin_dir), env.get("PATH", "")])
     env["MPLBACKEND"] = "Agg"
-    env.pop("PYTHONSTARTUP", None)
+    for key in ("PYTHONSTARTUP", "COLUMNS", "LINES", "FORCE_COLOR"):
+        env.pop(key, None)
     return env
 
 
@@ -147,22 +183,54 @@ def _refuse_installs(example: Example, code: str) -> None:
         pytest.fail(f"{example.where} runs pip install: mark it <!-- no-run: installs ... -->")
 
 
-def _run_shell(example: Example, cwd: Path, env: dict[str, str]) -> None:
-    _refuse_installs(example, example.code)
-    done = subprocess.run(
-        ["bash", "-e", "-o", "pipefail", "-c", example.code],
+def _bash(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run ``command``; its stdout and stderr are one stream, as a terminal shows them."""
+    return subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", command],
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
         timeout=TIMEOUT,
     )
+
+
+def _run_shell(example: Example, cwd: Path, env: dict[str, str]) -> str:
+    """Run a shell block; what it printed."""
+    _refuse_installs(example, example.code)
+    done = _bash(example.code, cwd, env)
     if done.returncode != 0:
         pytest.fail(
             f"{example.where}: exit status {done.returncode}\n{example.code}\n"
-            f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
+            f"output:\n{done.stdout[-3000:]}"
         )
+    return done.stdout
+
+
+def _normal(text: str) -> str:
+    """``text`` without trailing whitespace, at line ends and at the end."""
+    return "\n".join(line.rstrip() for line in text.rstrip().splitlines()) + "\n"
+
+
+def same_output(shown: str, printed: str) -> bool:
+    """Whether ``shown`` is what was ``printed``: equal but for trailing whitespace, with
+    ``...`` matching anything (doctest's ``ELLIPSIS``)."""
+    want, got = _normal(shown), _normal(printed)
+    return want == got or doctest.OutputChecker().check_output(want, got, doctest.ELLIPSIS)
+
+
+def _check_output(where: str, what: str, shown: str, printed: str) -> None:
+    if same_output(shown, printed):
+        return
+    diff = difflib.unified_diff(
+        _normal(shown).splitlines(), _normal(printed).splitlines(), "shown", "printed", lineterm=""
+    )
+    pytest.fail(
+        f"{where}: {what}: the page shows output the code does not print "
+        f"(fix the page with the printed output):\n" + "\n".join(diff)
+    )
 
 
 def console_commands(code: str) -> list[tuple[str, str]]:
@@ -190,29 +258,24 @@ def console_commands(code: str) -> list[tuple[str, str]]:
 def _run_console(example: Example, cwd: Path, env: dict[str, str]) -> None:
     for command, shown in console_commands(example.code):
         _refuse_installs(example, command)
-        done = subprocess.run(
-            ["bash", "-e", "-o", "pipefail", "-c", command],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
+        done = _bash(command, cwd, env)
         if done.returncode != 0:
             pytest.fail(
                 f"{example.where}: exit status {done.returncode}: $ {command}\n"
-                f"stderr:\n{done.stderr[-3000:]}"
+                f"output:\n{done.stdout[-3000:]}"
             )
-        real = set(_NUMBER.findall(done.stdout + done.stderr))
-        stale = [n for n in _NUMBER.findall(shown) if n not in real]
-        assert not stale, (
-            f"{example.where}: $ {command}: the page shows {stale}, which the command no "
-            f"longer prints; its output is:\n{done.stdout[-3000:]}"
-        )
+        if shown.strip():
+            _check_output(example.where, f"$ {command}", shown, done.stdout)
 
 
-def _run_python(example: Example, namespace: dict[str, object]) -> None:
+def claimed_numbers(code: str) -> list[str]:
+    """The numbers in the comments of Python ``code`` (``x  # 0.6771`` claims output)."""
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return [n for t in tokens if t.type == tokenize.COMMENT for n in _NUMBER.findall(t.string)]
+
+
+def _run_python(example: Example, namespace: dict[str, object]) -> str | None:
+    """Run a Python block; what it printed (None for a doctest, which checks its own)."""
     code = example.code
     if example.language.startswith("pycon") or code.lstrip().startswith(">>>"):
         test = doctest.DocTestParser().get_doctest(code, namespace, example.where, None, 0)
@@ -220,22 +283,40 @@ def _run_python(example: Example, namespace: dict[str, object]) -> None:
         report: list[str] = []
         runner.run(test, out=report.append, clear_globs=False)
         assert runner.failures == 0, f"{example.where}:\n" + "".join(report)
-        return
+        namespace.update(test.globs)  # DocTest ran on a copy: later examples see its names
+        return None
+    claimed = claimed_numbers(code)
+    assert not claimed, (
+        f"{example.where}: a comment shows {claimed}, which nothing checks: "
+        "show printed values as a doctest (>>>) or a text block of the output"
+    )
+    printed = io.StringIO()
     try:
-        exec(compile(code, example.where, "exec"), namespace)
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            exec(compile(code, example.where, "exec"), namespace)
     except Exception as exc:
         pytest.fail(f"{example.where}: {type(exc).__name__}: {exc}\n{code}")
     finally:
         if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close("all")  # type: ignore[attr-defined]
+    return printed.getvalue()
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_example_of_the_page_runs(
     page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    examples = [e for e in examples_of(page) if e.language in SHELL | PYTHON]
+    blocks = examples_of(page)
+    examples = [e for e in blocks if e.language in SHELL | PYTHON]
     runnable = [e for e in examples if e.no_run is None]
+    for i, block in enumerate(blocks):
+        follows_example = i > 0 and blocks[i - 1].language in SHELL | PYTHON
+        if block.language in OUTPUT and not follows_example:
+            pytest.fail(
+                f"{block.where}: shown output that follows no example: a text block or an "
+                "output region comes right after the example that prints it (text that is "
+                "not output takes another language, or none)"
+            )
     for module in sorted({m for e in runnable for m in e.requires}):
         pytest.importorskip(module, reason=f"{page.name}'s examples need {module}")
     if not runnable:
@@ -249,13 +330,25 @@ def test_every_example_of_the_page_runs(
     for key in ("PATH", "MPLBACKEND"):
         monkeypatch.setenv(key, env[key])
     namespace: dict[str, object] = {"__name__": "__main__"}
-    for example in runnable:
+    printed: str | None = None  # by the example just run, if its output may be shown next
+    for example in blocks:
+        if example.language in OUTPUT:
+            if printed is not None:
+                _check_output(example.where, "the output shown", example.code, printed)
+            printed = None
+            continue
+        printed = None
+        if example.language not in SHELL | PYTHON or example.no_run is not None:
+            continue
         if example.language == "console":
             _run_console(example, work, env)
+            printed = "<a console block shows its output inline, not in a block after it>"
         elif example.language in SHELL:
-            _run_shell(example, work, env)
+            printed = _run_shell(example, work, env)
         else:
-            _run_python(example, namespace)
+            printed = _run_python(example, namespace)
+            if printed is None:  # a doctest: output shown after it cannot be checked
+                printed = "<a doctest prints its output inline, not in a block after it>"
 
 
 # --- the conventions themselves ------------------------------------------------------------
@@ -306,3 +399,46 @@ def test_the_extractor_reads_fences_markers_and_console_commands(tmp_path: Path)
         "+0.2578",
         "0.1959",
     ]
+
+
+def test_shown_output_is_compared_strictly() -> None:
+    assert same_output("a  \nb\n\n", "a\nb")
+    assert not same_output("0.4193\n", "0.4194\n")
+    assert not same_output("a\nb\n", "a\nb\nc\n")  # output left out
+    assert same_output("took ... s\n", "took 1.52 s\n")  # a documented placeholder
+    assert claimed_numbers("x = 1  # 0.6771\ny = '# 0.5'  # ok\n") == ["0.6771"]
+
+
+@pytest.mark.parametrize(
+    ("page", "error"),
+    [
+        ("```python\nprint(1.5)\n```\n\nprints\n\n```text\n1.5\n```\n", None),
+        ("```python\nprint(1.5)\n```\n\n```text\n1.6\n```\n", "does not print"),
+        ("```python\nprint(1)\nprint(2)\n```\n\n```text\n1\n```\n", "does not print"),
+        ("```bash\necho 2.5\n```\n\n```text\n2.5\n```\n", None),
+        ("```bash\necho 2.5 >&2\n```\n\n```text\n2.6\n```\n", "does not print"),
+        ("```console\n$ echo 0.25\n0.25\n$ echo a\nb\n```\n", "does not print"),
+        ("```console\n$ echo 0.25\n```\n", None),
+        ("text\n\n```text\n1\n```\n", "follows no example"),
+        ("```json\n{}\n```\n\n```text\n{}\n```\n", "follows no example"),
+        ("```python\nprint('| a |')\n```\n\n<!-- output -->\n| a |\n<!-- end output -->\n", None),
+        (
+            "```python\nprint('| b |')\n```\n\n<!-- output -->\n| a |\n<!-- end output -->\n",
+            "not print",
+        ),
+        ("```python\nx = 2  # 0.6771\n```\n", "a comment shows"),
+        ("<!-- no-run: a cluster we lack -->\n```bash\nfalse\n```\n\n```text\n9\n```\n", None),
+    ],
+)
+def test_a_page_that_drifts_fails(
+    page: str, error: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "page.md"
+    path.write_text(page, encoding="utf-8")
+    run = tmp_path / "run"
+    run.mkdir()
+    if error is None:
+        test_every_example_of_the_page_runs(path, run, monkeypatch)
+        return
+    with pytest.raises((pytest.fail.Exception, AssertionError), match=error):
+        test_every_example_of_the_page_runs(path, run, monkeypatch)

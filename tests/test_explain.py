@@ -54,7 +54,7 @@ MEASURES = [
     "nDCG(gains={1:-1,2:3})@4", "nDCG(gains={2:0.25,3:0.5})", "IDCG@3", "IDCG",
     "DCG(gains={1:2})@3",
     # RBP
-    "RBP", "RBP(p=0.5)", "RBP(gain='graded',p=0.9)", "RBP(rel=2)", "RBP(p=1.0)", "RBP(p=0.0)",
+    "RBP", "RBP(p=0.5)", "RBP(gain='graded',p=0.9)", "RBP(rel=2)", "RBP(p=0.99)", "RBP(p=0.0)",
     "RBPResid", "RBPResid(p=0.9,tail='trec')",
     # ERR
     "ERR", "ERR@3", "ERR(p=0.9)", "ERR(max_rel=2)@5", "ERR(max_rel=0)", "ERR(p=0.0)@4",

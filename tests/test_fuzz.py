@@ -26,6 +26,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import json
 import lzma
 import math
 import os
@@ -512,3 +513,161 @@ def test_a_large_fuzzed_file_splits_across_threads_identically(threads: int) -> 
     assert _core_outcome(buf, RUN, 1, threads) == _ref_outcome(buf, RUN, 1)
     bad = b"".join([*lines[:4000], b"q1 Q0 d x 1e999 run\n", *lines[4000:]])
     assert _core_outcome(bad, RUN, 1, threads) == ("error", 4001, _ref_outcome(bad, RUN, 1)[2])
+
+
+# ---------------------------------------------------------------------------
+# Dicts, Arrow tables and JSON lines (issue 23): the numbers of the equivalent TREC text,
+# or a RanklensError, never another exception
+# ---------------------------------------------------------------------------
+
+_IDS = st.one_of(
+    st.sampled_from(["1", "2", "a", "b", "é", "d\u4e2d", "10"]),
+    st.sampled_from([1, 2, 10, np.int64(2)]),
+    st.sampled_from(["\ud800", "x\udfff"]),  # lone surrogates: never valid ids
+)
+_SCORES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.integers(-(2**70), 2**70),
+    st.sampled_from([True, None, "1", 1e308 * 10, np.float32(0.5), np.int64(-3)]),
+)
+_ENTRIES = st.lists(st.tuples(_IDS, _IDS, _SCORES), min_size=1, max_size=12)
+_FUZZ_QRELS = {"1": {"1": 1, "a": 2, "b": 0}, "2": {"2": 1, "10": 1}, "a": {"é": 1}}
+_FUZZ_MEASURES = ["AP", "nDCG@5", "P@3", "R@10"]
+
+
+def _as_trec_run(entries: list[tuple[Any, Any, Any]]) -> bytes | None:
+    """The TREC text of ``entries`` (ids as text, scores as the shortest exact float), or
+    None where it has none (an id or score the text cannot hold)."""
+    lines = []
+    for i, (q, d, s) in enumerate(entries):
+        if isinstance(s, bool) or not isinstance(s, int | float | np.integer | np.floating):
+            return None
+        try:
+            number = float(s)
+        except OverflowError:
+            return None
+        if not math.isfinite(number):
+            return None
+        lines.append(f"{q} Q0 {d} {i + 1} {number!r} t\n")
+    try:
+        return "".join(lines).encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+
+
+def _outcome(run: Any) -> tuple[str, Any]:
+    """``("ok", per-query values)`` or ``("error", its type)``; any exception other than a
+    RanklensError fails the test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            got = ranklens.evaluate(_FUZZ_QRELS, run, _FUZZ_MEASURES, queries="both")
+        except RanklensError as exc:
+            return "error", type(exc).__name__
+    return "ok", got.per_query
+
+
+def _check_against_text(entries: list[tuple[Any, Any, Any]], run: Any) -> None:
+    kind, value = _outcome(run)
+    if kind == "error":
+        return
+    text = _as_trec_run(entries)
+    assert text is not None, f"read {entries!r}, which TREC text cannot hold"
+    assert _outcome(io.BytesIO(text)) == ("ok", value)
+
+
+@fuzz
+@given(entries=_ENTRIES)
+def test_fuzzed_dicts_give_the_texts_numbers_or_a_ranklens_error(
+    entries: list[tuple[Any, Any, Any]],
+) -> None:
+    nested: dict[Any, dict[Any, Any]] = {}
+    kept = []  # what the dict holds: Python keeps one value per equal key
+    for q, d, s in entries:
+        if d in nested.setdefault(q, {}):
+            continue
+        nested[q][d] = s
+        kept.append((q, d, s))
+    _check_against_text(kept, nested)
+
+
+_ARROW_ENTRIES = st.lists(
+    st.tuples(
+        st.sampled_from(["1", "2", "a", "é", "10"]),
+        st.sampled_from(["1", "2", "a", "b", "é", "10"]),
+        st.floats(-1e6, 1e6, allow_nan=False),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@fuzz
+@given(
+    entries=_ARROW_ENTRIES,
+    encode=st.sampled_from(["plain", "dictionary", "chunked"]),
+    missing=st.sampled_from([None, "query_id", "doc_id", "score"]),
+    at=st.integers(0, 11),
+)
+def test_fuzzed_arrow_tables_give_the_texts_numbers_or_a_ranklens_error(
+    entries: list[tuple[str, str, float]], encode: str, missing: str | None, at: int
+) -> None:
+    import pyarrow as pa
+
+    names = ("query_id", "doc_id", "score")
+    values: dict[str, list[Any]] = {n: [e[i] for e in entries] for i, n in enumerate(names)}
+    if missing is not None:
+        values[missing][at % len(entries)] = None  # a null: an error, never an id or a 0
+    columns = {
+        n: pa.array(v, pa.float64() if n == "score" else pa.string()) for n, v in values.items()
+    }
+    if encode == "dictionary":  # nulls inside the dictionary: null_count is 0
+        columns = {
+            n: c.dictionary_encode(null_encoding="encode") if n != "score" else c
+            for n, c in columns.items()
+        }
+    table = pa.table(columns)
+    if encode == "chunked":
+        table = pa.concat_tables([table.slice(0, len(table) // 2), table.slice(len(table) // 2)])
+    if missing is not None:
+        assert _outcome(table)[0] == "error"
+        return
+    _check_against_text(entries, table)
+
+
+@fuzz
+@given(
+    entries=_ENTRIES,
+    damage=st.sampled_from(["none", "bom", "blank", "cut", "bytes", "deep", "digits", "gzip"]),
+)
+def test_fuzzed_json_lines_give_the_texts_numbers_or_a_ranklens_error(
+    entries: list[tuple[Any, Any, Any]], damage: str, tmp_path_factory: Any
+) -> None:
+    lines = []
+    for q, d, s in entries:
+        value = s.item() if isinstance(s, np.generic) else s
+        ident = [x.item() if isinstance(x, np.generic) else x for x in (q, d)]
+        try:
+            lines.append(
+                json.dumps({"query_id": ident[0], "doc_id": ident[1], "score": value}).encode()
+            )
+        except ValueError:
+            return
+    body = b"\n".join(lines) + b"\n"
+    body = {
+        "none": body,
+        "bom": b"\xef\xbb\xbf" + body,
+        "blank": b"\n\n" + body.replace(b"\n", b"\n\n"),
+        "cut": body[: len(body) // 2],
+        "bytes": body + b"\xff\xfe\x00garbage\n",
+        "deep": body + b'{"query_id": ' + b"[" * 5000 + b"\n",
+        "digits": body + b'{"query_id": "1", "doc_id": "1", "score": ' + b"9" * 5000 + b"}\n",
+        "gzip": gzip.compress(body)[:-3],
+    }[damage]
+    path = tmp_path_factory.mktemp("jsonl") / ("run.jsonl.gz" if damage == "gzip" else "run.jsonl")
+    path.write_bytes(body)
+    if damage in ("cut", "bytes", "deep", "digits", "gzip"):
+        kind, _ = _outcome(str(path))
+        assert kind == "error" or damage == "cut"  # a cut may fall between two lines
+        return
+    _check_against_text(entries, str(path))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +24,7 @@ from hypothesis import given, settings
 
 import ranklens
 from ranklens import Qrels, Run
-from ranklens.base.errors import InputError
+from ranklens.base.errors import InputError, InputWarning
 from ranklens.data import _core
 from ranklens.data.memory import from_records
 from strategies import Case, cases, random_cases
@@ -247,8 +248,10 @@ def test_integer_id_columns_equal_their_decimal_text(seed: int) -> None:
     fits = [run[c].between(-(2**31), 2**31 - 1) for c in ("query_id", "doc_id")]
     small = run[fits[0] & fits[1]]
     as32 = small.astype({"query_id": np.int32, "doc_id": np.int32})
-    want = ranklens.evaluate(qrels, small.astype({"query_id": str, "doc_id": str}), MEASURES)
-    _same(want, ranklens.evaluate(qrels, as32, MEASURES))
+    with warnings.catch_warnings():  # the small ids leave most queries no judged document
+        warnings.simplefilter("ignore", InputWarning)
+        want = ranklens.evaluate(qrels, small.astype({"query_id": str, "doc_id": str}), MEASURES)
+        _same(want, ranklens.evaluate(qrels, as32, MEASURES))
     unsigned = run[(run.query_id >= 0) & (run.doc_id >= 0)]
     as_u64 = pa.table(
         {

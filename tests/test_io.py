@@ -259,7 +259,11 @@ def reference_lines(run: Run, ties: str = "trec_eval", name: str | None = None) 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.dictionaries(ID_TEXT, st.dictionaries(ID_TEXT, SCORE, min_size=1, max_size=6), min_size=1),
+    st.dictionaries(
+        ID_TEXT.filter(lambda q: not q.startswith("#")),  # a '#' line is a comment: refused
+        st.dictionaries(ID_TEXT, SCORE, min_size=1, max_size=6),
+        min_size=1,
+    ),
     st.sampled_from(["trec_eval", "input", "docid_asc"]),
     st.none() | ID_TEXT,
 )

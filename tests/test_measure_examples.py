@@ -192,7 +192,12 @@ def test_measures_name_json_and_markdown(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["measures", "nDCG", "-f", "json"]) == 0
     entry = json.loads(capsys.readouterr().out)
     assert entry["name"] == "nDCG"
-    assert entry["parameters"] == {"judged_only": False, "gains": None, "dcg": "log2"}
+    assert entry["parameters"] == {
+        "judged_only": False,
+        "gains": None,
+        "dcg": "log2",
+        "ideal": "sorted",
+    }
     assert entry["parameter_help"]["cutoff"].startswith("only the top k")
     assert "ignore_ties=True" in entry["equivalents"]["sklearn"]
     assert entry["example"]["expected"] == pytest.approx(0.63878788647)

@@ -127,7 +127,7 @@ def instances(draw: st.DrawFn) -> str:
             elif p.type is int:
                 value = draw(st.integers(max(0, math.ceil(lowest)), 4))
             elif p.type is float:
-                value = draw(st.sampled_from([v for v in (0.5, 0.8, 0.95) if v >= lowest]))
+                value = draw(st.sampled_from([v for v in (0.5, 0.8, 0.95) if p.in_range(v)]))
             else:
                 continue
             params.append(f"{p.name}={value!r}")
@@ -137,7 +137,8 @@ def instances(draw: st.DrawFn) -> str:
         if spec.at.type is int:
             text += f"@{draw(st.integers(1, 1000))}"
         else:
-            text += f"@{draw(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]))}"
+            levels = [v for v in (0.0, 0.1, 0.25, 0.5, 1.0) if spec.at.in_range(v)]
+            text += f"@{draw(st.sampled_from(levels))}"
     return text
 
 

@@ -14,8 +14,8 @@ import ranklens
 from scale_data import MEASURES, make_case
 
 pd = pytest.importorskip("pandas")
-dd = pytest.importorskip("dask.dataframe")
-distributed = pytest.importorskip("distributed")
+dd = pytest.importorskip("dask.dataframe", reason="the Dask tests need dask[dataframe]")
+distributed = pytest.importorskip("distributed", reason="the Dask tests need distributed")
 pytest.importorskip("pyarrow")
 
 import ranklens.dask as rdask  # noqa: E402

@@ -17,7 +17,7 @@ from scale_data import MEASURES, make_case
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
-pyspark = pytest.importorskip("pyspark")
+pyspark = pytest.importorskip("pyspark", reason="the Spark tests need pyspark")
 
 import ranklens.spark as rspark  # noqa: E402
 from ranklens.base.errors import MissingDependencyError  # noqa: E402
@@ -166,3 +166,23 @@ def test_how_spark_rankingmetrics_relates(spark: Any) -> None:
     # and the convention that differs: trec_eval's AP@5 divides by R, not min(R, 5)
     ap5 = ranklens.evaluate(qrels, run, ["AP@5"], queries="both")["AP@5"]
     assert ap5 < spark_values["AP(norm='min')@5"]
+
+
+def test_progress_reports_the_tasks_and_changes_nothing(spark: Any) -> None:
+    """``progress`` sees monotone task counts ending at their total; the job group it
+    uses is this thread's only while it runs; the values are those without it."""
+    q, r = frames(2)
+    context = spark.sparkContext
+    context.setLocalProperty("spark.jobGroup.id", "mine")
+    calls: list[tuple[int, int]] = []
+    got = rspark.evaluate(
+        spark.createDataFrame(q),
+        spark.createDataFrame(r),
+        MEASURES,
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert context.getLocalProperty("spark.jobGroup.id") == "mine"
+    context.setLocalProperty("spark.jobGroup.id", None)
+    assert calls and calls[-1][0] == calls[-1][1] >= 1
+    assert all(0 <= done <= total for done, total in calls)
+    same(got, ranklens.evaluate(q, r, MEASURES))

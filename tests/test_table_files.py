@@ -151,7 +151,7 @@ def test_bad_jsonl_names_the_line(tmp_path: Path) -> None:
     (tmp_path / "bad.jsonl").write_text('{"query_id": "q", "doc_id": "d", "score": 1}\n{oops\n')
     with pytest.raises(ParseError, match=r"bad.jsonl:2: not JSON"):
         ranklens.Run.from_jsonl(tmp_path / "bad.jsonl")
-    (tmp_path / "bad2.jsonl").write_text('{"query_id": "q", "doc": "d", "score": 1}\n')
+    (tmp_path / "bad2.jsonl").write_text('{"query_id": "q", "document": "d", "score": 1}\n')
     with pytest.raises(ParseError, match=r"bad2.jsonl:1: .*'doc_id'"):
         ranklens.evaluate({"q": {"d": 1}}, str(tmp_path / "bad2.jsonl"), "AP")
 
@@ -164,7 +164,7 @@ def dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Any, 
     """A dataset registered from the example qrels (and the bm25 run as its scoreddocs)
     under a temporary IR_DATASETS_HOME: nothing is downloaded."""
     monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "irds_home"))
-    irds = pytest.importorskip("ir_datasets")
+    irds = pytest.importorskip("ir_datasets", reason="needs ir_datasets")
     from ir_datasets.formats import TrecQrels, TrecScoredDocs
     from ir_datasets.util import LocalDownload
 

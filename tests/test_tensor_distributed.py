@@ -13,8 +13,8 @@ import pytest
 import ranklens
 from tensor_data import generated, padded
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("torchmetrics")
+torch = pytest.importorskip("torch", reason="torch.distributed tests need torch")
+pytest.importorskip("torchmetrics", reason="the Metric tests need torchmetrics")
 from ranklens.tensor import MeasureAccumulator, RetrievalMeasures  # noqa: E402
 from tensor_dist_worker import MEASURES, batches, run  # noqa: E402
 

@@ -93,7 +93,7 @@ def case(request: pytest.FixtureRequest) -> tuple[Padded, dict[str, dict[str, fl
 def _as(backend: str, x: np.ndarray):
     if backend == "numpy":
         return x
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="needs torch")
     return torch.from_numpy(x)
 
 
@@ -130,8 +130,8 @@ def test_stays_on_the_input_namespace(backend: str) -> None:
 
 
 def test_jax_gives_the_same_values() -> None:
-    jax = pytest.importorskip("jax")
-    jnp = pytest.importorskip("jax.numpy")
+    jax = pytest.importorskip("jax", reason="needs jax")
+    jnp = pytest.importorskip("jax.numpy", reason="needs jax")
     qrels, run = generated(1)
     data = padded(qrels, run)
     expected = ranklens.evaluate(qrels, run, MEASURES).per_query

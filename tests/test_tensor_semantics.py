@@ -234,7 +234,7 @@ def test_the_array_api_standard_alone_suffices() -> None:
 
 
 def test_float32_inputs_give_float32() -> None:
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="needs torch")
     out = evaluate(torch.rand(4, 6), torch.randint(0, 3, (4, 6)), "nDCG@3")
     assert out["nDCG@3"].dtype == torch.float32
 
@@ -251,8 +251,8 @@ def test_the_worked_example_of_the_docs_runs() -> None:
 
 
 def test_average_equals_torchmetrics_per_query_ndcg() -> None:
-    torch = pytest.importorskip("torch")
-    tmf = pytest.importorskip("torchmetrics.functional.retrieval")
+    torch = pytest.importorskip("torch", reason="needs torch")
+    tmf = pytest.importorskip("torchmetrics.functional.retrieval", reason="needs torchmetrics")
     gen = torch.Generator().manual_seed(3)
     scores = torch.randint(0, 4, (30, 9), generator=gen).double()
     labels = torch.randint(0, 4, (30, 9), generator=gen)

@@ -136,7 +136,8 @@ def trec_measure(value_name: str, rel: int, rounding: str) -> Measure | None:
         text = f"SetF(beta={math.sqrt(float(m.group(1)))!r})"
     elif m := re.fullmatch(r"(ndcg|ndcg_rel|Rndcg|G|dcg|ideal_dcg)_(-?\d+=.+)", value_name):
         family = {"ndcg": "nDCG"} | {k: v for k, v in _PLAIN.items() if k != "ndcg"}
-        text = f"{family[m.group(1)]}(gains={_gain_map(m.group(2))})"
+        ideal = "" if m.group(1) == "dcg" else ",ideal='trec_eval'"
+        text = f"{family[m.group(1)]}(gains={_gain_map(m.group(2))}{ideal})"
     elif m := re.fullmatch(r"rbp_p=(.+)", value_name):
         text = f"RBP(p={float(m.group(1))},gain='graded')"
     if text is None:
@@ -589,7 +590,10 @@ LEVEL_SETS = {"": None, "[0.25,0.5,0.75]": (0.25, 0.5, 0.75), "[0.0,1.0]": (0.0,
 
 
 def with_gains(name: str, gains: str, extra: str = "") -> str:
-    params = [p for p in (f"gains={gains}" if gains else "", extra) if p]
+    """The measure-language name of a gain measure as trec_eval computes it: custom gains
+    ordered as trec_eval orders them (``ideal='trec_eval'``)."""
+    order = "" if name == "DCG" else ",ideal='trec_eval'"  # DCG has no ideal ranking
+    params = [p for p in (f"gains={gains}{order}" if gains else "", extra) if p]
     return name + (f"({','.join(params)})" if params else "")
 
 
@@ -1007,7 +1011,7 @@ def test_parameters_round_trip_and_validate() -> None:
     for bad in ("11ptAvg(levels=[])", "11ptAvg(levels=[0.5,0.5])", "11ptAvg(levels=[-0.1])"):
         with pytest.raises(MeasureError):
             parse_measure(bad)
-    with pytest.raises(MeasureError, match="at most"):
+    with pytest.raises(MeasureError, match=r"in \[0.0, 1.0\)"):
         parse_measure("RBP(p=1.5)")
     with pytest.raises(MeasureError):
         parse_measure("RBP(gain='exp')")

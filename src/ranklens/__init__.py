@@ -31,17 +31,35 @@ __all__ = [
     "Results",
     "Run",
     "__version__",
+    "agreement",
     "compare",
+    "define_measure",
+    "discriminative_power",
     "evaluate",
     "explain",
     "fuse",
     "fuse_optimize",
+    "leaderboard_agreement",
     "parse_measure",
     "parse_measures",
+    "pool",
+    "pool_statistics",
+    "ppi_mean",
+    "reproduction",
+    "swap_rate",
+    "topic_set_size",
+    "variance_from",
 ]
 
 if TYPE_CHECKING:
+    from ranklens.analysis.agreement import agreement
     from ranklens.analysis.comparison import Comparison, compare
+    from ranklens.analysis.leaderboard import leaderboard_agreement
+    from ranklens.analysis.pooling import pool, pool_statistics
+    from ranklens.analysis.ppi import ppi_mean
+    from ranklens.analysis.reproduction import reproduction
+    from ranklens.analysis.stats.power import topic_set_size
+    from ranklens.analysis.topics import discriminative_power, swap_rate, variance_from
     from ranklens.base.errors import (
         DuplicateError,
         EmptyInputError,
@@ -61,11 +79,23 @@ if TYPE_CHECKING:
     from ranklens.evaluation.results import Results
     from ranklens.fusion import fuse, fuse_optimize
     from ranklens.measures import Measure, parse_measure, parse_measures
+    from ranklens.measures.user import define_measure
     from ranklens.presentation.explanation import explain
 
 _HOME = {
+    "agreement": "ranklens.analysis.agreement",
+    "leaderboard_agreement": "ranklens.analysis.leaderboard",
+    "ppi_mean": "ranklens.analysis.ppi",
+    "pool": "ranklens.analysis.pooling",
+    "pool_statistics": "ranklens.analysis.pooling",
+    "reproduction": "ranklens.analysis.reproduction",
     "compare": "ranklens.analysis.comparison",
+    "define_measure": "ranklens.measures.user",
     "Comparison": "ranklens.analysis.comparison",
+    "discriminative_power": "ranklens.analysis.topics",
+    "swap_rate": "ranklens.analysis.topics",
+    "topic_set_size": "ranklens.analysis.stats.power",
+    "variance_from": "ranklens.analysis.topics",
     "Evaluator": "ranklens.evaluation.evaluator",
     "evaluate": "ranklens.evaluation.evaluator",
     "explain": "ranklens.presentation.explanation",

@@ -22,6 +22,7 @@ definitions.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from ranklens.analysis.stats._validate import (
     check_count,
     check_seed,
     column_means,
+    column_sds,
 )
 from ranklens.analysis.stats.bootstrap import bootstrap_test
 from ranklens.analysis.stats.corrections import CORRECTIONS, adjust_p_values
@@ -48,9 +50,15 @@ from ranklens.analysis.stats.paired_tests import (
     wilcoxon_test,
     wins_ties_losses,
 )
+from ranklens.analysis.stats.power import (
+    minimum_detectable_difference,
+    paired_t_power,
+    topic_set_size,
+)
 from ranklens.analysis.stats.randomization import randomization_test
 from ranklens.analysis.stats.tukey import TukeyHSD, tukey_hsd
 from ranklens.base.errors import InputError, OptionError
+from ranklens.base.progress import Progress, stage
 from ranklens.base.types import (
     DuplicatePolicy,
     Float64Array,
@@ -88,6 +96,14 @@ class PairStats:
     wins, ties, losses : queries where the run is better, equal, worse (exact comparison;
         "better" is "lower" for measures where lower is better).
     significant : ``p_value_corrected <= alpha``.
+    mdd : the minimum detectable difference: the smallest true difference that a paired
+        t-test at level ``alpha`` over these queries detects with the comparison's
+        ``power`` (80% by default), given the observed standard deviation of the per-query
+        differences (:func:`~ranklens.analysis.stats.power.minimum_detectable_difference`).
+    power : the power of that test to detect a true difference of ``|delta|``.
+    topics_needed : how many queries that test needs to detect ``|delta|`` with the
+        comparison's power (``None`` when ``delta`` is 0, up to 1e-12, or more than 10
+        million would be needed).
     """
 
     delta: float
@@ -100,6 +116,9 @@ class PairStats:
     ties: int
     losses: int
     significant: bool
+    mdd: float = math.nan
+    power: float = math.nan
+    topics_needed: int | None = None
 
     def flipped(self) -> PairStats:
         """The same comparison seen from the other run (``other - run``)."""
@@ -114,10 +133,13 @@ class PairStats:
             self.ties,
             self.wins,
             self.significant,
+            self.mdd,
+            self.power,
+            self.topics_needed,
         )
 
     def to_dict(self) -> dict[str, float | int | None]:
-        """The JSON shape: nine keys, ``None`` for non-finite numbers."""
+        """The JSON shape: twelve keys, ``None`` for non-finite numbers."""
         return comparison_data.pair_dict(self)
 
 
@@ -150,7 +172,8 @@ class Comparison:
     measures : the measures' canonical names.
     runs : the runs' names, in the order given.
     baseline : the baseline's name.
-    test, correction, alpha, confidence, permutations, seed, tukey_kind : the options.
+    test, correction, alpha, confidence, permutations, seed, tukey_kind, power : the
+        options.
     queries : the query ids compared (those common to all runs), in byte order.
     queries_dropped : how many queries some run had and another had not (left out).
     results : the :class:`~ranklens.Results` of each run (on all of its queries).
@@ -185,6 +208,7 @@ class Comparison:
     tukey: Mapping[str, TukeyHSD] | None
     tukey_kind: str
     correlation: tuple[Correlation, ...] = ()
+    power: float = 0.8
 
     @property
     def all_pairs(self) -> bool:
@@ -214,6 +238,14 @@ class Comparison:
         raise OptionError(
             f"{run!r} was compared with the baseline only, not with {other!r} (use all_pairs=True)"
         )
+
+    def power_notes(self) -> list[str]:
+        """One sentence for each comparison that is not significant although the test had
+        less than :attr:`power` to detect the difference observed: its absence of
+        significance says little (see :attr:`PairStats.power`)."""
+        from ranklens.analysis.comparison_data import power_notes
+
+        return power_notes(self)
 
     def significant(self, run: str, measure: str, against: str | None = None) -> bool:
         """Whether ``run`` differs significantly from ``against`` (default: the baseline)
@@ -248,7 +280,10 @@ class Comparison:
         from ranklens.base.optional import require
 
         pd = require("pandas", "Comparison.to_pandas")
-        return pd.DataFrame(comparison_data.columns(self, pairs))
+        frame = pd.DataFrame(comparison_data.columns(self, pairs))
+        counts = [c for c in ("wins", "ties", "losses") if c in frame.columns]
+        # counts stay integers (pandas' nullable Int64: the baseline's own rows have none)
+        return frame.astype(dict.fromkeys(counts, "Int64"))
 
     def to_polars(self, pairs: bool = False) -> Any:
         """A polars DataFrame of the comparison (see :meth:`to_records` for the columns)."""
@@ -348,6 +383,38 @@ def _check_options(
     check_seed(seed)
 
 
+def _check_power(power: Any) -> None:
+    if isinstance(power, bool) or not isinstance(power, int | float) or not 0 < power < 1:
+        raise OptionError(f"power must be a number strictly between 0 and 1, not {power!r}")
+
+
+def _power(
+    d: Float64Array, delta: Float64Array, alpha: float, power: float
+) -> tuple[Float64Array, Float64Array, list[int | None]]:
+    """Per column of differences ``d``: the minimum detectable difference, the power to
+    detect ``|delta|`` and the queries needed to detect it, for a paired t-test."""
+    n = d.shape[0]
+    sd = column_sds(d, delta)
+    effect = minimum_detectable_difference(n, 1.0, alpha, power)  # the MDD of sd = 1
+    mdd = sd * effect
+    observed = np.empty_like(delta)
+    needed: list[int | None] = []
+    for c in range(delta.shape[0]):
+        diff, s = abs(float(delta[c])), float(sd[c])
+        if diff <= comparison_data.NEGLIGIBLE:  # a difference of 0 up to rounding of the mean
+            diff = 0.0
+        if s == 0:
+            observed[c] = alpha if diff == 0 else 1.0
+            needed.append(None if diff == 0 else 2)
+            continue
+        observed[c] = paired_t_power(n, diff, s * s, alpha) if diff > 0 else alpha
+        try:
+            needed.append(topic_set_size(diff, s * s, alpha, power) if diff > 0 else None)
+        except OptionError:  # more than DEFAULT_MAX_TOPICS
+            needed.append(None)
+    return mdd, observed, needed
+
+
 def _unique_names(names: Sequence[str]) -> tuple[str, ...]:
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
@@ -439,17 +506,26 @@ def _plan(num_measures: int, runs: int, base: int, all_pairs: bool) -> _Columns:
 
 
 def _test(
-    test: str, d: Float64Array, permutations: int, seed: int, confidence: float
+    test: str,
+    d: Float64Array,
+    permutations: int,
+    seed: int,
+    confidence: float,
+    progress: Progress | None = None,
 ) -> tuple[Float64Array, Float64Array, Float64Array]:
-    """p-values and confidence intervals of every column of ``d``."""
+    """p-values and confidence intervals of every column of ``d`` (``progress``: over the
+    resamples, then the permutations)."""
     if test == "t":
         low, high = t_interval(d, confidence)
         return t_test(d).p_value, low, high
-    boot = bootstrap_test(d, permutations, seed, confidence)
+    total = permutations * (2 if test == "randomization" else 1)
+    resampled = stage(progress, 0, permutations, total)
+    boot = bootstrap_test(d, permutations, seed, confidence, progress=resampled)
     if test == "bootstrap":
         return boot.p_value, boot.ci_low, boot.ci_high
     if test == "randomization":
-        p = randomization_test(d, permutations, seed).p_value
+        flipped = stage(progress, permutations, permutations, total)
+        p = randomization_test(d, permutations, seed, progress=flipped).p_value
     elif test == "wilcoxon":
         p = wilcoxon_test(d).p_value
     else:
@@ -474,6 +550,8 @@ def compare_results(
     correlate: bool = False,
     correlate_with: Sequence[Results] | None = None,
     qrels_labels: tuple[str, str] = ("qrels", "other qrels"),
+    power: float = 0.8,
+    progress: Progress | None = None,
 ) -> Comparison:
     """Compare already evaluated runs (the statistics part of :func:`compare`).
 
@@ -489,10 +567,14 @@ def compare_results(
         The same runs' Results under other qrels, in the same order: adds the correlation
         of the orderings of the runs under the two qrels, per measure, labelled with
         ``qrels_labels``.
+    progress
+        Called as ``progress(done, total)`` through the resampling tests' draws
+        (:mod:`ranklens.base.progress`); the t-test is not long enough to report.
 
     See :func:`compare` for the other parameters.
     """
     _check_options(test, correction, alpha, confidence, permutations, seed, tukey)
+    _check_power(power)
     results = list(results)
     if len(results) < 2:
         raise OptionError(f"comparing needs at least 2 runs, not {len(results)}")
@@ -529,7 +611,7 @@ def compare_results(
     delta = column_means(d)
     effect = paired_cohens_d(d)
     wins, ties, losses = wins_ties_losses(d)
-    p, low, high = _test(test, d, permutations, seed, confidence)
+    p, low, high = _test(test, d, permutations, seed, confidence, progress)
     p = p[plan.canonical]  # a mirrored comparison has its canonical twin's p-value
     corrected = np.empty_like(p)
     for m in range(len(chosen)):
@@ -537,6 +619,7 @@ def compare_results(
         adjusted = adjust_p_values(p[members], correction)
         corrected[members] = adjusted
     corrected = corrected[plan.canonical]
+    mdd, power_observed, needed = _power(d, delta, alpha, power)
 
     def stats(c: int) -> PairStats:
         m = plan.keys[c][0]
@@ -554,6 +637,9 @@ def compare_results(
             int(ties[c]),
             lo,
             bool(corrected[c] <= alpha),
+            float(mdd[c]),
+            float(power_observed[c]),
+            needed[c],
         )
 
     vs_baseline: dict[str, dict[str, PairStats]] = {
@@ -599,6 +685,7 @@ def compare_results(
         tukey=tukey_results,
         tukey_kind=tukey,
         correlation=correlations,
+        power=float(power),
     )
 
 
@@ -685,10 +772,12 @@ def compare(
     names: Sequence[str] | None = None,
     correlate: bool = False,
     correlate_qrels: Any = None,
+    power: float = 0.8,
     ties: TiePolicy = "trec_eval",
     queries: QueryPolicy = "qrels",
     depth: int | None = None,
     duplicates: DuplicatePolicy = "error",
+    progress: Progress | None = None,
 ) -> Comparison:
     """Evaluate runs and compare them with a baseline, with paired tests.
 
@@ -740,9 +829,16 @@ def compare(
     correlate_qrels
         Other qrels: add the correlation of the orderings under ``qrels`` and under these,
         per measure.
+    power
+        The power of the minimum detectable difference and of the queries needed
+        (:attr:`PairStats.mdd`, :attr:`PairStats.topics_needed`), computed for a paired
+        t-test at level ``alpha`` (uncorrected) whatever ``test`` is.
     ties, queries, depth, duplicates
         As for :class:`~ranklens.Evaluator`. With ``queries="both"`` or ``"run"``, runs may
         have different queries: only those common to all runs are compared.
+    progress
+        Called as ``progress(done, total)`` while the randomization or bootstrap draws run
+        (:mod:`ranklens.base.progress`; the command line draws a bar from it).
 
     Returns
     -------
@@ -753,6 +849,7 @@ def compare(
     from ranklens.evaluation.evaluator import Evaluator
 
     _check_options(test, correction, alpha, confidence, permutations, seed, tukey)
+    _check_power(power)
     if isinstance(runs, Mapping):
         if names is not None:
             raise OptionError("give the runs' names either as the mapping's keys or as names")
@@ -809,4 +906,6 @@ def compare(
         correlate=correlate,
         correlate_with=others,
         qrels_labels=labels,
+        power=power,
+        progress=progress,
     )

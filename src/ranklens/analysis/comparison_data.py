@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from ranklens.analysis.comparison import Comparison, Correlation, PairStats
 
 
+NEGLIGIBLE = 1e-12
+"""A mean difference at most this large is 0 for the power (rounding of the mean)."""
+
+
 def finite(value: float) -> float | None:
     """``value``, or ``None`` when it is nan or infinite (JSON has no such numbers)."""
     return value if math.isfinite(value) else None
@@ -23,7 +27,7 @@ def finite(value: float) -> float | None:
 
 
 def pair_dict(st: PairStats) -> dict[str, float | int | None]:
-    """The nine JSON keys of one comparison."""
+    """The twelve JSON keys of one comparison."""
     return {
         "delta": finite(st.delta),
         "p_value": finite(st.p_value),
@@ -34,6 +38,9 @@ def pair_dict(st: PairStats) -> dict[str, float | int | None]:
         "wins": st.wins,
         "ties": st.ties,
         "losses": st.losses,
+        "mdd": finite(st.mdd),
+        "power": finite(st.power),
+        "topics_needed": st.topics_needed,
     }
 
 
@@ -68,6 +75,7 @@ def to_dict(cmp: Comparison) -> dict[str, Any]:
         "test": cmp.test,
         "correction": cmp.correction,
         "alpha": cmp.alpha,
+        "power": cmp.power,
         "runs": runs,
     }
     if cmp.pairs:
@@ -132,6 +140,42 @@ def beaten(cmp: Comparison, run: str, measure: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+# ---------------------------------------------------------------------------- power
+
+
+def underpowered(cmp: Comparison, st: PairStats) -> bool:
+    """Whether a comparison is not significant and its test had less than the wanted
+    power to detect the difference observed."""
+    return not st.significant and abs(st.delta) > NEGLIGIBLE and st.power < cmp.power
+
+
+def power_notes(cmp: Comparison) -> list[str]:
+    """A sentence for each non-significant, underpowered comparison (against the
+    baseline, then the other pairs)."""
+    out = []
+    compared = [(cmp.baseline, r) for r in cmp.runs if r != cmp.baseline]
+    compared += [pair for pair in cmp.pairs if cmp.baseline not in pair]
+    n = len(cmp.queries)
+    for a, b in compared:
+        for m in cmp.measures:
+            st = cmp.stats(b, m, a)
+            if not underpowered(cmp, st):
+                continue
+            needed = (
+                f"about {st.topics_needed:,} queries would be needed to detect it"
+                if st.topics_needed is not None
+                else "more than 10 million queries would be needed to detect it"
+            )
+            out.append(
+                f"{b} vs {a} on {m}: not significant, but with {n} queries a paired t-test "
+                f"had only {st.power:.0%} power to detect a difference of "
+                f"{abs(st.delta):.4f} ({needed}); differences below {st.mdd:.4f} were not "
+                f"detectable with {cmp.power:.0%} power. No significance here is not "
+                "evidence of no difference."
+            )
+    return out
+
+
 # ----------------------------------------------------------------------- tables (rows)
 
 _STATS = (
@@ -145,6 +189,9 @@ _STATS = (
     "ties",
     "losses",
     "significant",
+    "mdd",
+    "power",
+    "topics_needed",
 )
 
 
@@ -162,6 +209,9 @@ def _stats_row(st: PairStats | None) -> dict[str, Any]:
         "ties": st.ties,
         "losses": st.losses,
         "significant": st.significant,
+        "mdd": st.mdd,
+        "power": st.power,
+        "topics_needed": st.topics_needed,
     }
 
 

@@ -26,12 +26,18 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``ranklens`` command and its subcommands."""
     from ranklens.cli import curve_command, eval_command, measures_command, trec_eval_command
     from ranklens.cli.compare_command import register as register_compare
+    from ranklens.cli.discriminate_command import register as register_discriminate
     from ranklens.cli.examples_command import register as register_examples
     from ranklens.cli.explain_command import register as register_explain
     from ranklens.cli.fuse_command import register as register_fuse
+    from ranklens.cli.gdeval_command import register as register_gdeval
+    from ranklens.cli.judges_command import register as register_judges
     from ranklens.cli.ndeval_command import register as register_ndeval
     from ranklens.cli.plot_command import register as register_plot
+    from ranklens.cli.pool_command import register as register_pool
     from ranklens.cli.report_command import register as register_report
+    from ranklens.cli.sample_eval_command import register as register_sample_eval
+    from ranklens.cli.topics_command import register as register_topics
 
     parser = _Parser(
         prog="ranklens",
@@ -39,18 +45,32 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'ranklens COMMAND --help' for a command's options.",
     )
     parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first (a module that defines measures with "
+        "ranklens.define_measure); may be repeated",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     eval_command.register(commands)
     measures_command.register(commands)
     trec_eval_command.register(commands)
     register_ndeval(commands)
+    register_gdeval(commands)
+    register_sample_eval(commands)
     curve_command.register(commands)
     register_compare(commands)
+    register_topics(commands)
+    register_discriminate(commands)
     register_explain(commands)
     register_plot(commands)
     register_report(commands)
     register_examples(commands)
     register_fuse(commands)
+    register_judges(commands)
+    register_pool(commands)
     return parser
 
 
@@ -75,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("default")  # print, never raise
             warnings.showwarning = _one_line_warning
+            _import_plugins(args.plugin)
             status: int = args.handler(args)
     except KeyboardInterrupt:
         return 130
@@ -100,6 +121,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"ranklens: error: {message}\n")
         return EXIT_ERROR
     return status
+
+
+def _import_plugins(modules: Sequence[str]) -> None:
+    """Import the ``--plugin`` modules (their measures are then known by name)."""
+    import importlib
+    import os
+
+    from ranklens.base.errors import OptionError
+
+    if modules and os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.append(os.getcwd())  # a plugin beside the data, as with ``python -m``
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise OptionError(
+                f"--plugin {module}: cannot import it ({exc}); give an importable module name "
+                "(on sys.path, e.g. in the current folder or installed)"
+            ) from None
 
 
 def _one_line_warning(message: Warning | str, *args: object, **kwargs: object) -> None:

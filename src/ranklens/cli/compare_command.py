@@ -57,6 +57,14 @@ def register(commands: Any) -> None:
         metavar="QRELS",
         help="other qrels: tau and rho between the orderings of the runs under both, per measure",
     )
+    p.add_argument(
+        "--power",
+        type=float,
+        default=0.8,
+        metavar="P",
+        help="the power of the minimum detectable difference and of the queries needed to "
+        "detect the observed difference (paired t-test at --alpha; default 0.8)",
+    )
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
     _options.add_conventions(p)
     _options.add_example(p, "compare the runs of")
@@ -75,17 +83,22 @@ def run_compare(args: argparse.Namespace) -> int:
         )
 
     from ranklens.analysis.comparison import compare
+    from ranklens.presentation.progress import progress_bar
 
-    cmp = compare(
-        args.qrels,
-        args.runs,
-        _options.measure_names(args.measures, DEFAULT_MEASURES),
-        tukey=args.tukey,
-        names=args.names,
-        correlate=args.correlate,
-        correlate_qrels=args.correlate_qrels,
-        **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
-    )
+    resampled = args.test != "t"  # the t-test draws nothing: no bar
+    with progress_bar(f"{args.test} test", enabled=resampled and not args.quiet) as progress:
+        cmp = compare(
+            args.qrels,
+            args.runs,
+            _options.measure_names(args.measures, DEFAULT_MEASURES),
+            tukey=args.tukey,
+            names=args.names,
+            correlate=args.correlate,
+            correlate_qrels=args.correlate_qrels,
+            power=args.power,
+            progress=progress,
+            **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
+        )
     if cmp.queries_dropped and not args.quiet:
         sys.stderr.write(
             f"ranklens: {cmp.queries_dropped} queries not in every run left out; "
@@ -131,6 +144,8 @@ def _write_table(cmp: Any, out: IO[str]) -> None:
     ) -> Table:
         """A rich table; cells from column ``plain`` on are markup, the others text."""
         t = Table(title=title, title_justify="left")
+        if not console.is_terminal:  # plain text into a pipe or a file, as eval writes
+            t.box = None
         for i, h in enumerate(header):
             t.add_column(escape(h), justify="right" if i >= right_from else "left", no_wrap=True)
         for row in rows:
@@ -143,6 +158,10 @@ def _write_table(cmp: Any, out: IO[str]) -> None:
     console.print(fmt.description(cmp), markup=False)
     header, rows = fmt.detail_rows(cmp)
     console.print(table(header, rows, 3, "differences (run - vs)"))
+    header, rows = fmt.power_rows(cmp)
+    console.print(table(header, rows, 3, fmt.power_title(cmp)))
+    for note in cmp.power_notes():
+        console.print(note, markup=False, soft_wrap=True)
     if cmp.tukey is not None:
         kind = "queries as blocks" if cmp.tukey_kind == "blocked" else "one-way"
         header, rows = fmt.tukey_rows(cmp)

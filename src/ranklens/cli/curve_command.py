@@ -161,8 +161,13 @@ def _write(payload: dict[str, Any], tables: list[Any], fmt: str, out: IO[str]) -
     from rich.table import Table
 
     console = Console(file=out, highlight=False, soft_wrap=False)
+    terminal = console.is_terminal
+    if not terminal:  # a file or a pipe: plain text, never cropped (as eval writes)
+        console = Console(file=out, highlight=False, soft_wrap=False, width=1 << 16)
     for title, header, rows in tables:
         table = Table(title=title)
+        if not terminal:
+            table.box = None
         for name in header:
             table.add_column(name, justify="left" if name in ("query", "criterion") else "right")
         for row in rows:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from typing import Any
 
 from ranklens.cli import _options
@@ -79,6 +80,18 @@ def with_num_docs(names: list[str], num_docs: int | None) -> list[Any]:
     measures = parse_measures(names)
     if num_docs is None:
         return list(measures)
+    if not any(m.spec.param("num_docs") is not None for m in measures):
+        from ranklens.base.errors import InputWarning
+        from ranklens.measures.registry import SPECS
+
+        readers = ", ".join(s.name for s in SPECS if s.param("num_docs") is not None)
+        warnings.warn(
+            f"--num-docs is read by none of the measures asked for; it sets num_docs of "
+            f"{readers} (ir_measures' Accuracy is pairwise accuracy and takes none; the "
+            "classification accuracy is ClassAccuracy)",
+            InputWarning,
+            stacklevel=2,
+        )
     out = []
     for m in measures:
         if m.spec.param("num_docs") is not None and not m["num_docs"]:
@@ -101,15 +114,20 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.dask is not None:
         if args.costs is not None:
             raise OptionError("--costs is not supported with --dask")
+        from ranklens.presentation.progress import progress_bar
         from ranklens.scale.dask_backend import evaluate_files
 
-        results = evaluate_files(
-            args.dask,
-            args.qrels,
-            args.runs,
-            with_num_docs(_options.measure_names(args.measures, DEFAULT_MEASURES), args.num_docs),
-            **_options.chosen(args, ("ties", "queries", "depth", "duplicates")),
-        )
+        with progress_bar("dask partitions", enabled=not args.quiet) as progress:
+            results = evaluate_files(
+                args.dask,
+                args.qrels,
+                args.runs,
+                with_num_docs(
+                    _options.measure_names(args.measures, DEFAULT_MEASURES), args.num_docs
+                ),
+                progress=progress,
+                **_options.chosen(args, ("ties", "queries", "depth", "duplicates")),
+            )
         full = args.precision == "full"
         write_results(results, args.format, args.per_query, sys.stdout, full=full)
         return 0
@@ -137,23 +155,29 @@ def run_eval(args: argparse.Namespace) -> int:
     )
     results = []
     if streamed:  # runs too large to hold together: each read and evaluated on its own
-        pairs = [
-            (path, evaluator.evaluate(path, name, stream=args.stream))
-            for path, name in zip(args.runs, given, strict=True)
-        ]
+        from ranklens.presentation.progress import progress_bar
+
+        pairs = []
+        for path, name in zip(args.runs, given, strict=True):
+            with progress_bar(f"reading {path}", enabled=not args.quiet) as progress:
+                result = evaluator.evaluate(path, name, stream=args.stream, progress=progress)
+            pairs.append((path, result))
     else:  # read first, so that runs sharing a tag can be named by their files
         runs = [
             as_run(path, args.duplicates, name)
             for path, name in zip(args.runs, given, strict=True)
         ]
         names = distinct_names(runs, given)
+        _refuse_repeated(names)
         pairs = [
             (path, evaluator.evaluate(run.renamed(name), stream=False))
             for path, run, name in zip(args.runs, runs, names, strict=True)
         ]
+    _refuse_repeated([result.run for _, result in pairs])
     for path, result in pairs:
         if not args.quiet:
             _report_counts(path, result.query_counts, args.queries)
+            _report_ties(path, result.tie_affected_queries, len(result.queries), args.ties)
         results.append(result)
     write_results(results, args.format, args.per_query, sys.stdout, full=args.precision == "full")
     return 0
@@ -169,3 +193,36 @@ def _report_counts(path: str, counts: dict[str, int] | Any, policy: str) -> None
     if counts.get("unjudged"):
         parts.append(f"{counts['unjudged']} run queries without judgments left out")
     sys.stderr.write(f"ranklens: {path}: {'; '.join(parts)} (--queries {policy})\n")
+
+
+_TIE_ORDER = {
+    "trec_eval": "by document id descending, as trec_eval",
+    "docid_asc": "by document id ascending",
+    "input": "in input order",
+}
+
+
+def _report_ties(path: str, affected: int | None, evaluated: int, policy: str) -> None:
+    """One line on stderr when tied scores can decide some queries' values."""
+    if not affected:
+        return
+    order = _TIE_ORDER.get(policy, f"by --ties {policy}")
+    sys.stderr.write(
+        f"ranklens: {path}: tied scores can decide the values of {affected} of {evaluated} "
+        f"queries (ties ordered {order}; other tools may order them differently, see "
+        "docs/conventions.md)\n"
+    )
+
+
+def _refuse_repeated(names: list[str]) -> None:
+    """Refuse runs that end up with one name (the same run twice), as Python does."""
+    from ranklens.base.errors import OptionError
+
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name in seen:
+            raise OptionError(
+                f"runs {seen[name] + 1} and {i + 1} are both named {name!r} (the same run "
+                "twice?); give each run its own name with --name, once per run"
+            )
+        seen[name] = i

@@ -35,5 +35,8 @@ def run_examples(args: argparse.Namespace) -> int:
 
     written = write_example_files(args.directory, force=args.force)
     if not args.quiet:
-        sys.stderr.write(f"ranklens: wrote {', '.join(str(p) for p in written)}\n")
+        if written:
+            sys.stderr.write(f"ranklens: wrote {', '.join(str(p) for p in written)}\n")
+        else:
+            sys.stderr.write("ranklens: the example files are already there, unchanged\n")
     return 0

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -44,7 +45,9 @@ def register(commands: Any) -> None:
         "-o", "--output", default="-", metavar="FILE", help="output run (default: stdout)"
     )
     p.add_argument(
-        "--force", action="store_true", help="overwrite FILE if it exists (never an input run)"
+        "--force",
+        action="store_true",
+        help="overwrite the -o / --grid-out file if it exists (never an input)",
     )
     p.add_argument("--tag", metavar="NAME", help="run tag of the output (default: the method)")
     p.add_argument(
@@ -72,7 +75,12 @@ def register(commands: Any) -> None:
         help="optimise on these queries only (a comma list, or @FILE with one id per line)",
     )
     p.add_argument("--step", type=float, default=0.1, help="step of the weight grid (default 0.1)")
-    p.add_argument("--grid-out", metavar="CSV", help="with --optimize: write the whole grid as CSV")
+    p.add_argument(
+        "--grid-out",
+        metavar="CSV",
+        help="with --optimize: write the whole grid as CSV (never over an input; --force "
+        "overwrites)",
+    )
     p.add_argument("--quiet", action="store_true", help="print nothing on stderr")
     p.set_defaults(handler=run_fuse)
 
@@ -127,25 +135,38 @@ def _queries(text: str | None) -> list[str] | None:
 def run_fuse(args: argparse.Namespace) -> int:
     """Handle ``ranklens fuse``."""
     from ranklens.base.errors import OptionError
-    from ranklens.data.run import Run
     from ranklens.fusion import SUPERVISED, fuse, get_method
 
     spec = get_method(args.method)
+    if len(args.runs) < 2:
+        raise OptionError(
+            f"fusing needs at least two runs, got one ({args.runs[0]}); give the runs to fuse"
+        )
     if args.runs.count("-") > 1:
         raise OptionError("only one run can be '-' (stdin)")
     if args.optimize and args.train:
         raise OptionError("--optimize trains supervised methods itself; leave out --train")
-    runs = [Run.from_file(path) for path in args.runs]
     weights = _weights(args.weights)
+    params: dict[str, Any] = {}
+    if not args.optimize:  # the options first, then the outputs, then the work
+        from ranklens.fusion.combine import check_weights
+
+        params = _params(args.param, lists=False)
+        if spec.name in SUPERVISED and not args.train:
+            raise OptionError(
+                f"method {spec.name!r} is supervised: give --train QRELS (or --optimize QRELS)"
+            )
+        check_weights(spec, weights, len(args.runs))
+    if args.depth is not None and args.depth < 1:
+        raise OptionError(f"--depth must be a positive number, not {args.depth}")
+    _check_outputs(args)  # before any reading or fusing: never over an input
+    from ranklens.data.coerce import as_run
+
+    runs = [as_run(path) for path in args.runs]  # TREC text, or Parquet / JSON lines by suffix
     if args.optimize:
         fused = _optimized(args, spec.name, runs, weights)
     else:
-        params = _params(args.param, lists=False)
         if spec.name in SUPERVISED:
-            if not args.train:
-                raise OptionError(
-                    f"method {spec.name!r} is supervised: give --train QRELS (or --optimize QRELS)"
-                )
             from ranklens.fusion import train
 
             params = {**train(spec.name, args.train, runs, ties=args.ties), **params}
@@ -155,25 +176,47 @@ def run_fuse(args: argparse.Namespace) -> int:
     if args.depth is not None:
         from ranklens.fusion.combine import cut
 
-        if args.depth < 1:
-            raise OptionError(f"--depth must be a positive number, not {args.depth}")
         fused = cut(fused, args.depth, args.ties)
     tag = args.tag or spec.name
     if args.output == "-":
         fused.write(sys.stdout, ties=args.ties, name=tag)
     else:  # never over an input, never half-written (see ranklens.data.output)
-        from ranklens.data.output import check_destination, write_atomically
+        from ranklens.data.output import write_atomically
         from ranklens.data.trec_text import trec_run_chunks
 
-        check_destination(args.output, args.runs, args.force)  # before formatting
         chunks = trec_run_chunks(fused, fused.ranking(args.ties), tag)
-        write_atomically(args.output, b"".join(chunks), inputs=args.runs, force=args.force)
+        write_atomically(args.output, chunks, inputs=_inputs(args), force=args.force)
     if not args.quiet:
         sys.stderr.write(
             f"ranklens: fused {len(runs)} runs with {spec.name}: {fused.num_queries} queries, "
             f"{len(fused)} documents\n"
         )
     return 0
+
+
+def _inputs(args: argparse.Namespace) -> list[str]:
+    """Every file the command reads: an output may be none of them."""
+    named = [*args.runs, args.optimize, args.train]
+    if args.train_queries and args.train_queries.startswith("@"):
+        named.append(args.train_queries[1:])
+    return [path for path in named if path]
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse ``-o`` and ``--grid-out`` before the work: an input, an existing file or link
+    without ``--force``, a folder, or the same file twice."""
+    from ranklens.base.errors import OptionError
+    from ranklens.data.output import check_destination
+
+    inputs = _inputs(args)
+    if args.grid_out and not args.optimize:
+        raise OptionError("--grid-out writes the grid of --optimize; give --optimize QRELS")
+    if args.output != "-":
+        check_destination(args.output, inputs, args.force)
+    if args.grid_out:
+        check_destination(args.grid_out, inputs, args.force)
+        if args.output != "-" and os.path.abspath(args.output) == os.path.abspath(args.grid_out):
+            raise OptionError(f"-o and --grid-out both name {args.output}; give two files")
 
 
 def _optimized(args: argparse.Namespace, method: str, runs: list[Any], weights: Any) -> Any:
@@ -183,19 +226,26 @@ def _optimized(args: argparse.Namespace, method: str, runs: list[Any], weights: 
     if weights is not None:
         raise OptionError("--optimize searches the weights; leave out --weights")
     grid = _params(args.param, lists=True)
-    frame, best = fuse_optimize(
-        args.optimize,
-        runs,
-        method,
-        args.measure,
-        grid=grid or None,
-        train_queries=_queries(args.train_queries),
-        norm=args.norm,
-        step=args.step,
-        ties=args.ties,
-    )
-    if args.grid_out:
-        frame.to_csv(args.grid_out, index=False)
+    from ranklens.presentation.progress import progress_bar
+
+    with progress_bar(f"fuse --optimize {method}", enabled=not args.quiet) as progress:
+        frame, best = fuse_optimize(
+            args.optimize,
+            runs,
+            method,
+            args.measure,
+            grid=grid or None,
+            train_queries=_queries(args.train_queries),
+            norm=args.norm,
+            step=args.step,
+            ties=args.ties,
+            progress=progress,
+        )
+    if args.grid_out:  # checked before the search; written as -o is
+        from ranklens.data.output import write_atomically
+
+        text = frame.to_csv(index=False, lineterminator="\n")
+        write_atomically(args.grid_out, text, inputs=_inputs(args), force=args.force)
     if not args.quiet:
         shown = ", ".join(f"{k}={v}" for k, v in best.params)
         if best.weights is not None:

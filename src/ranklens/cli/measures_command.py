@@ -30,11 +30,13 @@ def register(commands: Any) -> None:
 
 
 def describe_all() -> list[dict[str, Any]]:
-    """One record per measure declaration."""
+    """One record per measure declaration: the built-in ones, then the user's
+    (:func:`ranklens.define_measure`, ``--plugin``)."""
     from ranklens.measures.registry import REGISTRY
+    from ranklens.measures.user_registry import USER_MEASURES
 
     out = []
-    for spec in REGISTRY.values():
+    for spec in [*REGISTRY.values(), *USER_MEASURES.snapshot().values()]:
         with_at, _, without_at = (spec.trec_name or "|").partition("|")
         trec = " / ".join(
             t.replace("{at}", "k").replace("{at:.2f}", "x") for t in (without_at, with_at) if t
@@ -116,8 +118,11 @@ def _resolve(name: str) -> tuple[Any, str]:
 
 def _run_one(name: str, fmt: str) -> int:
     from ranklens.measures.reference import measure_doc, render_markdown, render_text
+    from ranklens.measures.user_registry import USER_MEASURES
 
     spec, reading = _resolve(name)
+    if USER_MEASURES.get(spec.name) is spec:  # a measure of the user's: its own words
+        return _run_user(spec, fmt)
     if fmt != "json":
         sys.stdout.write(reading)
     if fmt == "json":
@@ -126,6 +131,32 @@ def _run_one(name: str, fmt: str) -> int:
         sys.stdout.write(render_markdown(spec, measure_doc(spec.name)))
     else:
         sys.stdout.write(render_text(spec, measure_doc(spec.name)))
+    return 0
+
+
+def _run_user(spec: Any, fmt: str) -> int:
+    """A user measure's record: its description, parameters and conventions (it has no
+    reference documentation of ranklens')."""
+    entry = next(e for e in describe_all() if e["name"] == spec.name)
+    if fmt == "json":
+        sys.stdout.write(json.dumps({**entry, "user_measure": True}, indent=2) + "\n")
+        return 0
+    lines = [f"{spec.name}: {spec.summary} (a user measure, define_measure)", ""]
+    if spec.formula and spec.formula != spec.summary:
+        lines += ["Description", *(f"  {line}" for line in spec.formula.splitlines()), ""]
+    lines.append("Parameters")
+    lines += [
+        f"  {p.name} ({p.type.__name__}, default {p.default!r}): {p.help}"
+        for p in spec.all_params()
+    ]
+    lines += [
+        "",
+        "Conventions",
+        f"  aggregate: {spec.aggregate}; "
+        + ("higher" if spec.higher_is_better else "lower")
+        + f" is better; range {spec.bounds[0]:g} to {spec.bounds[1]:g}",
+    ]
+    sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 
@@ -164,10 +195,15 @@ def run_measures(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    console = Console()
     table = Table(title="ranklens measures", show_lines=False)
+    if not console.is_terminal:  # a file or a pipe: plain text, never folded (as eval writes)
+        console = Console(width=1 << 16)
+        table.box = None
+        table.title_justify = "left"
     for name in header:
         table.add_column(name, overflow="fold")
     for row in rows:
         table.add_row(*row)
-    Console().print(table)
+    console.print(table)
     return 0

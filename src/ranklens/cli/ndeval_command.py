@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -45,8 +46,10 @@ def run_ndeval_command(args: argparse.Namespace) -> int:
         raise OptionError(f"-riskAlpha needs a number, not {args.riskAlpha!r}") from None
     if not 0.0 <= args.alpha <= 1.0 or not 0.0 <= args.beta <= 1.0:
         raise OptionError("-alpha and -beta must be between 0 and 1")
-    if risk < 0 or args.depth < 0:
-        raise OptionError("-riskAlpha must be >= 0 and -M > 0")
+    if not math.isfinite(risk) or risk < 0:
+        raise OptionError(f"-riskAlpha must be a finite number >= 0, not {args.riskAlpha!r}")
+    if args.depth < 0:
+        raise OptionError("-M must be >= 0 (0: no cut)")
     opts = NdevalOptions(
         alpha=args.alpha,
         beta=args.beta,

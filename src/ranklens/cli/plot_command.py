@@ -65,7 +65,11 @@ def register(commands: Any) -> None:
     )
     p.add_argument("--query", metavar="Q", help="pr, roc: only this query (default: the mean)")
     p.add_argument(
-        "--max-k", type=int, default=20, metavar="K", help="cutoff: the largest k (default: 20)"
+        "--max-k",
+        type=int,
+        default=20,
+        metavar="K",
+        help="cutoff: the largest k (default: 20; capped at the longest ranking)",
     )
     p.add_argument(
         "--levels",

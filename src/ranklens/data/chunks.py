@@ -23,6 +23,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.base.errors import DuplicateError, EmptyInputError, InputError
+from ranklens.base.progress import Progress
 from ranklens.data.source import describe
 
 if TYPE_CHECKING:
@@ -67,7 +68,8 @@ def should_stream(source: object, threshold: int | None = None) -> bool:
 
     It is a path to a regular file (not ``-``) whose size, times 5 if it is compressed, is
     over ``threshold`` bytes (default :data:`STREAM_THRESHOLD`) or over a quarter of the
-    memory available now.
+    memory available now. Parquet and JSON lines files (by suffix) are never streamed:
+    they are not TREC text, and are read in memory.
 
     Examples
     --------
@@ -75,6 +77,8 @@ def should_stream(source: object, threshold: int | None = None) -> bool:
     False
     """
     if not isinstance(source, str | os.PathLike) or os.fspath(source) == "-":
+        return False
+    if not is_text_source(source):
         return False
     path = os.fspath(source)
     try:
@@ -95,8 +99,16 @@ def should_stream(source: object, threshold: int | None = None) -> bool:
 
 
 def is_file_source(source: object) -> bool:
-    """Whether ``source`` is a path, ``-`` or a file object (what can be streamed)."""
+    """Whether ``source`` is a path, ``-`` or a file object."""
     return isinstance(source, str | os.PathLike) or hasattr(source, "read")
+
+
+def is_text_source(source: object) -> bool:
+    """Whether ``source`` is a path, ``-`` or a file object of TREC text (what can be
+    streamed): not a Parquet or JSON lines file (by its suffix)."""
+    from ranklens.data.table_files import file_kind
+
+    return is_file_source(source) and file_kind(source) is None
 
 
 def _open_stream(source: object) -> tuple[IO[bytes], bool]:
@@ -142,6 +154,24 @@ def _decompressed(handle: Any, name: str) -> IO[bytes]:
             return stream_of
     stream: IO[bytes] = handle
     return stream
+
+
+def _file_position(stream: IO[bytes]) -> Callable[[], tuple[int, int]] | None:
+    """A function giving how far ``stream`` has read into its file and the file's size
+    (the compressed file's, under a decompressor), or None without a sized file."""
+    raw: Any = getattr(stream, "fileobj", None) or getattr(stream, "_fp", None) or stream
+    try:
+        size = os.fstat(raw.fileno()).st_size
+        raw.tell()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
+    if size <= 0:
+        return None
+
+    def position() -> tuple[int, int]:
+        return min(int(raw.tell()), size), int(size)
+
+    return position
 
 
 def _read(stream: IO[bytes], size: int, name: str) -> bytes:
@@ -217,18 +247,23 @@ def query_cut(block: bytes, end: int) -> int:
 
 
 def query_chunks(
-    source: object, chunk_bytes: int = DEFAULT_CHUNK_BYTES
+    source: object, chunk_bytes: int = DEFAULT_CHUNK_BYTES, progress: Progress | None = None
 ) -> Iterator[tuple[bytes, int]]:
     """The run text in chunks of whole lines cut where the query id changes, each with the
     line number of its first line. A query longer than ``chunk_bytes`` makes its chunk
-    longer; a chunk ends with a newline unless it is the end of the file."""
+    longer; a chunk ends with a newline unless it is the end of the file. ``progress`` is
+    called with the bytes of the file read (compressed, for a compressed file) and its
+    size, after each block, when the file has a size (not a pipe)."""
     stream, close = _open_stream(source)
     name = describe(source)
+    position = _file_position(stream) if progress is not None else None
     try:
         carried = b""
         line = 1
         while True:
             data = _read(stream, chunk_bytes, name)
+            if position is not None and progress is not None:
+                progress(*position())
             block = carried + data if carried else data
             if not data:
                 if block:
@@ -312,7 +347,10 @@ def check_grouped(run: Run, seen: dict[str, int], first_line: int, where: str) -
 
 
 def grouped_runs(
-    source: object, chunk_bytes: int, read: Callable[[IO[bytes]], Run]
+    source: object,
+    chunk_bytes: int,
+    read: Callable[[IO[bytes]], Run],
+    progress: Progress | None = None,
 ) -> Iterator[Run]:
     """The run file ``source`` (grouped by query) as one :class:`Run` per chunk of whole
     queries, each made by ``read`` from the chunk's text.
@@ -328,7 +366,10 @@ def grouped_runs(
     """
     where = describe(source)
     seen: dict[str, int] = {}
-    for chunk, first_line in query_chunks(source, max(int(chunk_bytes), 1)):
+    size = max(int(chunk_bytes), 1)
+    # (without progress, called as before: tests substitute a two-argument query_chunks)
+    chunks = query_chunks(source, size, progress) if progress else query_chunks(source, size)
+    for chunk, first_line in chunks:
         try:
             run = read(ChunkFile(chunk))  # type: ignore[arg-type]
         except EmptyInputError:

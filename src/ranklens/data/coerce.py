@@ -6,8 +6,10 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import IO, Any, cast
 
+from ranklens.base.errors import InputError
 from ranklens.base.types import DuplicatePolicy
-from ranklens.data.frames import is_frame
+from ranklens.data.frames import is_frame, refuse_lazy
+from ranklens.data.idioms import accept_one_input
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 
@@ -17,11 +19,14 @@ RunLike = Run | str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Any
 
 def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
     """Qrels from a :class:`Qrels`, a path (or ``-``; TREC text, or Parquet / JSON lines by
-    suffix), a file object, ``{qid: {docid: rel}}``, a pandas/polars DataFrame,
+    suffix; also as bytes), a file object, ``{qid: {docid: rel}}``, a pandas/polars DataFrame,
     ``(qid, docid, rel)`` tuples, an ir_datasets id (``"irds:..."``) or dataset, or the
     namedtuples of ``dataset.qrels_iter()``."""
     from ranklens.data import irds, table_files
 
+    if isinstance(obj, bytes):  # a path in bytes, as os.open takes
+        obj = os.fsdecode(obj)
+    refuse_lazy(obj, "qrels")
     if isinstance(obj, Qrels):
         return obj.deduplicated(duplicates)
     if irds.is_dataset_id(obj) or irds.is_dataset(obj):
@@ -34,7 +39,7 @@ def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
         return Qrels.from_file(cast("str | os.PathLike[str] | IO[str]", obj), duplicates=duplicates)
     if isinstance(obj, Mapping):
-        return Qrels.from_dict(obj)
+        return Qrels.from_dict(obj, duplicates=duplicates)
     if is_frame(obj):
         return Qrels.from_frame(obj, duplicates=duplicates)
     if isinstance(obj, Iterable):
@@ -42,16 +47,19 @@ def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
         return Qrels.from_records(
             cast(Iterable[tuple[str, str, int]], records), duplicates=duplicates
         )
-    raise TypeError(f"cannot make qrels from {type(obj).__name__}")
+    raise InputError(_refusal("qrels", obj, "{qid: {docid: relevance}}"))
 
 
 def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None = None) -> Run:
     """A run from a :class:`Run`, a path (or ``-``; TREC text, or Parquet / JSON lines by
-    suffix), a file object, ``{qid: {docid: score}}``, a pandas/polars DataFrame,
+    suffix; also as bytes), a file object, ``{qid: {docid: score}}``, a pandas/polars DataFrame,
     ``(qid, docid, score)`` tuples, an ir_datasets id or dataset (its ``scoreddocs``), or
     the namedtuples of ``dataset.scoreddocs_iter()``."""
     from ranklens.data import irds, table_files
 
+    if isinstance(obj, bytes):  # a path in bytes, as os.open takes
+        obj = os.fsdecode(obj)
+    refuse_lazy(obj, "run")
     if isinstance(obj, Run):
         run = obj.deduplicated(duplicates)
         return run.renamed(name) if name else run
@@ -67,10 +75,32 @@ def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None
             cast("str | os.PathLike[str] | IO[str]", obj), name=name, duplicates=duplicates
         )
     if isinstance(obj, Mapping):
-        return Run.from_dict(obj, name=name or "run")
+        return Run.from_dict(obj, name=name or "run", duplicates=duplicates)
     if is_frame(obj):
         return Run.from_frame(obj, name=name or "run", duplicates=duplicates)
     if isinstance(obj, Iterable):
         records = cast(Iterable[tuple[str, str, float]], irds.plain_records(obj, "score"))
         return Run.from_records(records, name=name or "run", duplicates=duplicates)
-    raise TypeError(f"cannot make a run from {type(obj).__name__}")
+    raise InputError(_refusal("a run", obj, "{qid: {docid: score}}"))
+
+
+def _refusal(what: str, obj: object, mapping: str) -> str:
+    """Why ``obj`` cannot be read as qrels or a run, and what can."""
+    return (
+        f"cannot make {what} from {type(obj).__name__} {obj!r:.60}: give a path, a file "
+        f"object, {mapping}, a pandas or polars DataFrame, a pyarrow Table or "
+        "(qid, docid, value) tuples"
+    )
+
+
+def _qrels_from(data: Any, duplicates: DuplicatePolicy = "error") -> Qrels:
+    return as_qrels(data, duplicates)
+
+
+def _run_from(data: Any, name: str | None = None, duplicates: DuplicatePolicy = "error") -> Run:
+    return as_run(data, duplicates, name)
+
+
+# Qrels(data) and Run(data, name=...), as ranx: see ranklens.data.idioms
+accept_one_input(Qrels, _qrels_from, frozenset({"duplicates"}))
+accept_one_input(Run, _run_from, frozenset({"name", "duplicates"}))

@@ -33,8 +33,10 @@ def write_example_files(directory: str | Path = ".", *, force: bool = False) -> 
     """Write the bundled example as plain TREC files named as in the documentation.
 
     Writes :data:`EXAMPLE_FILE_NAMES` into ``directory``, so that the examples of the README
-    and the docs (``ranklens eval qrels.txt run.txt``) run as written. Existing files are
-    left alone unless ``force``: then nothing is written and
+    and the docs (``ranklens eval qrels.txt run.txt``) run as written; returns the files
+    written. A file already there with the same content is left as it is (writing the
+    example twice in one folder is not an error); one with other content is replaced only
+    with ``force``: without it nothing is written and
     :class:`~ranklens.base.errors.OptionError` names them.
 
     >>> import tempfile
@@ -44,10 +46,6 @@ def write_example_files(directory: str | Path = ".", *, force: bool = False) -> 
     """
     folder = Path(directory)
     targets = [folder / name for name in EXAMPLE_FILE_NAMES]
-    existing = [str(t) for t in targets if t.exists() or t.is_symlink()]
-    if existing and not force:
-        raise OptionError(f"{', '.join(existing)}: already there; --force replaces them")
-    folder.mkdir(parents=True, exist_ok=True)
     qrels_path, (bm25_path, rerank_path) = example_paths()
     qrels = gzip.decompress(qrels_path.read_bytes())
     rerank = gzip.decompress(rerank_path.read_bytes())
@@ -56,6 +54,27 @@ def write_example_files(directory: str | Path = ".", *, force: bool = False) -> 
         for qid, _, doc, grade in (line.split() for line in qrels.splitlines() if line.strip())
     )
     contents = [qrels, rerank, gzip.decompress(bm25_path.read_bytes()), rerank, prefs]
-    for target, content in zip(targets, contents, strict=True):
+    pending = [
+        (target, content)
+        for target, content in zip(targets, contents, strict=True)
+        if not _holds(target, content)
+    ]
+    existing = [str(t) for t, _ in pending if t.exists() or t.is_symlink()]
+    if existing and not force:
+        raise OptionError(
+            f"{', '.join(existing)}: already there, with other content; --force replaces them"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    for target, content in pending:
         target.write_bytes(content)
-    return targets
+    return [target for target, _ in pending]
+
+
+def _holds(target: Path, content: bytes) -> bool:
+    """Whether ``target`` is a regular file holding exactly ``content``."""
+    try:
+        return target.is_file() and target.stat().st_size == len(content) and (
+            target.read_bytes() == content
+        )
+    except OSError:
+        return False

@@ -74,8 +74,22 @@ def parse_ints(column: np.ndarray, name: str, what: str, signed: bool = False) -
         row = int(np.flatnonzero(~ok_rows)[0])
         value = column[row].decode(errors="replace")
         raise ParseError(f"{what} {value!r} is not an integer", path=name, line=row + 1)
+    digits = length - negative
+    long_rows = np.flatnonzero(digits >= 19)  # may not fit int64: checked exactly below
+    for row in long_rows.tolist():
+        if not -(2**63) <= int(column[row]) < 2**63:
+            value = column[row].decode(errors="replace")
+            raise ParseError(
+                f"{what} {value!r} does not fit a 64-bit integer", path=name, line=row + 1
+            )
     power = np.where(body, length[:, None] - 1 - j[None, :], 0)
     scale = 10 ** np.minimum(power, 18).astype(np.int64)
+    if long_rows.shape[0]:  # 19 digits: summed as uint64, then negated (exact in range)
+        magnitude = np.where(body, digit, 0).astype(np.uint64) * scale.astype(np.uint64)
+        total = magnitude.sum(axis=1, dtype=np.uint64)
+        signed_total = np.where(negative, (~total + np.uint64(1)), total)
+        fitted: Int64Array = signed_total.view(np.int64)
+        return fitted
     values = np.where(body, digit * scale, 0).sum(axis=1)
     result: Int64Array = np.where(negative, -values, values).astype(np.int64)
     return result

@@ -24,8 +24,9 @@ from ranklens.base.types import Int64Array, UInt8Array
 from ranklens.data.memory import group_columns
 from ranklens.data.native import core as _core
 
-QID_NAMES = ("query_id", "qid", "q_id", "query")
-DOC_NAMES = ("doc_id", "docid", "docno", "document_id", "doc")
+# a recommender's user_id / item_id (or user / item) columns are query and document ids
+QID_NAMES = ("query_id", "qid", "q_id", "query", "user_id", "user")
+DOC_NAMES = ("doc_id", "docid", "docno", "document_id", "doc", "item_id", "item")
 REL_NAMES = ("relevance", "rel", "label", "judgment", "grade")
 SCORE_NAMES = ("score", "sim", "similarity")
 
@@ -51,10 +52,39 @@ def _pick(columns: list[str], wanted: str | None, names: tuple[str, ...], what: 
     for name in names:
         if name in columns:
             return name
-    raise InputError(
-        f"table has no {what} column: name one of {list(names)} or pass the column name "
-        f"(columns present: {columns})"
+    hint = (
+        f"name one of {list(names)}, or give the column names to Qrels.from_frame(frame, "
+        "qid_col=, doc_col=, rel_col=) or Run.from_frame(frame, qid_col=, doc_col=, "
+        "score_col=) and pass that to ranklens.evaluate"
     )
+    if "query-id" in columns and "corpus-id" in columns:  # BEIR's qrels
+        hint = (
+            "these are BEIR's qrels columns: rename them, frame.rename(columns={'query-id': "
+            "'query_id', 'corpus-id': 'doc_id', 'score': 'relevance'}), or build "
+            "Qrels.from_frame(frame, qid_col='query-id', doc_col='corpus-id', "
+            "rel_col='score')"
+        )
+    raise InputError(f"table has no {what} column: {hint} (columns present: {columns})")
+
+
+def refuse_lazy(obj: object, what: str) -> None:
+    """Refuse a polars LazyFrame (a query plan, not data) with what to do about it.
+
+    Raises
+    ------
+    InputError
+        ``obj`` is a LazyFrame.
+    """
+    if type(obj).__module__.split(".")[0] == "polars" and type(obj).__name__ == "LazyFrame":
+        raise InputError(
+            f"{what}: a polars LazyFrame is a query, not data: call .collect() on it first "
+            "(ranklens does not run it for you, so that you choose how)"
+        )
+
+
+def column_names(frame: Any) -> list[str]:
+    """The names of a pandas or polars DataFrame's or a pyarrow Table's columns (str)."""
+    return _column_names(frame)
 
 
 def _column_names(frame: Any) -> list[str]:
@@ -64,27 +94,77 @@ def _column_names(frame: Any) -> list[str]:
     return [str(c) for c in frame.schema.names]
 
 
-def _arrow_table(frame: Any, pa: Any, ids: set[str]) -> tuple[Any, dict[str, Any]]:
-    """The frame as a pyarrow Table, and apart from it (pandas) the object-dtype columns
-    named in ``ids``, as numpy object arrays: the native core reads their ``str`` objects
-    where they are, which is several times faster than Arrow's conversion."""
+def _check_used(columns: list[str], used: list[str]) -> None:
+    """Refuse a used column whose name the table gives to several columns."""
+    for name in used:
+        if columns.count(name) > 1:
+            raise InputError(
+                f"table has {columns.count(name)} columns named '{name}': rename or drop all "
+                "but one",
+                path=_SOURCE,
+            )
+
+
+def _polars_used(frame: Any, used: list[str], ids: set[str]) -> Any:
+    """The used columns of a polars frame, 128-bit integers (which Arrow does not read)
+    cast: ids to their decimal strings, values to int64 (an error if one does not fit)."""
+    pl = require("polars", "Reading a polars DataFrame")
+    wide = tuple(getattr(pl, kind) for kind in ("Int128", "UInt128") if hasattr(pl, kind))
+    picked = frame.select(used)
+    for name in used:
+        if picked.schema[name] in wide:
+            if name in ids:
+                picked = picked.with_columns(pl.col(name).cast(pl.String))
+                continue
+            try:
+                picked = picked.with_columns(pl.col(name).cast(pl.Int64, strict=True))
+            except Exception:  # polars' InvalidOperationError: a value out of range
+                raise InputError(
+                    f"column '{name}' has a value that does not fit a 64-bit integer",
+                    path=_SOURCE,
+                ) from None
+    return picked.to_arrow()
+
+
+def _arrow_table(frame: Any, pa: Any, ids: set[str], used: list[str]) -> tuple[Any, dict[str, Any]]:
+    """The ``used`` columns of the frame as a pyarrow Table (the others are not converted),
+    and apart from it (pandas) the object-dtype columns named in ``ids``, as numpy object
+    arrays: the native core reads their ``str`` objects where they are, which is several
+    times faster than Arrow's conversion."""
     module = type(frame).__module__.split(".")[0]
+    _check_used(_column_names(frame), used)
     if module == "polars":
-        return frame.to_arrow(), {}
+        return _polars_used(frame, used, ids), {}
     if module == "pandas":
         objects: dict[str, Any] = {}
         keep: list[int] = []
-        for position, (name, dtype) in enumerate(frame.dtypes.items()):
+        for position, (label, dtype) in enumerate(frame.dtypes.items()):
+            name = str(label)
+            if name not in used or name in objects or position in keep:
+                continue
+            if getattr(dtype, "kind", "") == "c":
+                raise InputError(
+                    f"column '{name}' holds complex numbers ({dtype}): values must be real",
+                    path=_SOURCE,
+                )
             native = isinstance(dtype, np.dtype) and dtype == _OBJECT
-            if native and str(name) in ids and str(name) not in objects:
-                objects[str(name)] = frame.iloc[:, position].to_numpy()
+            if native and name in ids:
+                objects[name] = frame.iloc[:, position].to_numpy()
             else:
                 keep.append(position)
-        rest = frame.iloc[:, keep] if objects else frame
-        return pa.Table.from_pandas(rest, preserve_index=False), objects
+        rest = frame.iloc[:, keep]
+        rest.columns = [str(c) for c in rest.columns]
+        try:
+            return pa.Table.from_pandas(rest, preserve_index=False), objects
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            raise InputError(
+                f"a column cannot be read ({exc}); ids must be strings, categoricals or "
+                "integers, values numbers",
+                path=_SOURCE,
+            ) from None
     if type(frame).__name__ == "RecordBatch":
-        return pa.Table.from_batches([frame]), {}
-    return frame, {}
+        return pa.Table.from_batches([frame]).select(used), {}
+    return frame.select(used), {}
 
 
 def _encoded_objects(
@@ -160,6 +240,25 @@ def _first_null(column: Any, pc: Any) -> int:
     return int(pc.index(pc.is_null(column), True).as_py())
 
 
+def _check_dictionary_nulls(column: Any, name: str, pa: Any, pc: Any) -> None:
+    """Refuse a dictionary column with a null in its dictionary that a row uses (Arrow's
+    ``dictionary_encode(null_encoding="encode")``: the column's ``null_count`` is 0, the
+    missing value is a dictionary entry)."""
+    row = 0
+    for chunk in column.chunks:
+        words = chunk.dictionary
+        if words.null_count:
+            nulls = words.is_null().to_numpy(zero_copy_only=False)
+            missing = pa.array(np.flatnonzero(nulls), chunk.indices.type)
+            hit = pc.is_in(chunk.indices, value_set=missing)
+            at = pc.index(hit, True).as_py()
+            if at is not None and at >= 0:
+                raise InputError(
+                    f"column '{name}' has a missing value", path=_SOURCE, line=row + int(at)
+                )
+        row += len(chunk)
+
+
 def _string_buffers(chunk: Any, pa: Any) -> tuple[UInt8Array, Int64Array]:
     """The bytes and int64 offsets (from 0) of a ``string``/``large_string`` array."""
     wide = pa.types.is_large_string(chunk.type)
@@ -206,6 +305,8 @@ def _strings(column: Any, name: str, pa: Any, pc: Any) -> tuple[UInt8Array, Int6
         raise InputError(
             f"column '{name}' has a missing value", path=_SOURCE, line=_first_null(column, pc)
         )
+    if pa.types.is_dictionary(column.type):
+        _check_dictionary_nulls(column, name, pa, pc)
     parts = [_chunk_strings(chunk, name, pa, pc) for chunk in column.chunks]
     if len(parts) == 1:
         return parts[0]
@@ -232,6 +333,7 @@ def _query_codes(column: Any, name: str, pa: Any, pc: Any) -> tuple[Int64Array, 
             f"column '{name}' has a missing value", path=_SOURCE, line=_first_null(column, pc)
         )
     if pa.types.is_dictionary(column.type):
+        _check_dictionary_nulls(column, name, pa, pc)
         column = column.unify_dictionaries()
         words = column.chunk(0).dictionary if column.num_chunks else pa.array([], pa.string())
         if not (pa.types.is_string(words.type) or pa.types.is_large_string(words.type)):
@@ -284,13 +386,41 @@ def from_frame(
     qid_col: str | None = None,
     doc_col: str | None = None,
     value_col: str | None = None,
+    *,
+    source: str = _SOURCE,
+    first_row: int = 0,
+    extra_ids: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Columns from a pandas (2 or 3) or polars DataFrame or a pyarrow Table.
 
     Id columns may hold strings, categoricals or integers (written as decimal strings); the
-    value column must be numeric without missing values. ``row`` in messages counts from 0.
-    A run's ``rank`` column, if there is one, becomes ``ranks`` (for ``ties="rank"``).
+    value column must be numeric without missing values. Only the columns read are
+    converted (another column may hold anything). Messages name ``source`` and a row,
+    counted from ``first_row`` (0 for a DataFrame, 1 for a Parquet file). A run's ``rank``
+    column, if there is one, becomes ``ranks`` (for ``ties="rank"``). The id columns named
+    in ``extra_ids`` are read too, in row order, as ``extra`` (``{name: (data, offsets)}``).
     """
+    try:
+        return _from_frame(
+            frame, integer, qid_col, doc_col, value_col, first_row, extra_ids, source
+        )
+    except InputError as exc:
+        if exc.path not in (_SOURCE, None) or (source == _SOURCE and not first_row):
+            raise
+        line = None if exc.line is None else exc.line + first_row
+        raise type(exc)(exc.message, path=source, line=line) from None
+
+
+def _from_frame(
+    frame: Any,
+    integer: bool,
+    qid_col: str | None,
+    doc_col: str | None,
+    value_col: str | None,
+    first_row: int,
+    extra_ids: tuple[str, ...],
+    source: str,
+) -> dict[str, Any]:
     pa = require("pyarrow", "Reading a DataFrame")
     pc = require("pyarrow.compute", "Reading a DataFrame")
     columns = _column_names(frame)
@@ -298,7 +428,11 @@ def from_frame(
     qname = _pick(columns, qid_col, QID_NAMES, "query id")
     dname = _pick(columns, doc_col, DOC_NAMES, "document id")
     vname = _pick(columns, value_col, values_names, "relevance" if integer else "score")
-    table, objects = _arrow_table(frame, pa, {qname, dname})
+    used = list(dict.fromkeys([qname, dname, vname, *extra_ids]))
+    if not integer and RANK_COLUMN in columns and RANK_COLUMN not in used:
+        used.append(RANK_COLUMN)
+    table, objects = _arrow_table(frame, pa, {qname, dname, *extra_ids}, used)
+    extra = {name: _id_columns(table, objects, name, False, pa, pc) for name in extra_ids}
 
     codes, uniques, all_used = _id_columns(table, objects, qname, True, pa, pc)
     doc_data, doc_offsets = _id_columns(table, objects, dname, False, pa, pc)
@@ -322,12 +456,20 @@ def from_frame(
     if exact:
         return _with_ranks(
             group_columns(
-                codes, uniques, doc_data, doc_offsets, values, 0, _SOURCE, all_used=all_used
+                codes,
+                uniques,
+                doc_data,
+                doc_offsets,
+                values,
+                first_row,
+                source,
+                all_used=all_used,
             ),
             table,
             integer,
             pc,
-        )
+            first_row,
+        ) | ({"extra": extra} if extra_ids else {})
     with np.errstate(over="ignore", invalid="ignore"):  # huge values: the sum overflows
         total = float(np.add.reduce(values))
     if not integer and math.isfinite(total):
@@ -347,18 +489,23 @@ def from_frame(
         )
     typed = values.astype(np.int64) if integer else values
     return _with_ranks(
-        group_columns(codes, uniques, doc_data, doc_offsets, typed, 0, _SOURCE, all_used=all_used),
+        group_columns(
+            codes, uniques, doc_data, doc_offsets, typed, first_row, source, all_used=all_used
+        ),
         table,
         integer,
         pc,
-    )
+        first_row,
+    ) | ({"extra": extra} if extra_ids else {})
 
 
 RANK_COLUMN = "rank"
 _NO_RANK = -(2**63)
 
 
-def _with_ranks(columns: dict[str, Any], table: Any, integer: bool, pc: Any) -> dict[str, Any]:
+def _with_ranks(
+    columns: dict[str, Any], table: Any, integer: bool, pc: Any, first_row: int = 0
+) -> dict[str, Any]:
     """A run's columns with ``ranks`` from the table's ``rank`` column, if it has one
     (``-2**63`` where a value is missing or not an integer, as for a TREC file)."""
     if integer or RANK_COLUMN not in [str(c) for c in table.column_names]:
@@ -371,5 +518,5 @@ def _with_ranks(columns: dict[str, Any], table: Any, integer: bool, pc: Any) -> 
         )
     ok = np.isfinite(values) & (values == np.trunc(values)) & (np.abs(values) < 2.0**53)
     ranks = np.where(ok, np.where(ok, values, 0).astype(np.int64), np.int64(_NO_RANK))
-    rows = columns["lines"]  # each entry's row, grouped order
+    rows = columns["lines"] - first_row  # each entry's row, grouped order
     return {**columns, "ranks": ranks[rows] if len(rows) else np.zeros(0, np.int64)}

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.base.errors import EmptyInputError, InputError
+from ranklens.base.errors import DuplicateError, EmptyInputError, InputError
 from ranklens.data.native import core as _core
 
 _NATIVE_KINDS = {np.dtype(np.int64): "int64", np.dtype(np.float64): "float64"}
@@ -130,7 +130,7 @@ def check_value(value: object, integer: bool, where: str, source: str, row: int)
     return number
 
 
-def _id(value: object) -> str | None:
+def id_text(value: object) -> str | None:
     """An id as a string: a str as it is, an integer (Python or numpy) as its decimal
     digits; ``None`` for anything else."""
     if isinstance(value, str):
@@ -140,36 +140,70 @@ def _id(value: object) -> str | None:
     return None
 
 
+def is_text(value: str) -> bool:
+    """Whether ``value`` can be written as UTF-8 (it holds no lone surrogate)."""
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_ids(qid: object, docid: object, source: str, row: int | None) -> tuple[str, str]:
+    """The query and document ids of one entry as strings (see :func:`id_text`).
+
+    Raises
+    ------
+    InputError
+        An id that is neither a str nor an integer, or a str with a lone surrogate."""
+    qid_text, doc_text = id_text(qid), id_text(docid)
+    if qid_text is None or doc_text is None:
+        raise InputError(
+            f"query and document ids must be str or int, got {type(qid).__name__} and "
+            f"{type(docid).__name__}",
+            path=source,
+            line=row,
+        )
+    for what, text in (("query", qid_text), ("document", doc_text)):
+        if not is_text(text):
+            raise InputError(
+                f"{what} id {text!r} holds a lone surrogate, which is not text (UTF-8 cannot "
+                "write it); decode the ids with errors='strict' or 'replace'",
+                path=source,
+                line=row,
+            )
+    return qid_text, doc_text
+
+
 def from_records(
     records: Iterable[tuple[object, object, object]],
     integer: bool,
     source: str,
     *,
     allow_empty: bool = False,
+    lines: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """Columns from ``(qid, docid, value)`` tuples; ``row`` in messages counts from 1.
+    """Columns from ``(qid, docid, value)`` tuples; ``row`` in messages counts from 1, or
+    is ``lines[i]`` for the ``i``-th record (a file's line numbers) when given.
 
-    Ids are strings, or integers (Python or numpy), kept as their decimal digits."""
+    Ids are strings, or integers (Python or numpy), kept as their decimal digits; an id
+    with a lone surrogate (not UTF-8 text) is an error."""
     index: dict[str, int] = {}
     codes: list[int] = []
     docs: list[str] = []
     values: list[float | int] = []
-    for row, record in enumerate(records, start=1):
+    line_of = None if lines is None else lines.tolist()
+    for count, record in enumerate(records, start=1):
+        row = count if line_of is None else line_of[count - 1]
         try:
             qid, docid, value = record
         except (TypeError, ValueError):
             raise InputError(
                 f"expected a (qid, docid, value) tuple, got {record!r}", path=source, line=row
             ) from None
-        qid_text, doc_text = _id(qid), _id(docid)
-        if qid_text is None or doc_text is None:
-            raise InputError(
-                f"query and document ids must be str or int, got {type(qid).__name__} and "
-                f"{type(docid).__name__}",
-                path=source,
-                line=row,
-            )
-        qid, docid = qid_text, doc_text
+        qid, docid = check_ids(qid, docid, source, row)
         codes.append(index.setdefault(qid, len(index)))
         docs.append(docid)
         values.append(
@@ -187,6 +221,7 @@ def from_records(
         source,
         all_used=True,
         allow_empty=allow_empty,
+        lines=None if lines is None else np.asarray(lines, dtype=np.int64),
     )
 
 
@@ -208,12 +243,19 @@ def from_dict(
     source: str,
     *,
     allow_empty: bool = False,
+    duplicates: str = "error",
 ) -> dict[str, Any]:
     """Columns from ``{qid: {docid: value}}``.
 
     The native core reads a dict of dicts with str ids and float/int values in one walk;
     anything else (integer ids, numpy scalars, a bad value) takes the checked path below,
     which gives the same columns or the error that names the query and document.
+
+    Keys of different types can name the same id (``"1"`` and ``1``): two such document
+    keys are a repeated (query, document) pair, which the caller resolves by its
+    ``duplicates`` policy (the columns are not marked ``unique``); two such query keys are
+    a :class:`~ranklens.base.errors.DuplicateError` under ``duplicates="error"``, and
+    their documents are read as one query's otherwise.
     """
     keys: list[Any] | None = None
     if type(mapping) is dict:
@@ -227,6 +269,7 @@ def from_dict(
         codes = _core.ranges(np.arange(len(qids), dtype=np.int64), counts, 0)
         # rows are numbered in the dict's own order (the walk visited the queries sorted)
         lines = None if keys is None else _insertion_rows(mapping, keys, counts)
+        # str keys of plain dicts: no id twice
         return group_columns(
             codes,
             qids,
@@ -237,10 +280,22 @@ def from_dict(
             source,
             allow_empty=allow_empty,
             lines=lines,
-        )
+        ) | {"unique": True}
 
     def records() -> Iterable[tuple[object, object, object]]:
+        seen: dict[str, object] = {}
         for qid, docs in mapping.items():
+            text = id_text(qid)
+            if text is not None and duplicates == "error":
+                other = seen.setdefault(text, qid)
+                if other is not qid:
+                    raise DuplicateError(
+                        f"query id '{text}' is given twice, as the keys {other!r} and {qid!r}; "
+                        "merge them, or choose duplicates='first' or 'max' to read them as "
+                        "one query",
+                        path=source,
+                        query=text,
+                    )
             if not isinstance(docs, Mapping):
                 raise InputError(
                     f"query '{qid}': expected a dict of document -> value, got "

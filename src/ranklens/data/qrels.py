@@ -16,7 +16,8 @@ class Qrels(Grouped):
     """Relevance judgments: for each query, documents and their integer relevance.
 
     Build one with :meth:`from_file`, :meth:`from_dict`, :meth:`from_records` or
-    :meth:`from_frame` (or pass any of those inputs to :func:`ranklens.evaluate`).
+    :meth:`from_frame`, or ``Qrels(data)`` with any of their inputs (a path, a dict, a
+    DataFrame ..., as ranx), or pass any of those inputs to :func:`ranklens.evaluate`.
     A negative relevance means "in the pool but not judged" (trec_eval's convention).
 
     Examples
@@ -26,6 +27,8 @@ class Qrels(Grouped):
     (('q1', 'q2'), 3)
     >>> qrels.to_dict()
     {'q1': {'d1': 1, 'd2': 0}, 'q2': {'d3': 2}}
+    >>> Qrels({"q1": {"d1": 1}})
+    Qrels(1 queries, 1 judgments, source='<dict>')
     """
 
     rels: Int64Array
@@ -33,6 +36,9 @@ class Qrels(Grouped):
     def __post_init__(self) -> None:
         super().__post_init__()
         self.rels.flags.writeable = False
+
+    def __repr__(self) -> str:
+        return f"Qrels({self.num_queries} queries, {len(self)} judgments, source={self.source!r})"
 
     @classmethod
     def from_file(
@@ -47,11 +53,18 @@ class Qrels(Grouped):
         return cls(**read_qrels(source)).deduplicated(duplicates)
 
     @classmethod
-    def from_dict(cls, mapping: Mapping[str, Mapping[str, int]], source: str = "<dict>") -> Qrels:
-        """Build from ``{qid: {docid: relevance}}``."""
+    def from_dict(
+        cls,
+        mapping: Mapping[str, Mapping[str, int]],
+        source: str = "<dict>",
+        duplicates: DuplicatePolicy = "error",
+    ) -> Qrels:
+        """Build from ``{qid: {docid: relevance}}``. Keys are str or int: ``"1"`` and ``1``
+        are the same id, so two such keys are a repeated pair, resolved by ``duplicates``."""
         from ranklens.data.memory import from_dict
 
-        return cls._make(from_dict(mapping, True, source))
+        columns = from_dict(mapping, True, source, duplicates=duplicates)
+        return cls._make(columns).deduplicated(duplicates)
 
     @classmethod
     def from_records(
@@ -129,10 +142,11 @@ class Qrels(Grouped):
     ) -> Qrels:
         """Read qrels saved by :meth:`to_parquet` (or any Parquet file with the columns
         :meth:`from_frame` finds); see :mod:`ranklens.data.table_files`."""
-        from ranklens.data.table_files import read_parquet
+        from ranklens.data.table_files import parquet_columns
 
-        arrow, _ = read_parquet(path)
-        return replace(cls.from_frame(arrow, duplicates=duplicates), source=os.fspath(path))
+        columns, _ = parquet_columns(path, True)
+        columns.pop("ranks", None)
+        return cls._make(columns).deduplicated(duplicates)
 
     @classmethod
     def from_jsonl(
@@ -140,10 +154,10 @@ class Qrels(Grouped):
     ) -> Qrels:
         """Read JSON lines ``{"query_id", "doc_id", "relevance"}`` (as :meth:`to_jsonl`
         writes them)."""
-        from ranklens.data.table_files import describe, read_jsonl
+        from ranklens.data.table_files import jsonl_columns
 
-        records, _ = read_jsonl(path, "relevance")
-        return cls.from_records(records, duplicates=duplicates, source=describe(path))
+        columns, _ = jsonl_columns(path, True)
+        return cls._make(columns).deduplicated(duplicates)
 
     def to_parquet(self, path: str | os.PathLike[str]) -> None:
         """Save as Parquet (``query_id``, ``doc_id`` strings, ``relevance`` int64), in this
@@ -163,3 +177,4 @@ class Qrels(Grouped):
         from ranklens.data.trec_text import trec_qrels_lines, write_lines
 
         write_lines(path, trec_qrels_lines(self))
+

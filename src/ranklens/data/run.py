@@ -35,6 +35,12 @@ class Run(Grouped):
     ('bm25', 3)
     >>> [run.docid(i) for i in run.ranking()]  # ties: docid descending, as trec_eval
     ['d3', 'd2', 'd1']
+
+    ``Run(data, name=...)`` builds from any input :func:`ranklens.evaluate` takes (a path,
+    a dict, a DataFrame ..., as ranx):
+
+    >>> Run({"q1": {"d1": 0.5}}, name="bm25")
+    Run('bm25', 1 queries, 1 entries, source='<dict>')
     """
 
     scores: Float64Array
@@ -50,6 +56,12 @@ class Run(Grouped):
         if self.ranks is not None:
             self.ranks.flags.writeable = False
 
+    def __repr__(self) -> str:
+        return (
+            f"Run({self.name!r}, {self.num_queries} queries, {len(self)} entries, "
+            f"source={self.source!r})"
+        )
+
     @classmethod
     def from_file(
         cls,
@@ -63,13 +75,20 @@ class Run(Grouped):
         return cls(**read_run(source, name)).deduplicated(duplicates)
 
     @classmethod
-    def from_dict(cls, mapping: Mapping[str, Mapping[str, float]], name: str = "run") -> Run:
+    def from_dict(
+        cls,
+        mapping: Mapping[str, Mapping[str, float]],
+        name: str = "run",
+        duplicates: DuplicatePolicy = "error",
+    ) -> Run:
         """Build from ``{qid: {docid: score}}``. An empty mapping is an empty run (every
         qrels query then scores as retrieving nothing, as in ir_measures); an empty run
-        *file* is an error."""
+        *file* is an error. Keys are str or int: ``"1"`` and ``1`` are the same id, so
+        two such keys are a repeated pair, resolved by ``duplicates``."""
         from ranklens.data.memory import from_dict
 
-        return cls._make(from_dict(mapping, False, "<dict>", allow_empty=True), name)
+        columns = from_dict(mapping, False, "<dict>", allow_empty=True, duplicates=duplicates)
+        return cls._make(columns, name).deduplicated(duplicates)
 
     @classmethod
     def from_records(
@@ -223,12 +242,11 @@ class Run(Grouped):
         """Read a run saved by :meth:`to_parquet` (or any Parquet file with the columns
         :meth:`from_frame` finds); named ``name``, else the name saved in the file, else
         the file name."""
-        from ranklens.data.table_files import read_parquet
+        from ranklens.data.table_files import parquet_columns
 
-        arrow, saved = read_parquet(path)
+        columns, saved = parquet_columns(path, False, named=name is None)
         the_name = name or saved or os.path.basename(os.fspath(path))
-        run = cls.from_frame(arrow, name=the_name, duplicates=duplicates)
-        return replace(run, source=os.fspath(path))
+        return cls._make(columns, the_name).deduplicated(duplicates)
 
     @classmethod
     def from_jsonl(
@@ -239,13 +257,12 @@ class Run(Grouped):
     ) -> Run:
         """Read JSON lines ``{"query_id", "doc_id", "score"}`` (as :meth:`to_jsonl` writes
         them); named ``name``, else the last line's ``run``, else the file name."""
-        from ranklens.data.table_files import describe, read_jsonl
+        from ranklens.data.source import describe
+        from ranklens.data.table_files import jsonl_columns
 
-        records, tag = read_jsonl(path, "score")
-        where = describe(path)
-        the_name = name or tag or os.path.basename(where)
-        run = cls.from_records(records, name=the_name, duplicates=duplicates)
-        return replace(run, source=where)
+        columns, tag = jsonl_columns(path, False)
+        the_name = name or tag or os.path.basename(describe(path))
+        return cls._make(columns, the_name).deduplicated(duplicates)
 
     def to_parquet(self, path: str | os.PathLike[str]) -> None:
         """Save as Parquet (``query_id``, ``doc_id`` strings, ``score`` float64, the name in
@@ -271,3 +288,4 @@ class Run(Grouped):
         from ranklens.data.trec_text import write_run
 
         write_run(path, self, self.ranking(ties), name or self.name)
+

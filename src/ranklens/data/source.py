@@ -19,7 +19,7 @@ from ranklens.base.errors import InputError, ParseError, ResourceError
 Source = str | os.PathLike[str] | IO[bytes] | IO[str]
 
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
-_BOM = b"\xef\xbb\xbf"
+_BOM = BOM = b"\xef\xbb\xbf"
 _LONE_CR = re.compile(rb"\r(?!\n)")
 
 
@@ -74,6 +74,43 @@ def read_source(source: object) -> tuple[bytes | mmap.mmap | memoryview, str]:
     if bytes(content[:3]) == _BOM:
         return memoryview(content)[3:], name
     return content, name
+
+
+def read_binary(source: object) -> tuple[bytes, str]:
+    """The whole (decompressed) content of ``source`` as ``bytes`` and its display name,
+    for the formats that are not TREC text (JSON lines, compressed Parquet): the same
+    opening, decompression and errors as :func:`read_source`, without its checks of text
+    (line ends, byte-order mark).
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, or a compressed file is corrupt or truncated.
+    ResourceError
+        Out of memory reading or decompressing it.
+    """
+    name = describe(source)
+    try:
+        if isinstance(source, str | os.PathLike):
+            if os.fspath(source) == "-":
+                raw: bytes | mmap.mmap = sys.stdin.buffer.read()
+            else:
+                raw = _read_path(Path(os.fspath(source)), name)
+        elif hasattr(source, "read"):
+            data = source.read()
+            raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+        else:
+            raise TypeError(f"expected a path, '-' or a file object, got {type(source).__name__}")
+        content = _decompress(raw, name)
+        whole = bytes(content)
+    except MemoryError:
+        raise ResourceError(
+            f"{name}: out of memory while reading it; free memory or split the input"
+        ) from None
+    release(content)
+    if content is not raw:
+        release(raw)
+    return whole, name
 
 
 def _check_line_ends(content: bytes | mmap.mmap, name: str) -> None:

@@ -6,7 +6,8 @@ judged documents (ordered by docno), for each document the subtopics it is relev
 (judgment > 0, counted as 1 as ndeval does), and the number of subtopics that have at
 least one relevant document (the ``|S|`` every diversity measure divides by).
 
-Readers: a TREC text file (4 columns, the second the subtopic), a pandas DataFrame with
+Readers: a TREC text file (4 columns, the second the subtopic), a pandas or polars
+DataFrame or a pyarrow Table (read and checked as ordinary qrels frames are) with
 ``query_id``/``qid``, ``subtopic_id``/``subtopic``/``iteration``, ``doc_id``/``docno``,
 ``relevance``/``judgment``/``rel`` columns (ir_datasets names the field ``subtopic_id``),
 records (tuples ``(qid, subtopic, docno, judgment)`` or objects with those attributes, such
@@ -19,6 +20,7 @@ as ir_datasets' ``TrecSubtopicQrel``) and ``{qid: {docno: {subtopic: judgment}}}
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -143,21 +145,24 @@ class SubtopicQrels:
         judgments: Iterable[object],
         source: str = "<subtopic qrels>",
     ) -> SubtopicQrels:
-        """Build from four parallel columns (ids as strings, judgments integers)."""
-        q = np.asarray([str(x) for x in qids], dtype=str)
-        s_raw = [str(x) for x in subtopics]
-        d = np.asarray([str(x) for x in docids], dtype=str)
-        try:
-            g = np.asarray([int(x) for x in judgments], dtype=np.int64)  # type: ignore[call-overload]
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"{source}: a judgment is not an integer ({exc})") from None
-        if not (len(q) == len(s_raw) == len(d) == len(g)):
+        """Build from four parallel columns: ids str or int, judgments integers (as for
+        ordinary qrels: :func:`ranklens.data.memory.check_ids` and
+        :func:`~ranklens.data.memory.check_value`; messages give the row, from 1)."""
+        columns = [list(qids), list(subtopics), list(docids), list(judgments)]
+        if len({len(c) for c in columns}) > 1:
             raise InputError(f"{source}: the columns have different lengths")
+        return cls.from_records(zip(*columns, strict=True), source)
+
+    @classmethod
+    def _from_texts(
+        cls, q: list[str], s_raw: list[str], d: list[str], g: Int64Array, source: str
+    ) -> SubtopicQrels:
+        """Build from checked columns: ids as str, judgments int64."""
         if all(x.isdigit() for x in s_raw):
             s = np.asarray([int(x) for x in s_raw], dtype=np.int64)
         else:
             s = np.unique(np.asarray(s_raw, dtype=str), return_inverse=True)[1].astype(np.int64)
-        return cls._build(q, s, d, g, source)
+        return cls._build(np.asarray(q, dtype=str), s, np.asarray(d, dtype=str), g, source)
 
     @classmethod
     def _build(
@@ -243,26 +248,51 @@ class SubtopicQrels:
     @classmethod
     def from_records(cls, records: Iterable[Any], source: str = "<records>") -> SubtopicQrels:
         """Build from ``(qid, subtopic, docno, judgment)`` tuples or objects with ``query_id``,
-        ``subtopic_id``, ``doc_id`` and ``relevance`` attributes (ir_datasets)."""
-        cols: tuple[list[object], list[object], list[object], list[object]] = ([], [], [], [])
-        for rec in records:
+        ``subtopic_id``, ``doc_id`` and ``relevance`` attributes (ir_datasets).
+
+        Ids are str or int and judgments integers, checked as for ordinary qrels (a float
+        such as 0.5, a bool, a string or a missing value is an error naming the row)."""
+        from ranklens.data.memory import check_ids, check_value, id_text
+
+        q: list[str] = []
+        s_raw: list[str] = []
+        d: list[str] = []
+        g: list[int] = []
+        for row, rec in enumerate(records, 1):
             if isinstance(rec, tuple) and not hasattr(rec, "_fields"):
                 if len(rec) != 4:
                     raise InputError(
-                        f"{source}: a record has {len(rec)} fields, not 4 "
-                        "(qid, subtopic, docno, judgment)"
+                        f"a record has {len(rec)} fields, not 4 (qid, subtopic, docno, judgment)",
+                        path=source,
+                        line=row,
                     )
                 values: tuple[object, ...] = rec
             else:
                 values = tuple(_field(rec, names, source) for names in (_QID, _SUB, _DOC, _REL))
-            for col, v in zip(cols, values, strict=False):
-                col.append(v)
-        return cls.from_columns(cols[0], cols[1], cols[2], cols[3], source=source)
+            qid, docid = check_ids(values[0], values[2], source, row)
+            subtopic = id_text(values[1])
+            if subtopic is None:
+                raise InputError(
+                    f"query '{qid}', document '{docid}': subtopic {values[1]!r} is not a str "
+                    "or int",
+                    path=source,
+                    line=row,
+                )
+            where = f"query '{qid}', subtopic '{subtopic}', document '{docid}'"
+            q.append(qid)
+            s_raw.append(subtopic)
+            d.append(docid)
+            g.append(int(check_value(values[3], True, where, source, row)))
+        return cls._from_texts(q, s_raw, d, np.asarray(g, dtype=np.int64), source)
 
     @classmethod
     def from_frame(cls, frame: Any, source: str = "<DataFrame>") -> SubtopicQrels:
-        """Build from a DataFrame with query, subtopic, document and judgment columns."""
-        names = [str(c) for c in frame.columns]
+        """Build from a pandas or polars DataFrame or a pyarrow Table with query, subtopic,
+        document and judgment columns, read and checked as ordinary qrels frames are
+        (:func:`ranklens.data.frames.from_frame`)."""
+        from ranklens.data.frames import column_names, from_frame
+
+        names = column_names(frame)
         picked = []
         for options in (_QID, _SUB, _DOC, _REL):
             found = next((c for c in options if c in names), None)
@@ -270,8 +300,18 @@ class SubtopicQrels:
                 raise InputError(
                     f"{source}: no column named {' or '.join(options)} (columns: {names})"
                 )
-            picked.append(frame[found].tolist())
-        return cls.from_columns(picked[0], picked[1], picked[2], picked[3], source=source)
+            picked.append(found)
+        columns = from_frame(
+            frame, True, picked[0], picked[2], picked[3], source=source, extra_ids=(picked[1],)
+        )
+        rows = columns["lines"]  # each entry's row (from 0), in grouped order
+        counts = np.diff(columns["q_offsets"])
+        q = np.repeat(np.asarray(columns["qids"], dtype=object), counts).tolist()
+        d = _decoded(columns["doc_data"], columns["doc_offsets"])
+        sub_data, sub_offsets = columns["extra"][picked[1]]
+        subs = _decoded(sub_data, sub_offsets)
+        s_raw = [subs[i] for i in rows.tolist()]
+        return cls._from_texts(q, s_raw, d, np.asarray(columns["values"], np.int64), source)
 
     @classmethod
     def from_file(cls, source: object) -> SubtopicQrels:
@@ -286,6 +326,13 @@ class SubtopicQrels:
         except ParseError:
             subtopics = np.unique(cols[1], return_inverse=True)[1].reshape(-1).astype(np.int64)
         return cls._build(cols[0], subtopics, cols[2], grades, name)
+
+
+def _decoded(data: np.ndarray, offsets: np.ndarray) -> list[str]:
+    """The strings of a string column (a byte buffer and offsets)."""
+    blob = data.tobytes()
+    bounds = offsets.tolist()
+    return [blob[a:b].decode("utf-8") for a, b in itertools.pairwise(bounds)]
 
 
 def _texts(values: np.ndarray) -> tuple[str, ...]:
@@ -316,7 +363,10 @@ def read_subtopic_qrels(source: object) -> SubtopicQrels:
         return source
     if isinstance(source, str | os.PathLike) or hasattr(source, "read"):
         return SubtopicQrels.from_file(source)
-    if hasattr(source, "columns") and hasattr(source, "__getitem__"):
+    from ranklens.data.frames import is_frame, refuse_lazy
+
+    refuse_lazy(source, "subtopic qrels")
+    if is_frame(source):
         return SubtopicQrels.from_frame(source)
     if isinstance(source, Mapping):
         return SubtopicQrels.from_dict(source)

@@ -30,8 +30,9 @@ if TYPE_CHECKING:
     from ranklens.data.run import Run
 
 RUN_KEY = b"ranklens.run"
-PARQUET_SUFFIXES = (".parquet", ".pq")
-JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
+_PACKED = ("", ".gz", ".bz2", ".xz")
+PARQUET_SUFFIXES = tuple(base + pack for base in (".parquet", ".pq") for pack in _PACKED)
+JSONL_SUFFIXES = tuple(base + pack for base in (".jsonl", ".ndjson") for pack in _PACKED)
 
 PathLike = str | os.PathLike[str]
 
@@ -92,15 +93,59 @@ def write_parquet(table: Qrels | Run, path: PathLike) -> None:
     pq.write_table(arrow, os.fspath(path))
 
 
-def read_parquet(path: PathLike) -> tuple[Any, str | None]:
-    """The Arrow table of a Parquet file and the run name saved in it (or ``None``)."""
-    pq = require("pyarrow.parquet", "Reading Parquet")
+def open_parquet(path: PathLike, what: str = "Reading Parquet") -> Any:
+    """The Arrow table of a Parquet file (``.gz``, ``.bz2`` or ``.xz`` compressed as a
+    whole: decompressed in memory first).
+
+    Raises
+    ------
+    InputError
+        The file is missing, empty, truncated or not Parquet (naming it).
+    """
+    pa = require("pyarrow", what)
+    pq = require("pyarrow.parquet", what)
+    where = os.fspath(path)
     try:
-        arrow = pq.read_table(os.fspath(path))
-    except OSError as exc:
-        raise InputError(f"cannot read it as Parquet: {exc}", path=os.fspath(path)) from None
+        if where.lower().endswith(_PACKED[1:]):
+            from ranklens.data.source import read_binary
+
+            return pq.read_table(pa.BufferReader(read_binary(where)[0]))
+        return pq.read_table(where)
+    except FileNotFoundError:
+        raise InputError("no such file; check the path", path=where) from None
+    except (OSError, pa.ArrowException) as exc:  # ArrowInvalid: empty, truncated, not Parquet
+        raise InputError(
+            f"cannot read it as Parquet: it is empty, truncated or not a Parquet file ({exc})",
+            path=where,
+        ) from None
+
+
+def read_parquet(path: PathLike, named: bool = True) -> tuple[Any, str | None]:
+    """The Arrow table of a Parquet file and the run name saved in it (or ``None``; a name
+    that is not UTF-8 is an error, unless ``named`` is false: the caller has a name)."""
+    arrow = open_parquet(path)
     saved = (arrow.schema.metadata or {}).get(RUN_KEY)
-    return arrow, saved.decode("utf-8") if saved else None
+    if not saved or not named:
+        return arrow, None
+    try:
+        return arrow, saved.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(
+            f"the run name saved in it ({RUN_KEY.decode()} metadata) is not UTF-8 text; "
+            "pass a name for the run",
+            path=os.fspath(path),
+        ) from None
+
+
+def parquet_columns(
+    path: PathLike, integer: bool, named: bool = True
+) -> tuple[dict[str, Any], str | None]:
+    """The grouped columns of qrels (``integer``) or a run saved as Parquet, and the run
+    name saved in it (if ``named``); messages name the file and the row (from 1)."""
+    from ranklens.data.frames import from_frame
+
+    arrow, saved = read_parquet(path, named and not integer)
+    return from_frame(arrow, integer, source=os.fspath(path), first_row=1), saved
 
 
 # ------------------------------------------------------------------------- JSON lines
@@ -147,26 +192,89 @@ def write_jsonl(table: Qrels | Run, path: PathLike | IO[str]) -> None:
             out.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
 
 
-def read_jsonl(path: PathLike | IO[str], value: str) -> tuple[list[tuple[Any, Any, Any]], str]:
-    """The ``(query_id, doc_id, value)`` of each line and the last line's ``run`` (or
-    ``""``)."""
-    where = describe(path)
+def read_jsonl(
+    path: PathLike | IO[str] | IO[bytes], value: str
+) -> tuple[list[tuple[Any, Any, Any]], list[int], str]:
+    """The ``(query_id, doc_id, value)`` of each line, the line numbers, and the last
+    line's ``run`` (or ``""``).
+
+    Gzip, bzip2 and xz are recognised by their magic number, whatever the file is called
+    (as for TREC text), and a UTF-8 byte-order mark is skipped. Each
+    line must be UTF-8 JSON; anything else (binary content, a truncated or corrupt
+    compressed file, nesting deeper than Python's recursion limit, an integer of more than
+    4,300 digits, a lone surrogate escape in an id) is a :class:`ParseError` naming the
+    line.
+    """
+    from ranklens.data.memory import is_text
+    from ranklens.data.source import BOM, read_binary
+
+    data, where = read_binary(path)
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
+    from ranklens.data.frames import DOC_NAMES, QID_NAMES
+
     records: list[tuple[Any, Any, Any]] = []
+    lines: list[int] = []
     tag = ""
-    with _text(path, "r") as stream:
-        for number, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                records.append((row["query_id"], row["doc_id"], row[value]))
-            except json.JSONDecodeError as exc:
-                raise ParseError(f"not JSON: {exc.msg}", path=where, line=number) from None
-            except (KeyError, TypeError):
-                raise ParseError(
-                    f"each line must be an object with 'query_id', 'doc_id' and '{value}'",
-                    path=where,
-                    line=number,
-                ) from None
-            tag = str(row.get("run", tag))
-    return records, tag
+    keys: tuple[str, str] | None = None
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(
+                f"is not UTF-8 text (byte {exc.start + 1} of the line): is it a JSON lines file?",
+                path=where,
+                line=number,
+            ) from None
+        try:
+            row = json.loads(line)
+        except RecursionError:
+            raise ParseError(
+                "not JSON that can be read: nested too deeply", path=where, line=number
+            ) from None
+        except ValueError as exc:  # JSONDecodeError, and integers of over 4,300 digits
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            raise ParseError(f"not JSON: {reason}", path=where, line=number) from None
+        if keys is None and isinstance(row, dict):  # the first line names the id columns
+            keys = (_first_key(row, QID_NAMES), _first_key(row, DOC_NAMES))
+        try:
+            records.append((row[keys[0]], row[keys[1]], row[value]))  # type: ignore[index]
+        except (KeyError, TypeError, IndexError):
+            raise ParseError(
+                f"each line must be an object with 'query_id', 'doc_id' and '{value}' (or "
+                "'user_id' / 'item_id', as the first line names them)",
+                path=where,
+                line=number,
+            ) from None
+        lines.append(number)
+        tag = str(row.get("run", tag))
+    if not is_text(tag):
+        raise ParseError(
+            "the run name holds a lone surrogate escape (\\ud800-\\udfff)",
+            path=where,
+            line=lines[-1],
+        )
+    return records, lines, tag
+
+
+def _first_key(row: dict[str, Any], names: tuple[str, ...]) -> str:
+    """The first of ``names`` that ``row`` has (the first name when it has none)."""
+    return next((name for name in names if name in row), names[0])
+
+
+def jsonl_columns(
+    path: PathLike | IO[str] | IO[bytes], integer: bool, *, allow_empty: bool = False
+) -> tuple[dict[str, Any], str]:
+    """The grouped columns of qrels (``integer``) or a run saved as JSON lines, and the
+    last line's ``run``; messages name the file and its line."""
+    from ranklens.data.memory import from_records
+    from ranklens.data.source import describe as source_name
+
+    records, lines, tag = read_jsonl(path, "relevance" if integer else "score")
+    where = source_name(path)
+    columns = from_records(
+        records, integer, where, allow_empty=allow_empty, lines=np.asarray(lines, np.int64)
+    )
+    return columns, tag

@@ -9,7 +9,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from ranklens.base.errors import EmptyInputError, ParseError, ResourceError
+from ranklens.base.errors import EmptyInputError, InputError, ParseError, ResourceError
 from ranklens.base.types import Int64Array, UInt8Array
 from ranklens.data.native import core as _core
 from ranklens.data.source import read_source, release
@@ -159,8 +159,65 @@ def write_lines(path: str | os.PathLike[str] | IO[str], lines: list[str]) -> Non
             handle.write(text)
 
 
+_UNWRITABLE = np.zeros(256, dtype=bool)
+_UNWRITABLE[[0, 9, 10, 11, 12, 13, 32]] = True  # NUL and the whitespace that splits columns
+
+
+def _unwritable(text: bytes) -> bool:
+    return not text or bool(_UNWRITABLE[np.frombuffer(text, dtype=np.uint8)].any())
+
+
+def check_writable(
+    qids: tuple[str, ...] | list[str],
+    doc_data: UInt8Array,
+    doc_offsets: Int64Array,
+    q_offsets: Int64Array,
+    tag: str | None = None,
+) -> None:
+    """Raise :class:`~ranklens.base.errors.InputError` unless every id can be written as a
+    TREC text column and read back as itself.
+
+    A column is split at whitespace, and a line starting with ``#`` is a comment: an empty
+    id, an id holding whitespace (space, tab, newline ...) or NUL, a query id starting with
+    ``#`` would read back as other queries and documents. The run tag is the last column:
+    it may hold spaces (only its first word reads back) but not a newline or NUL, and not
+    be blank.
+    """
+    for qid in qids:
+        raw = qid.encode("utf-8", "surrogatepass")
+        if _unwritable(raw) or raw.startswith(b"#"):
+            raise InputError(
+                f"query id {qid!r} cannot be written as TREC text (an id must be non-empty, "
+                "hold no whitespace and not start with '#'); rename the query, or save with "
+                "to_parquet / to_jsonl"
+            )
+    lengths = np.diff(doc_offsets)
+    bad = np.zeros(lengths.shape[0], dtype=bool)
+    bad |= lengths == 0
+    if doc_data.shape[0]:
+        hits = np.flatnonzero(_UNWRITABLE[doc_data])
+        if hits.shape[0]:
+            bad[np.searchsorted(doc_offsets, hits, side="right") - 1] = True
+    if bad.any():
+        entry = int(np.flatnonzero(bad)[0])
+        doc = bytes(doc_data[doc_offsets[entry] : doc_offsets[entry + 1]])
+        query = qids[int(np.searchsorted(q_offsets, entry, side="right") - 1)]
+        raise InputError(
+            f"document id {doc.decode('utf-8', 'surrogateescape')!r} of query {query!r} cannot "
+            "be written as TREC text (an id must be non-empty and hold no whitespace); rename "
+            "the document, or save with to_parquet / to_jsonl"
+        )
+    if tag is not None and (not tag.strip() or "\n" in tag or "\x00" in tag):
+        raise InputError(
+            f"run tag {tag!r} cannot be written as TREC text (it must hold a visible character "
+            "and no newline or NUL); give another name"
+        )
+
+
 def trec_qrels_lines(qrels: Qrels) -> list[str]:
-    """The qrels as TREC lines, grouped by query in byte order."""
+    """The qrels as TREC lines, grouped by query in byte order (ids checked with
+    :func:`check_writable`)."""
+    check_writable(qrels.qids, qrels.doc_data, qrels.doc_offsets, qrels.q_offsets)
     qidx = qrels.query_of_entries().tolist()
     docs = qrels.docids()
     rels = qrels.rels.tolist()
@@ -177,7 +234,9 @@ def trec_run_chunks(
     """The run as UTF-8 TREC lines ``qid Q0 docid rank score tag`` in the order ``order`` (a
     ranking: query ``j``'s entries are ``order[q_offsets[j]:q_offsets[j+1]]``), ranks
     counted per query from 1, each score as ``repr`` writes it (:func:`format_score`);
-    in chunks of whole queries. ``errors`` applies to encoding the query ids and the tag."""
+    in chunks of whole queries. ``errors`` applies to encoding the query ids and the tag.
+    Ids and tag are checked first (:func:`check_writable`)."""
+    check_writable(run.qids, run.doc_data, run.doc_offsets, run.q_offsets, name)
     encoded = [qid.encode("utf-8", errors) for qid in run.qids]
     qid_offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=qid_offsets[1:])

@@ -9,7 +9,14 @@ from typing import Any, cast, overload
 
 import numpy as np
 
-from ranklens.base.errors import InputError, InputWarning, OptionError, ResourceError
+from ranklens.base.errors import (
+    InputError,
+    InputWarning,
+    MeasureError,
+    OptionError,
+    ResourceError,
+)
+from ranklens.base.progress import Progress
 from ranklens.base.types import (
     DUPLICATE_POLICIES,
     QUERY_POLICIES,
@@ -19,6 +26,8 @@ from ranklens.base.types import (
     TiePolicy,
 )
 from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
+from ranklens.data.qrels import Qrels
+from ranklens.data.run import Run
 from ranklens.evaluation.result_set import ResultSet, is_many_runs
 from ranklens.evaluation.results import Results
 from ranklens.measures.base import Measure
@@ -41,17 +50,144 @@ def check_options(ties: str, queries: str, depth: int | None, duplicates: str) -
         raise OptionError(f"depth must be a positive number of documents, not {depth!r}")
 
 
+def read_qrels(qrels: QrelsLike, duplicates: DuplicatePolicy) -> Qrels:
+    """:func:`~ranklens.data.coerce.as_qrels`, saying when a document judged twice is
+    judged under two subtopics (diversity qrels given to an ordinary measure)."""
+    from ranklens.base.errors import DuplicateError
+
+    try:
+        return as_qrels(qrels, duplicates)
+    except DuplicateError as exc:
+        subtopics = _subtopics_of(exc)
+        if subtopics is None or exc.lines is None:
+            raise
+        raise DuplicateError(
+            f"{exc.message}. These look like subtopic (diversity) qrels: the second column "
+            f"numbers the subtopics (lines {exc.lines[0]} and {exc.lines[1]} judge it for "
+            f"subtopics {subtopics[0]} and {subtopics[1]}, of the same query); the diversity "
+            "measures read them as such (alpha_nDCG@20, ERR_IA@20, ..., as ranklens ndeval "
+            "does); ordinary measures need one judgment per document (duplicates='max' keeps "
+            "its highest)",
+            path=exc.path,
+            lines=exc.lines,
+            query=exc.query,
+            document=exc.document,
+        ) from None
+
+
+def _subtopics_of(exc: Any) -> tuple[str, str] | None:
+    """The second columns of the two lines of a qrels file's duplicate, when they differ."""
+    from ranklens.data.source import read_bytes
+
+    if exc.path is None or exc.lines is None or str(exc.path).startswith("<"):
+        return None
+    try:
+        content, _ = read_bytes(exc.path)
+    except (OSError, ValueError):
+        return None
+    import io
+
+    wanted = {exc.lines[0] - 1: "", exc.lines[1] - 1: ""}
+    for number, line in enumerate(io.BytesIO(content)):
+        if number in wanted:
+            fields = line.split()
+            wanted[number] = fields[1].decode("utf-8", "replace") if len(fields) > 1 else ""
+        if number >= max(wanted):
+            break
+    first, second = (wanted[exc.lines[0] - 1], wanted[exc.lines[1] - 1])
+    return (first, second) if first != second and first and second else None
+
+
 def _examples(ids: Sequence[str]) -> str:
     shown = ", ".join(repr(q) for q in ids[:3])
     return shown + (", ..." if len(ids) > 3 else "")
 
 
-def check_overlap(
-    counts: Mapping[str, int], name: str, source: str | None, examples: Sequence[str] = ()
+def document_examples(qrels: Qrels, run: Run) -> tuple[Sequence[str], Sequence[str]]:
+    """A few document ids of the run and of the qrels, for a message: those of the first
+    query in both (or of their first queries)."""
+    index = qrels.query_index()
+    pair = next(((i, index[q]) for i, q in enumerate(run.qids) if q in index), (0, 0))
+
+    def some(data: Run | Qrels, row: int) -> list[str]:
+        if row >= data.num_queries:
+            return []
+        start = int(data.q_offsets[row])
+        stop = min(int(data.q_offsets[row + 1]), start + 3)
+        bounds = data.doc_offsets
+        blob = data.doc_data
+        return [
+            blob[int(bounds[k]) : int(bounds[k + 1])].tobytes().decode("utf-8", "replace")
+            for k in range(start, stop)
+        ]
+
+    return some(run, pair[0]), some(qrels, pair[1])
+
+
+MIN_QUERIES_TO_WARN = 10
+"""Most queries retrieving no judged document is a warning from this many queries on, and
+none retrieving one an error (on fewer, a few documents may miss the judged ones by
+chance)."""
+MIN_DOCUMENTS_TO_REFUSE = 100
+"""No query retrieving a judged document is also an error from this many documents
+retrieved (over the queries in the qrels) on, however few the queries."""
+
+
+def check_judged(
+    counts: Mapping[str, int],
+    name: str,
+    source: str | None,
+    documents: tuple[Sequence[str], Sequence[str]] | None = None,
 ) -> None:
-    """Refuse a run that shares no query with the qrels; warn when most qrels queries are
-    missing from it (see :meth:`Evaluator.evaluate`). ``counts`` are a result's query
-    counts; ``examples``, some of the run's query ids for the message."""
+    """Refuse a run none of whose queries retrieves a document the qrels list for it (its
+    document ids are not the qrels'); warn when most of them retrieve none (see
+    :meth:`Evaluator.evaluate`): from :data:`MIN_QUERIES_TO_WARN` queries on (the error
+    also from :data:`MIN_DOCUMENTS_TO_REFUSE` documents on). Only the queries in both
+    count (``retrieving``, ``matched`` and ``retrieved`` of the query counts): a document
+    "judged" is one the qrels list for the query, whatever its grade (0 and negative
+    included). ``documents``: some document ids of the run and of the qrels for the
+    message."""
+    retrieving, matched = counts.get("retrieving", 0), counts.get("matched", 0)
+    documents_retrieved = counts.get("retrieved", 0)
+    enough = retrieving >= MIN_QUERIES_TO_WARN or documents_retrieved >= MIN_DOCUMENTS_TO_REFUSE
+    shown = ""
+    if documents is not None and documents[0] and documents[1]:
+        shown = (
+            f" (the run has documents such as {_examples(documents[0])}, the qrels "
+            f"{_examples(documents[1])})"
+        )
+    if retrieving and not matched and enough:
+        raise InputError(
+            f"run '{name}' retrieves no judged document: none of the {documents_retrieved} "
+            f"documents it ranks for its {retrieving} queries in the qrels is in the "
+            f"qrels{shown}; every value would "
+            "be 0. Check that the run and the qrels use the same document ids (a prefix, "
+            "another id scheme, corpus ids against passage ids), and that these are the "
+            "right files",
+            path=source,
+        )
+    if retrieving >= MIN_QUERIES_TO_WARN and matched * 2 < retrieving:
+        warnings.warn(
+            f"only {matched} of the {retrieving} queries of run '{name}' in the qrels "
+            f"retrieve a judged document{shown}; the others score 0 on most measures: check "
+            "that the run and the qrels use the same document ids",
+            InputWarning,
+            stacklevel=5,
+        )
+
+
+def check_overlap(
+    counts: Mapping[str, int],
+    name: str,
+    source: str | None,
+    examples: Sequence[str] = (),
+    documents: tuple[Sequence[str], Sequence[str]] | None = None,
+) -> None:
+    """Refuse a run that shares no query with the qrels, or that retrieves no judged
+    document (:func:`check_judged`); warn when most qrels queries are missing from it, or
+    most of its queries retrieve no judged document (see :meth:`Evaluator.evaluate`).
+    ``counts`` are a result's query counts; ``examples``, some of the run's query ids for
+    the message, ``documents`` some document ids of the run and of the qrels."""
     shared = counts.get("shared", counts["run"] - counts["unjudged"])
     # (queries="run" evaluates the run's queries with or without judgments: no check there)
     by_judgments = counts["unjudged"] > 0 or counts["missing"] > 0
@@ -63,11 +199,12 @@ def check_overlap(
             "are written the same way",
             path=source,
         )
+    check_judged(counts, name, source, documents)
     if counts["run"] and counts["missing"] * 2 > counts["qrels"] > 0:
         warnings.warn(
             f"{counts['missing']} of the {counts['qrels']} qrels queries are missing from run "
             f"'{name}' and score 0 (only {shared} are in it); to evaluate only "
-            "the queries in both, pass queries='both' (ranklens eval --queries both)",
+            "the queries in both, pass queries='both' (--queries both on the command line)",
             InputWarning,
             stacklevel=4,
         )
@@ -132,7 +269,7 @@ class Evaluator:
     def __init__(
         self,
         qrels: QrelsLike,
-        measures: Iterable[str | Measure],
+        measures: Iterable[str | Measure] | str | Measure,
         *,
         ties: TiePolicy = "trec_eval",
         queries: QueryPolicy = "qrels",
@@ -142,9 +279,7 @@ class Evaluator:
         costs: CostsLike | None = None,
     ) -> None:
         check_options(ties, queries, depth, duplicates)
-        self.measures: tuple[Measure, ...] = tuple(
-            parse_measures([measures] if isinstance(measures, str) else measures)
-        )
+        self.measures: tuple[Measure, ...] = tuple(parse_measures(measures))
         self.ties: TiePolicy = ties
         self.queries: QueryPolicy = queries
         self.depth = depth
@@ -157,12 +292,12 @@ class Evaluator:
         reads_qrels = any(m.spec.judgments == "qrels" for m in self.measures)
         if needed:
             if reads_qrels:
-                self.qrels = as_qrels(qrels, duplicates)
+                self.qrels = read_qrels(qrels, duplicates)
             self._judgments = read_judgments(needed, judgments, qrels, qrels_read=reads_qrels)
             if not reads_qrels:  # the judgement file stands for the qrels
                 self.qrels = self._judgments.as_qrels()
         else:
-            self.qrels = as_qrels(qrels, duplicates)
+            self.qrels = read_qrels(qrels, duplicates)
         if costs is not None:
             read = DocumentCosts.of(costs)
             self._judgments = (
@@ -180,7 +315,12 @@ class Evaluator:
         )
 
     def evaluate(
-        self, run: RunLike, name: str | None = None, *, stream: bool | None = None
+        self,
+        run: RunLike,
+        name: str | None = None,
+        *,
+        stream: bool | None = None,
+        progress: Progress | None = None,
     ) -> Results:
         """Compute the measures for ``run`` (a path, :class:`~ranklens.Run`, dict, ...).
 
@@ -188,27 +328,33 @@ class Evaluator:
         chunks of whole queries, in bounded memory, with the same results
         (:func:`ranklens.evaluation.streaming.evaluate_stream`; the run must be grouped by
         query); ``stream=True`` or ``False`` forces the choice for a path or a binary file
-        object.
+        object. A streamed file reports the bytes read to ``progress(done, total)``
+        (:mod:`ranklens.base.progress`).
 
         Raises
         ------
         InputError
-            The run and the qrels share no query (the wrong pair of files, or ids written
-            differently): every value would be a silent 0.
+            The run and the qrels share no query, or no query of the run retrieves a
+            document the qrels list for it (the wrong pair of files, or ids written
+            differently; from 10 queries or 100 documents on): every value would be a
+            silent 0.
         ResourceError
             The machine runs out of memory (also a ``MemoryError``); it names the run.
 
         Warns
         -----
         InputWarning
-            More than half of the qrels queries are missing from the run (scored 0).
+            More than half of the qrels queries are missing from the run (scored 0), or,
+            from 10 queries on, more than half of the run's queries in the qrels retrieve
+            no judged document.
         """
-        from ranklens.data.chunks import is_file_source, should_stream
+        from ranklens.data.chunks import is_text_source, should_stream
 
-        if should_stream(run) if stream is None else stream and is_file_source(run):
+        # Parquet and JSON lines are read in memory, even with stream=True (not TREC text)
+        if should_stream(run) if stream is None else stream and is_text_source(run):
             from ranklens.evaluation.streaming import evaluate_stream
 
-            streamed = evaluate_stream(self, run, name)
+            streamed = evaluate_stream(self, run, name, progress=progress)
             check_overlap(streamed.query_counts, streamed.run, _name_of(run))
             return streamed
         return self._evaluate(run, name, check=True)
@@ -224,11 +370,16 @@ class Evaluator:
             aligned = self.align(run, name)
             if check:
                 the_run = aligned.run
-                check_overlap(aligned.query_counts, the_run.name, the_run.source, the_run.qids)
+                counts = aligned.query_counts
+                documents = None
+                if counts["retrieving"] > 2 * counts["matched"]:
+                    documents = document_examples(self.qrels, the_run)
+                check_overlap(counts, the_run.name, the_run.source, the_run.qids, documents)
             nq = aligned.base.num_queries
             values = np.empty((nq, len(self.measures)), dtype=np.float64)
             for j, measure in enumerate(self.measures):
                 values[:, j] = measure.compute(aligned)
+            tied = self._tie_affected(aligned)
         except ResourceError:
             raise
         except MemoryError:
@@ -237,8 +388,28 @@ class Evaluator:
                 "or runs at once, or split the run by query"
             ) from None
         return Results(
-            aligned.run_name, self.measures, aligned.base.qids, values, aligned.query_counts
+            aligned.run_name,
+            self.measures,
+            aligned.base.qids,
+            values,
+            aligned.query_counts,
+            tie_affected_queries=tied,
         )
+
+    def _tie_affected(self, aligned: Aligned) -> int | None:
+        """How many queries have tied scores that can decide a value (``None`` under
+        ``ties="rank"``, which does not order by score; see
+        :func:`ranklens.ranking.ties.tie_affected_queries`)."""
+        from ranklens.ranking.ties import tie_affected_queries
+
+        if self.ties == "rank" or not self.measures:
+            return None
+        cutoffs = [
+            m["cutoff"] if m.spec.at is not None and m.spec.at.name == "cutoff" else None
+            for m in self.measures
+        ]
+        deepest = None if None in cutoffs else max(c for c in cutoffs if c is not None)
+        return tie_affected_queries(aligned.base, deepest)
 
     def evaluate_many(
         self,
@@ -354,10 +525,12 @@ def evaluate(
     (``judgments=``, by default the qrels file):
     ``evaluate("qrels.txt", "run.txt", ["PrefsSimp", "APAvgJG", "PAvgJG@10"])``.
     """
-    measure_list = [measures] if isinstance(measures, str) else measures
+    parsed = parse_measures(measures)
+    if not parsed:
+        raise MeasureError("no measure given: name at least one, e.g. ['nDCG@10', 'AP']")
     evaluator = Evaluator(
         qrels,
-        measure_list,
+        parsed,
         ties=ties,
         queries=queries,
         depth=depth,

@@ -43,6 +43,9 @@ class Part:
     values : float64 (len(queries) x measures).
     qrels_queries, run_queries : the queries of the qrels and of the run in this part.
     both : the queries in both.
+    retrieving, matched, retrieved : the queries in both that retrieve any document, and a
+        document the qrels list; the documents they retrieve (see
+        :func:`ranklens.ranking.align.judged_counts`).
     """
 
     queries: tuple[str, ...]
@@ -50,6 +53,11 @@ class Part:
     qrels_queries: int
     run_queries: int
     both: int
+    retrieving: int = 0
+    matched: int = 0
+    retrieved: int = 0
+    tied: int | None = 0
+    """Queries whose tied scores can decide a value (``None``: not counted)."""
 
 
 def absent_id(taken: Iterable[str]) -> str:
@@ -112,7 +120,17 @@ def evaluate_run_part(
     else:
         index = evaluator.qrels.query_index()
         both = sum(1 for q in run.qids if q in index)
-    return Part(res.queries, np.asarray(res.values), 0, counts["run"], both)
+    return Part(
+        res.queries,
+        np.asarray(res.values),
+        0,
+        counts["run"],
+        both,
+        counts["retrieving"],
+        counts["matched"],
+        counts["retrieved"],
+        res.tie_affected_queries,
+    )
 
 
 def missing_part(
@@ -144,13 +162,18 @@ def combine(
     carry it)."""
     ids: list[str] = []
     blocks: list[Float64Array] = []
-    nq = nr = both = 0
+    nq = nr = both = retrieving = matched = retrieved = 0
+    tied: int | None = 0
     for part in parts:
         ids.extend(part.queries)
         blocks.append(part.values)
         nq += part.qrels_queries
         nr += part.run_queries
         both += part.both
+        retrieving += part.retrieving
+        matched += part.matched
+        retrieved += part.retrieved
+        tied = None if tied is None or part.tied is None else tied + part.tied
     if qrels_queries is not None:
         nq = qrels_queries
     width = len(measures)
@@ -166,5 +189,8 @@ def combine(
         "missing": nq - both if queries == "qrels" else 0,
         "unjudged": nr - both if queries != "run" else 0,
         "shared": both,
+        "retrieving": retrieving,
+        "matched": matched,
+        "retrieved": retrieved,
     }
-    return Results(name, tuple(measures), qids, values, counts)
+    return Results(name, tuple(measures), qids, values, counts, tie_affected_queries=tied)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ranklens.base.errors import OptionError
 from ranklens.base.optional import require
-from ranklens.evaluation.results import Results
+from ranklens.evaluation.results import MeasureValues, Results
 
 Layout = Literal["long", "wide"]
 
@@ -70,7 +70,7 @@ class ResultSet:
     @property
     def aggregate(self) -> dict[str, dict[str, float]]:
         """``{run: {measure: aggregate}}``."""
-        return {r.run: dict(r.aggregate) for r in self.results}
+        return {r.run: MeasureValues(r.aggregate) for r in self.results}
 
     @property
     def means(self) -> dict[str, dict[str, float]]:
@@ -206,8 +206,34 @@ def is_many_runs(obj: object) -> bool:
             )
         )
     if isinstance(obj, Mapping) and obj:
-        value = next(iter(obj.values()))
-        if isinstance(value, Mapping):
-            return isinstance(next(iter(value.values()), None), Mapping)
-        return True
+        return _mapping_of_runs(obj)
     return False
+
+
+def _mapping_of_runs(mapping: Mapping[Any, Any]) -> bool:
+    """Whether a non-empty mapping is ``{name: run}`` rather than ``{qid: {docid: score}}``,
+    decided from every value: a run (a path, a Run, a DataFrame, ``{qid: {docid: score}}``)
+    or a query's ``{docid: score}`` (an empty mapping says nothing).
+
+    Raises
+    ------
+    InputError
+        Some values are runs and others a query's scores."""
+    from ranklens.base.errors import InputError
+
+    kinds: dict[bool, object] = {}
+    for key, value in mapping.items():
+        if isinstance(value, Mapping):
+            if not value:
+                continue
+            is_run = isinstance(next(iter(value.values())), Mapping)
+        else:
+            is_run = True
+        kinds.setdefault(is_run, key)
+        if len(kinds) == 2:
+            raise InputError(
+                f"the mapping mixes runs and queries: {kinds[True]!r} holds a run "
+                f"({{name: run}}) but {kinds[False]!r} a query's {{docid: score}}; give one "
+                "run {qid: {docid: score}} or several {name: run}"
+            )
+    return True in kinds

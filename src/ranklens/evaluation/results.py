@@ -11,6 +11,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from ranklens.base.errors import RanklensError
 from ranklens.base.optional import require
 from ranklens.base.segments import ordered_total
 from ranklens.base.types import Float64Array
@@ -39,6 +40,40 @@ def aggregate(measure: Measure, values: Float64Array) -> float:
     return ordered_total(values) / float(values.shape[0])
 
 
+class MeasureValues(dict[str, float]):
+    """``{measure name: value}`` under the canonical names, that also answers to any other
+    spelling of a measure it holds: ``values["map"]`` is ``values["AP"]``, and
+    ``values["ndcg_cut.10"]``, ``values[ir_measures.nDCG@10]`` are ``values["nDCG@10"]``
+    (``in`` and ``get`` too). It is a ``dict``, equal to and printed as one.
+
+    >>> values = MeasureValues({"AP": 0.5})
+    >>> values["map"], "map" in values, values.get("P@5")
+    (0.5, True, None)
+    """
+
+    def _canonical(self, key: object) -> str | None:
+        try:
+            name = parse_measure(key).name  # type: ignore[arg-type]
+        except (RanklensError, TypeError, ValueError):
+            return None
+        return name if dict.__contains__(self, name) else None
+
+    def __missing__(self, key: object) -> float:
+        name = self._canonical(key)
+        if name is None:
+            raise KeyError(key)
+        return self[name]
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or self._canonical(key) is not None
+
+    def get(self, key: object, default: Any = None) -> Any:
+        """The value of ``key`` (any spelling), or ``default``."""
+        if key in self:
+            return self[key]  # type: ignore[index]
+        return default
+
+
 @dataclass(frozen=True, eq=False)
 class Results:
     """The values of some measures for one run.
@@ -50,7 +85,9 @@ class Results:
     queries : the evaluated query ids, in byte order.
     values : float64 array (queries x measures), read-only.
     query_counts : how many queries the qrels and the run had, how many were evaluated,
-        missing from the run (scored on an empty ranking) or left out for lack of judgments.
+        missing from the run (scored on an empty ranking) or left out for lack of judgments,
+        and how many of the queries in both retrieve any document (``retrieving``) and a
+        document the qrels list (``matched``).
 
     Examples
     --------
@@ -69,6 +106,11 @@ class Results:
     queries: tuple[str, ...]
     values: Float64Array
     query_counts: Mapping[str, int] = field(default_factory=dict)
+    tie_affected_queries: int | None = field(default=None, kw_only=True)
+    """How many evaluated queries have a group of tied scores, beginning within the
+    deepest cut-off, that mixes documents of different gains: their values depend on how
+    ties are ordered, which other tools may do differently (``docs/conventions.md``).
+    ``None`` where not counted (``ties="rank"``, which does not order by score)."""
 
     def __post_init__(self) -> None:
         self.values.flags.writeable = False
@@ -80,8 +122,11 @@ class Results:
 
     @cached_property
     def aggregate(self) -> dict[str, float]:
-        """Each measure's aggregate (mean, sum or geometric mean as it declares)."""
-        return {m.name: aggregate(m, self.values[:, j]) for j, m in enumerate(self.measures)}
+        """Each measure's aggregate (mean, sum or geometric mean as it declares), readable
+        under any spelling of the measure (:class:`MeasureValues`)."""
+        return MeasureValues(
+            {m.name: aggregate(m, self.values[:, j]) for j, m in enumerate(self.measures)}
+        )
 
     @property
     def means(self) -> dict[str, float]:
@@ -90,10 +135,10 @@ class Results:
 
     @cached_property
     def per_query(self) -> dict[str, dict[str, float]]:
-        """``{qid: {measure: value}}``."""
+        """``{qid: {measure: value}}`` (each row a :class:`MeasureValues`)."""
         names = self.names
         return {
-            qid: dict(zip(names, row, strict=True))
+            qid: MeasureValues(zip(names, row, strict=True))
             for qid, row in zip(self.queries, self.values.tolist(), strict=True)
         }
 

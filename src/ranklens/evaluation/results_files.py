@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.base.errors import InputError, ParseError
+from ranklens.base.errors import DuplicateError, InputError, ParseError
 from ranklens.base.optional import require
 from ranklens.measures.base import Measure
 from ranklens.measures.language import parse_measure
@@ -63,18 +63,26 @@ def _build(
 
 def read_parquet(path: PathLike) -> Parts:
     """The parts of the Results written by :func:`write_parquet`."""
-    pq = require("pyarrow.parquet", "Results.from_parquet")
+    from ranklens.data.table_files import open_parquet
+
     where = os.fspath(path)
-    try:
-        table = pq.read_table(where)
-    except OSError as exc:
-        raise InputError(f"cannot read it as Parquet: {exc}", path=where) from None
+    table = open_parquet(where, "Results.from_parquet")  # a clear error if not Parquet
     raw = (table.schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise InputError("not a ranklens Results file (no 'ranklens.results' metadata)", path=where)
     meta = json.loads(raw)
     names = list(meta["measures"])
     queries = [str(q) for q in table.column("query_id").to_pylist()]
+    first_row: dict[str, int] = {}
+    for row, qid in enumerate(queries):
+        if qid in first_row:
+            raise DuplicateError(
+                f"query {qid!r} has two rows ({first_row[qid] + 1} and {row + 1}): a Results "
+                "file holds one row per query",
+                path=where,
+                query=qid,
+            )
+        first_row[qid] = row
     values = np.empty((len(queries), len(names)), dtype=np.float64)
     for j, name in enumerate(names):
         values[:, j] = table.column(name).to_numpy()
@@ -112,6 +120,7 @@ def read_jsonl(source: PathLike | IO[str]) -> Parts:
     names: list[str] | None = None
     queries: list[str] = []
     rows: list[list[float]] = []
+    first_line: dict[str, int] = {}
     with _text(source, "r") as stream:
         for number, line in enumerate(stream, 1):
             if not line.strip():
@@ -137,6 +146,15 @@ def read_jsonl(source: PathLike | IO[str]) -> Parts:
                 raise ParseError(
                     "the measures differ from the first line's", path=where, line=number
                 )
+            if qid in first_line:
+                raise DuplicateError(
+                    f"query {qid!r} is on lines {first_line[qid]} and {number}: a Results "
+                    "file holds one line per query (values of two evaluations mixed?)",
+                    path=where,
+                    lines=(first_line[qid], number),
+                    query=qid,
+                )
+            first_line[qid] = number
             queries.append(qid)
             rows.append([math.nan if v is None else float(v) for v in record.values()])
     if run is None or names is None:

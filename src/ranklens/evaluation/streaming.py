@@ -26,6 +26,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from ranklens.base.errors import OptionError
+from ranklens.base.progress import Progress
 from ranklens.data.chunks import DEFAULT_CHUNK_BYTES, grouped_runs
 from ranklens.data.run import Run
 from ranklens.evaluation.parts import (
@@ -47,6 +48,8 @@ def evaluate_stream(
     source: object,
     name: str | None = None,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    *,
+    progress: Progress | None = None,
 ) -> Results:
     """Evaluate a run file (grouped by query) in chunks: the same :class:`Results` as
     ``evaluator.evaluate(source)``, in memory bounded by a few chunks.
@@ -56,11 +59,16 @@ def evaluate_stream(
     evaluator
         The qrels, measures and options (prepared once).
     source
-        A path (plain, ``.gz``, ``.bz2``, ``.xz``) or a binary file object.
+        A path (plain, ``.gz``, ``.bz2``, ``.xz``) or a binary file object. A Parquet or
+        JSON lines file (by its suffix) is not TREC text: it is read and evaluated in
+        memory.
     name
         The run's name; by default the tag of the last line, as in memory.
     chunk_bytes
         Bytes of text read per block.
+    progress
+        Called as ``progress(bytes read, file size)`` after each block (compressed bytes
+        for a compressed file; not for a pipe). See :mod:`ranklens.base.progress`.
 
     Raises
     ------
@@ -77,6 +85,10 @@ def evaluate_stream(
     >>> evaluate_stream(ev, io.BytesIO(text), chunk_bytes=8).per_query
     {'q1': {'P@1': 0.0}, 'q2': {'P@1': 1.0}}
     """
+    from ranklens.data.chunks import is_text_source
+
+    if not is_text_source(source):  # Parquet, JSON lines (by suffix): not TREC text
+        return evaluator.evaluate_part(source, name)
     measures = list(evaluator.measures)
     if set_dependent(measures):
         if evaluator.queries != "qrels":
@@ -91,7 +103,7 @@ def evaluate_stream(
     parts: list[Part] = []
     tag = ""
     read_chunk = partial(Run.from_file, duplicates=evaluator.duplicates)
-    for run in grouped_runs(source, chunk_bytes, read_chunk):
+    for run in grouped_runs(source, chunk_bytes, read_chunk, progress):
         tag = run.name
         parts.append(evaluate_run_part(evaluator, run, measures))
     present = {q for part in parts for q in part.queries}

@@ -132,7 +132,31 @@ def fuse_pool(
     norm_name = "min-max" if norm is None else norm
     parse_norm(norm_name)
     ctx = Context(pooled, norm_name if spec.scores else None, weights, params)
-    return spec.combine(ctx)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = spec.combine(ctx)
+    _check_finite(pooled, spec, norm_name, scores)
+    return scores
+
+
+def _check_finite(pooled: Pool, spec: Method, norm: str, scores: Float64Array) -> None:
+    """Refuse fused scores that overflowed: raw scores near ``±1.8e308`` summed (norm
+    ``none`` or ``max``), or enormous weights; the normalisations themselves never overflow
+    (see :mod:`ranklens.fusion.normalise`)."""
+    bad = np.flatnonzero(~np.isfinite(scores))
+    if bad.shape[0] == 0:
+        return
+    first = int(bad[0])
+    query = pooled.qids[int(pooled.doc_query[first])]
+    doc = pooled.doc_data[pooled.doc_offsets[first] : pooled.doc_offsets[first + 1]]
+    hint = (
+        "scale the weights down"
+        if spec.scores is False or norm not in ("none", "max")
+        else "choose a normalisation that bounds the scores (min-max, sum, zmuv, rank)"
+    )
+    raise OptionError(
+        f"{spec.name}: the fused score of document {bytes(doc).decode('utf-8', 'replace')!r} "
+        f"of query {query!r} overflows ({float(scores[first])}) with norm {norm!r}; {hint}"
+    )
 
 
 def _as_list(runs: Sequence[RunLike]) -> list[RunLike]:

@@ -22,7 +22,9 @@ name (aliases)            value of a document with score ``s`` in a query's list
 ``none``                  ``s``
 ========================  ==================================================================
 
-Denominators of ``max``, ``sum`` and ``zmuv`` are at least ``1e-9``, as in ranx.
+Denominators of ``max``, ``sum`` and ``zmuv`` are at least ``1e-9``, as in ranx. Scores
+near ``±1.8e308`` never make a value overflow: such queries are scaled by a power of two
+first (see :func:`affine`), and ``max`` values beyond the float range are held at its ends.
 
 >>> from ranklens.fusion import normalize
 >>> run = {"q": {"a": 4.0, "b": 1.0, "c": 2.0, "d": 3.0}, "one": {"x": -2.0}}
@@ -101,45 +103,121 @@ class Affine:
     """Queries whose entries all get ``1`` (min-max: one document, or all scores equal)."""
     clip: bool
     """Whether negative values become ``0`` (``min-max@k``)."""
+    scores: Float64Array | None = None
+    """The run's scores (entry order) that ``shift`` and ``scale`` apply to, where they are
+    not the run's own: the queries whose statistics would overflow are scaled by a power of
+    two first (see :func:`affine`); None when no query needed it."""
+    saturate: bool = False
+    """Whether some values overflow (``max`` of scores near ``-1.8e308`` over a tiny top
+    score) and are held at the largest finite float, keeping their order."""
+
+    @property
+    def native(self) -> bool:
+        """Whether the run's own scores can be summed natively, with no care for overflow."""
+        return self.scores is None and not self.saturate
+
+
+_HEADROOM = 500
+"""Overflowing queries are scaled so that ``n * max |s| < 2 ** 500``: sums, spans and
+squared deviations then stay far below ``1.8e308``."""
 
 
 def affine(pool: Pool, name: str, k: int | None, i: int) -> Affine:
     """The per-query statistics of run ``i`` for an :data:`AFFINE` normalisation (canonical
-    ``name`` and ``k`` from :func:`parse_norm`)."""
+    ``name`` and ``k`` from :func:`parse_norm`).
+
+    Scores near ``±1.8e308`` (a common sentinel) overflow a span, a sum or a squared
+    deviation. The queries where that happens are multiplied by a power of two first
+    (exact, and every operation of the normalisation commutes with it, the ``1e-9`` floor
+    included), so their values are finite and the same as with unbounded floats; every
+    other query keeps the very same arithmetic.
+    """
+    raw = pool.raw_scores[i]
+    stats = _affine(pool, name, k, i, raw, None)
+    if name == "none":
+        return stats
+    lengths = pool.run_len[i]
+    has = lengths > 0
+    stop = np.cumsum(lengths)
+    ranked = raw[pool.perm[i]] if raw.shape[0] else raw
+    top = np.zeros(lengths.shape[0], dtype=np.float64)
+    bottom = np.zeros(lengths.shape[0], dtype=np.float64)
+    top[has] = ranked[(stop - lengths)[has]]
+    bottom[has] = ranked[(stop - 1)[has]]
+    with np.errstate(over="ignore", invalid="ignore"):
+        ends = ((top - stats.shift) / stats.scale, (bottom - stats.shift) / stats.scale)
+        bad = has & ~(
+            np.isfinite(stats.shift)
+            & np.isfinite(stats.scale)
+            & np.isfinite(ends[0])
+            & np.isfinite(ends[1])
+        )
+    if not bad.any():
+        return stats
+    if name == "max":  # s / max(top, 1e-9) is too large for a float: hold it at the largest
+        return Affine(stats.shift, stats.scale, stats.flat, stats.clip, saturate=True)
+    largest = np.maximum(np.abs(top), np.abs(bottom))
+    exponent = np.frexp(largest)[1]  # largest < 2 ** exponent
+    room = _HEADROOM - np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
+    factor = np.where(bad, np.ldexp(1.0, np.minimum(room - exponent, 0)), 1.0)
+    per_entry = np.ones(raw.shape[0], dtype=np.float64)
+    per_entry[pool.perm[i]] = np.repeat(factor, lengths)
+    scaled = raw * per_entry
+    return _affine(pool, name, k, i, scaled, factor)
+
+
+def _affine(
+    pool: Pool,
+    name: str,
+    k: int | None,
+    i: int,
+    raw: Float64Array,
+    factor: Float64Array | None,
+) -> Affine:
+    """:func:`affine` over the scores ``raw`` (entry order), those of the queries scaled by
+    ``factor`` (None: none is)."""
     lengths = pool.run_len[i]
     nq = lengths.shape[0]
     has = lengths > 0
     no_flat = np.zeros(nq, dtype=bool)
     if name == "none":
         return Affine(np.zeros(nq), np.ones(nq), no_flat, False)
+    floor = _FLOOR if factor is None else _FLOOR * factor
+    kept = None if factor is None else raw
     # per-query statistics on small arrays; ranked order puts the top score first
     stop = np.cumsum(lengths)
     start = stop - lengths
-    raw, perm = pool.raw_scores[i], pool.perm[i]
+    perm = pool.perm[i]
     top = np.zeros(nq, dtype=np.float64)
     low = np.zeros(nq, dtype=np.float64)
     top[has] = raw[perm[start[has]]]
     if name == "max":
-        return Affine(np.zeros(nq), np.maximum(top, _FLOOR), no_flat, False)
+        return Affine(np.zeros(nq), np.maximum(top, floor), no_flat, False, kept)
     if name in ("min-max", "min-max@k"):
         depth = lengths if k is None else np.minimum(lengths, k)
         low[has] = raw[perm[(start + depth - 1)[has]]]
-        span = top - low
-        return Affine(low, np.maximum(span, _FLOOR), has & (span <= 0), k is not None)
-    s = pool.score[i]
+        with np.errstate(over="ignore", invalid="ignore"):
+            span = top - low
+        flat = has & (span <= 0)
+        return Affine(low, np.maximum(span, floor), flat, k is not None, kept)
+    s = raw[perm] if factor is not None else pool.score[i]
     q = pool.query[i]
     n = lengths.astype(np.float64)
-    total = np.bincount(q, weights=s, minlength=nq)
-    if name == "sum":
-        low[has] = s[(stop - 1)[has]]
-        return Affine(low, np.maximum(total - low * n, _FLOOR), no_flat, False)
-    if name != "zmuv":
-        raise OptionError(f"norm {name!r} is not an affine normalisation")
-    mean = np.divide(total, n, out=np.zeros(nq), where=has)
-    dev = np.subtract(s, np.repeat(mean, lengths))
-    sq = np.bincount(q, weights=dev * dev, minlength=nq)
-    std = np.sqrt(np.divide(sq, n, out=np.zeros(nq), where=has))
-    return Affine(mean, np.maximum(std, _FLOOR), no_flat, False)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.bincount(q, weights=s, minlength=nq)
+        if name == "sum":
+            low[has] = s[(stop - 1)[has]]
+            return Affine(low, np.maximum(total - low * n, floor), no_flat, False, kept)
+        if name != "zmuv":
+            raise OptionError(f"norm {name!r} is not an affine normalisation")
+        mean = np.divide(total, n, out=np.zeros(nq), where=has)
+        dev = np.subtract(s, np.repeat(mean, lengths))
+        sq = np.bincount(q, weights=dev * dev, minlength=nq)
+        std = np.sqrt(np.divide(sq, n, out=np.zeros(nq), where=has))
+    return Affine(mean, np.maximum(std, floor), no_flat, False, kept)
+
+
+_LARGEST = float(np.finfo(np.float64).max)
 
 
 def normalise(pool: Pool, norm: str, i: int) -> tuple[Float64Array, Float64Array | None]:
@@ -169,8 +247,13 @@ def normalise(pool: Pool, norm: str, i: int) -> tuple[Float64Array, Float64Array
         out = (pool.rank[i] - 1) / expand(c)
         return np.subtract(1.0, out, out=out), fill
     stats = affine(pool, name, k, i)
-    out = np.subtract(s, expand(stats.shift))
-    np.divide(out, expand(stats.scale), out=out)
+    if stats.scores is not None:
+        s = stats.scores[pool.perm[i]]
+    with np.errstate(over="ignore"):
+        out = np.subtract(s, expand(stats.shift))
+        np.divide(out, expand(stats.scale), out=out)
+    if stats.saturate:
+        np.clip(out, -_LARGEST, _LARGEST, out=out)
     if stats.flat.any():  # one document, or all scores equal: each is the run's top document
         out[np.repeat(stats.flat, lengths)] = 1.0
     if stats.clip:
@@ -184,13 +267,16 @@ def normalised_total(
     """Per fused document, ``sum_i w_i v_i`` of the runs' normalised values (runs added in
     order, as :meth:`Pool.total` of :func:`normalise`'s values, to the last bit), computed
     in one native pass per run without the per-entry arrays; None for a normalisation
-    that is not :data:`AFFINE`."""
+    that is not :data:`AFFINE`, or where some query's scores overflow it (near
+    ``±1.8e308``): :func:`normalise` then computes them safely."""
     name, k = parse_norm(norm)
     if name not in AFFINE:
         return None
+    every = [affine(pool, name, k, i) for i in range(pool.num_runs)]
+    if not all(stats.native for stats in every):
+        return None  # overflow-safe values, summed per entry (Pool.total of normalise's)
     runs = []
-    for i in range(pool.num_runs):
-        stats = affine(pool, name, k, i)
+    for i, stats in enumerate(every):
         lengths = pool.run_len[i]
         has = lengths > 0
         offsets = np.zeros(int(has.sum()) + 1, dtype=np.int64)

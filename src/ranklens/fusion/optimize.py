@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ranklens.base.errors import OptionError
+from ranklens.base.progress import Progress, report
 from ranklens.base.types import TIE_POLICIES, TiePolicy
 from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
 from ranklens.data.qrels import Qrels
@@ -59,20 +61,73 @@ class FusionSetting:
         )
 
 
+MAX_GRID = 100_000
+"""The most settings :func:`fuse_optimize` tries (weightings times parameter values): each
+is one fusion and one evaluation. Larger grids are refused before any work, with their size."""
+
+
+def _weight_units(step: float) -> int:
+    """How many steps of ``step`` make 1 (``step`` must divide 1)."""
+    if isinstance(step, bool) or not isinstance(step, int | float | np.floating | np.integer):
+        raise OptionError(f"the weight step must be a number such as 0.1, not {step!r}")
+    value = float(step)
+    if not math.isfinite(value) or not 0 < value <= 1:
+        raise OptionError(f"the weight step must be a number in (0, 1], such as 0.1, not {step}")
+    units = round(1 / value)
+    if units < 1 or abs(units * value - 1) > 1e-9:
+        raise OptionError(f"the weight step must divide 1 (0.1, 0.05, 0.25 ...), not {step}")
+    return units
+
+
+def weight_grid_size(n_runs: int, step: float = 0.1) -> int:
+    """How many weight vectors :func:`weight_grid` has: ``C(1/step + n_runs - 1, n_runs - 1)``.
+
+    >>> weight_grid_size(8, 0.1)
+    19448
+    """
+    units = _weight_units(step)
+    return math.comb(units + n_runs - 1, n_runs - 1) if n_runs > 0 else 0
+
+
+def _count(number: int) -> str:
+    return f"{number:,}" if number < 10**12 else f"{float(number):.3g}"
+
+
+def _too_large(count: int, n_runs: int, step: float, others: int = 1) -> OptionError:
+    total = count * others
+    times = f" x {others} parameter settings = {_count(total)} settings" if others > 1 else ""
+    return OptionError(
+        f"the weight grid of {n_runs} runs at step {step} has {_count(count)} weightings{times}, "
+        f"more than the limit of {MAX_GRID:,}; use a coarser step (--step), fewer runs, or "
+        "give the weight vectors to try (grid={'weights': [...]})"
+    )
+
+
 def weight_grid(n_runs: int, step: float = 0.1) -> list[tuple[float, ...]]:
-    """Every weight vector of ``n_runs`` multiples of ``step`` that sum to 1.
+    """Every weight vector of ``n_runs`` multiples of ``step`` that sum to 1, in
+    lexicographic order (the compositions of ``1/step`` into ``n_runs`` parts, generated
+    directly); more than :data:`MAX_GRID` of them is refused.
 
     >>> weight_grid(2, 0.5)
     [(0.0, 1.0), (0.5, 0.5), (1.0, 0.0)]
     """
-    units = round(1 / step)
-    if units < 1 or abs(units * step - 1) > 1e-9:
-        raise OptionError(f"the weight step must divide 1 (0.1, 0.05, 0.25 ...), not {step}")
-    out = []
-    for combo in itertools.product(range(units + 1), repeat=n_runs):
-        if sum(combo) == units:
-            out.append(tuple(round(c * step, 10) for c in combo))
-    return out
+    count = weight_grid_size(n_runs, step)
+    if count > MAX_GRID:
+        raise _too_large(count, n_runs, step)
+    units = _weight_units(step)
+    return [tuple(round(c * step, 10) for c in combo) for combo in _compositions(units, n_runs)]
+
+
+def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """The tuples of ``parts`` non-negative integers summing to ``total``, lexicographically."""
+    if parts <= 0:
+        return
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total + 1):
+        for rest in _compositions(total - first, parts - 1):
+            yield (first, *rest)
 
 
 def fuse_optimize(
@@ -86,6 +141,7 @@ def fuse_optimize(
     norm: str | None = None,
     step: float = 0.1,
     ties: TiePolicy = "trec_eval",
+    progress: Progress | None = None,
 ) -> tuple[Any, FusionSetting]:
     """Grid-search a method's weights and parameters on training queries.
 
@@ -114,6 +170,9 @@ def fuse_optimize(
         The step of the default weight grid.
     ties
         Tie policy for ranking the runs.
+    progress
+        Called as ``progress(done, settings)`` after each setting of the grid is evaluated
+        (:mod:`ranklens.base.progress`).
 
     Returns
     -------
@@ -127,6 +186,7 @@ def fuse_optimize(
 
     pd = require("pandas", "fuse_optimize")
     spec = get_method(method)
+    _weight_units(step)  # a bad step is refused even where the grid does not use it
     if ties not in TIE_POLICIES:
         raise OptionError(f"ties must be one of {list(TIE_POLICIES)}, not {ties!r}")
     measure_name = str(parse_measure(measure))
@@ -149,6 +209,7 @@ def fuse_optimize(
     evaluator = Evaluator(judgments, [measure_name], ties=ties)
     rows = []
     best: tuple[float, dict[str, Any]] | None = None
+    settings = math.prod(len(values) for values in axes.values())
     for combo in itertools.product(*axes.values()):
         setting = dict(zip(axes, combo, strict=True))
         weights = setting.pop("weights", None)
@@ -159,6 +220,7 @@ def fuse_optimize(
         rows.append({**setting, "weights": weights, measure_name: value})
         if best is None or value > best[0]:
             best = (value, {**setting, "weights": weights})
+        report(progress, len(rows), settings)
     frame = pd.DataFrame(rows)
     if best is None:  # pragma: no cover - the grid always has one combination
         raise OptionError("the grid is empty")
@@ -195,8 +257,17 @@ def _axes(
                 raise OptionError(f"grid: no values given for {key!r}")
     for key, values in DEFAULT_GRIDS.get(spec.name, {}).items():
         axes.setdefault(key, list(values))
+    others = math.prod(len(values) for values in axes.values())
     if spec.weights and "weights" not in axes and spec.name != "rrf":
+        count = weight_grid_size(n, step)
+        if count * others > MAX_GRID:
+            raise _too_large(count, n, step, others)
         axes["weights"] = list(weight_grid(n, step))
+    elif others > MAX_GRID:
+        raise OptionError(
+            f"the grid has {others:,} settings, more than the limit of {MAX_GRID:,}; give "
+            "fewer values per parameter"
+        )
     return axes
 
 

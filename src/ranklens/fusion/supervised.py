@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.base.errors import OptionError
+from ranklens.base.errors import InputError, OptionError
 from ranklens.base.segments import positions, segment_ids
 from ranklens.base.types import Float64Array, Int64Array, TiePolicy
 from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
@@ -69,6 +69,7 @@ def train(
         raise OptionError(f"n_segments must be a positive number, not {n_segments}")
     prepared = PreparedQrels.of(as_qrels(qrels))
     inputs = [as_run(run) for run in runs]
+    _check_overlap(prepared.qrels.qids, inputs)
     if spec.name == "mapfuse":
         from ranklens.evaluation.evaluator import Evaluator
         from ranklens.measures.language import parse_measure
@@ -84,6 +85,22 @@ def train(
     if spec.name == "segfuse":
         return {"probs": [_fixed_segments(*h, SEGFUSE_BOUNDS) for h in hits]}
     return {"log_odds": [_log_odds(*h) for h in hits]}
+
+
+def _check_overlap(qids: Sequence[str], runs: Sequence[Any]) -> None:
+    """Refuse a run that shares no query with the training qrels: nothing to estimate from."""
+    if not runs:
+        raise OptionError("training needs at least one run")
+    judged = set(qids)
+    for number, run in enumerate(runs, 1):
+        if judged.isdisjoint(run.qids):
+            raise InputError(
+                f"run {number} ({run.name}) shares no query with the training qrels (the run "
+                f"has {len(run.qids)} queries, e.g. {run.qids[0]!r}; the qrels {len(judged)}, "
+                f"e.g. {min(judged)!r}); train on qrels of the runs' queries"
+                if run.qids and judged
+                else f"run {number} ({run.name}) or the training qrels hold no query"
+            )
 
 
 def _hit_lists(
@@ -112,7 +129,8 @@ def _probfuse_probs(offsets: Int64Array, hit: Float64Array, n_segments: int) -> 
     pos = positions(offsets, ids)
     size = np.maximum(-(-np.diff(offsets) // n_segments), 1)
     key = ids * n_segments + pos // size[ids]
-    hits = np.bincount(key, weights=hit, minlength=nq * n_segments).reshape(nq, n_segments)
+    hits = np.bincount(key, weights=hit, minlength=nq * n_segments).astype(np.float64)
+    hits = hits.reshape(nq, n_segments)
     lens = np.bincount(key, minlength=nq * n_segments).reshape(nq, n_segments)
     frac = np.divide(hits, lens, out=np.zeros_like(hits), where=lens > 0)
     probs: Float64Array = frac.sum(axis=0) / max(nq, 1)

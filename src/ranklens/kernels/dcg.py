@@ -17,6 +17,7 @@ from ranklens.kernels._util import safe_divide
 from ranklens.kernels.gains import (
     GainPairs,
     check_form,
+    check_ideal,
     gain_pairs,
     ideal_gains,
     rank_gains,
@@ -74,8 +75,10 @@ def _gain_dcg(r: Ranked, cutoff: int | None, pairs: GainPairs, form: str) -> Flo
     return segment_sum(values[gained] / disc[r.pos[gained]], r.ids[gained], r.num_queries)
 
 
-def _gain_ideal_dcg(r: Ranked, cutoff: int | None, pairs: GainPairs, form: str) -> Float64Array:
-    ideal = ideal_gains(r, pairs)
+def _gain_ideal_dcg(
+    r: Ranked, cutoff: int | None, pairs: GainPairs, form: str, order: str
+) -> Float64Array:
+    ideal = ideal_gains(r, pairs, order)
     values, pos, ids = shaped(ideal.gains, form), ideal.pos, ideal.ids
     if cutoff is not None:
         inside = pos < cutoff
@@ -84,15 +87,18 @@ def _gain_ideal_dcg(r: Ranked, cutoff: int | None, pairs: GainPairs, form: str) 
     return segment_sum(values / disc[pos], ids, r.num_queries)
 
 
-def _dcg_pair(r: Ranked, cutoff: int | None, gains: object, form: str, which: str) -> Float64Array:
+def _dcg_pair(
+    r: Ranked, cutoff: int | None, gains: object, form: str, which: str, order: str = "sorted"
+) -> Float64Array:
     check_form(form)
+    check_ideal(order)
     pairs = gain_pairs(gains)
     if pairs is None and form == "log2":
         return _linear_dcg(r, cutoff) if which == "dcg" else _linear_ideal_dcg(r, cutoff)
     pairs = pairs or ()
     if which == "dcg":
         return _gain_dcg(r, cutoff, pairs, form)
-    return _gain_ideal_dcg(r, cutoff, pairs, form)
+    return _gain_ideal_dcg(r, cutoff, pairs, form, order)
 
 
 def dcg(r: Ranked, cutoff: int | None, gains: object = None, dcg: str = "log2") -> Float64Array:
@@ -106,16 +112,33 @@ def dcg(r: Ranked, cutoff: int | None, gains: object = None, dcg: str = "log2") 
 
 
 def ideal_dcg(
-    r: Ranked, cutoff: int | None, gains: object = None, dcg: str = "log2"
+    r: Ranked,
+    cutoff: int | None,
+    gains: object = None,
+    dcg: str = "log2",
+    ideal: str = "sorted",
 ) -> Float64Array:
     """DCG of the ideal ranking: every judged document of the query's qrels, retrieved or
     not, by decreasing gain, up to the first gain that is not positive (trec_eval's ideal;
-    not truncated to the retrieved count, only to ``cutoff``)."""
-    return _dcg_pair(r, cutoff, gains, dcg, "ideal")
+    not truncated to the retrieved count, only to ``cutoff``). ``ideal="trec_eval"`` orders
+    custom gains as trec_eval does (:mod:`ranklens.kernels.gains`)."""
+    return _dcg_pair(r, cutoff, gains, dcg, "ideal", ideal)
 
 
-def ndcg(r: Ranked, cutoff: int | None, gains: object = None, dcg: str = "log2") -> Float64Array:
-    """``nDCG@k = DCG@k / IDCG@k`` (trec_eval ``ndcg``, ``ndcg_cut``); 0 when IDCG = 0."""
+def ndcg(
+    r: Ranked,
+    cutoff: int | None,
+    gains: object = None,
+    dcg: str = "log2",
+    ideal: str = "sorted",
+) -> Float64Array:
+    """``nDCG@k = DCG@k / IDCG@k`` (trec_eval ``ndcg``, ``ndcg_cut``); 0 when IDCG = 0.
+
+    With custom ``gains`` the ideal is ordered by exact decreasing gain, so a perfect
+    ranking scores 1 for any finite gains; ``ideal="trec_eval"`` gives trec_eval's numbers
+    for its ``ndcg.1=g1,2=g2`` (whose ``(int)(g1 - g2)`` comparison ties fractional gains).
+    """
     return safe_divide(
-        _dcg_pair(r, cutoff, gains, dcg, "dcg"), _dcg_pair(r, cutoff, gains, dcg, "ideal")
+        _dcg_pair(r, cutoff, gains, dcg, "dcg"),
+        _dcg_pair(r, cutoff, gains, dcg, "ideal", ideal),
     )

@@ -57,7 +57,7 @@ def _running_dcg(r: Ranked, gains: Float64Array) -> Float64Array:
     return segment_cumsum(np.where(gains != 0.0, gains / disc[r.pos], 0.0), r.offsets)
 
 
-def g_measure(r: Ranked, gains: object) -> Float64Array:
+def g_measure(r: Ranked, gains: object, ideal: str = "sorted") -> Float64Array:
     """Normalised gain G (trec_eval ``G``, experimental).
 
     With ``S(i)`` the gain of ranks 1..i and ``cost(i) = sum_{j<=i} max(ig_j, 1)``, where
@@ -69,24 +69,24 @@ def g_measure(r: Ranked, gains: object) -> Float64Array:
     """
     pairs = gain_pairs(gains) or ()
     values = rank_gains(r, pairs)
-    ideal = ideal_gains(r, pairs)
-    length = ideal.length
+    best = ideal_gains(r, pairs, ideal)
+    length = best.length
     inside = r.pos < length[r.ids]
     ig = np.zeros(values.shape[0], dtype=np.float64)
-    ig[inside] = ideal.gains[ideal.offsets[:-1][r.ids[inside]] + r.pos[inside]]
+    ig[inside] = best.gains[best.offsets[:-1][r.ids[inside]] + r.pos[inside]]
     cost = segment_cumsum(np.where(inside & (ig >= 1.0), ig, 1.0), r.offsets)
     so_far = segment_cumsum(values, r.offsets)
     gained = np.flatnonzero(values != 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):  # as C: inf / NaN, see above
         terms = values[gained] / c_log2((2.0 + cost[gained]) - so_far[gained])
     total = segment_sum(terms, r.ids[gained], r.num_queries)
-    ideal_total = segment_sum(ideal.gains, ideal.ids, r.num_queries)
+    ideal_total = segment_sum(best.gains, best.ids, r.num_queries)
     out = np.zeros(r.num_queries, dtype=np.float64)
     np.divide(total, ideal_total, out=out, where=ideal_total > 0.0)
     return out
 
 
-def ndcg_rel(r: Ranked, gains: object) -> Float64Array:
+def ndcg_rel(r: Ranked, gains: object, ideal: str = "sorted") -> Float64Array:
     """nDCG averaged over the relevant documents (trec_eval ``ndcg_rel``, experimental).
 
     With P the number of positive ideal gains: ``(1/P) * [sum over retrieved ranks r with
@@ -95,21 +95,21 @@ def ndcg_rel(r: Ranked, gains: object) -> Float64Array:
     """
     pairs = gain_pairs(gains) or ()
     values = rank_gains(r, pairs)
-    ideal = ideal_gains(r, pairs)
-    length = ideal.length
+    best = ideal_gains(r, pairs, ideal)
+    length = best.length
     running = _running_dcg(r, values)
-    ideal_running = _ideal_running_dcg(r, ideal)
+    ideal_running = _ideal_running_dcg(r, best)
     positive = np.flatnonzero(values > 0.0)
     q = r.ids[positive]
     depth = np.minimum(r.pos[positive] + 1, length[q])
     usable = depth > 0  # always, unless a positive gain is missing from the ideal list
-    ideal_at = _take(ideal_running, ideal.offsets[:-1][q] + depth - 1, usable)
+    ideal_at = _take(ideal_running, best.offsets[:-1][q] + depth - 1, usable)
     ratios = np.zeros(positive.shape[0], dtype=np.float64)
     np.divide(running[positive], ideal_at, out=ratios, where=usable)
     total = segment_sum(ratios, q, r.num_queries)
     found = segment_count(q, r.num_queries)
     final_dcg = _last(running, r.offsets)
-    final_ideal = _last(ideal_running, ideal.offsets)
+    final_ideal = _last(ideal_running, best.offsets)
     rest = np.zeros(r.num_queries, dtype=np.float64)
     np.divide(
         (length - found).astype(np.float64) * final_dcg,
@@ -123,7 +123,7 @@ def ndcg_rel(r: Ranked, gains: object) -> Float64Array:
     return out
 
 
-def r_ndcg(r: Ranked, gains: object, rel: int) -> Float64Array:
+def r_ndcg(r: Ranked, gains: object, rel: int, ideal: str = "sorted") -> Float64Array:
     """nDCG averaged at the ideal gain boundaries (trec_eval ``Rndcg``, experimental).
 
     Points: every ideal position b (1 <= b <= P) after which the ideal gain changes, P
@@ -133,29 +133,27 @@ def r_ndcg(r: Ranked, gains: object, rel: int) -> Float64Array:
     """
     pairs = gain_pairs(gains) or ()
     values = rank_gains(r, pairs)
-    ideal = ideal_gains(r, pairs)
-    length = ideal.length
+    best = ideal_gains(r, pairs, ideal)
+    length = best.length
     n = r.num_ret
     running = _running_dcg(r, values)
-    ideal_running = _ideal_running_dcg(r, ideal)
+    ideal_running = _ideal_running_dcg(r, best)
     # Boundaries inside the ideal list (b = pos, where the gain differs from the one above)
     # and at its end (b = P).
-    changed = np.flatnonzero((ideal.pos > 0) & (ideal.gains != np.roll(ideal.gains, 1)))
+    changed = np.flatnonzero((best.pos > 0) & (best.gains != np.roll(best.gains, 1)))
     ends = np.flatnonzero(length > 0)
-    q = np.concatenate((ideal.ids[changed], ends))
-    b = np.concatenate((ideal.pos[changed], length[ends]))
+    q = np.concatenate((best.ids[changed], ends))
+    b = np.concatenate((best.pos[changed], length[ends]))
     order = np.lexsort((b, q))
     q, b = q[order], b[order]
-    ideal_at = ideal_running[ideal.offsets[:-1][q] + b - 1]
+    ideal_at = ideal_running[best.offsets[:-1][q] + b - 1]
     depth = np.minimum(b, n[q])
     dcg_at = _take(running, r.offsets[:-1][q] + depth - 1, depth > 0)
     total = segment_sum(dcg_at / ideal_at, q, r.num_queries)
     count = segment_count(q, r.num_queries)
     extra = (n > length + 1) & (length > 0)
     final = np.zeros(r.num_queries, dtype=np.float64)
-    np.divide(
-        _last(running, r.offsets), _last(ideal_running, ideal.offsets), out=final, where=extra
-    )
+    np.divide(_last(running, r.offsets), _last(ideal_running, best.offsets), out=final, where=extra)
     total = np.where(extra, total + final, total)
     count = count + extra
     out = np.zeros(r.num_queries, dtype=np.float64)

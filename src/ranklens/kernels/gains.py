@@ -15,6 +15,14 @@ a custom gain (L the query's highest judged grade). :func:`trec_gain_order` repr
 sort, so fractional gains are ordered as trec_eval orders them when the map lists the
 grades in increasing order; with integer gains the order is simply by gain.
 
+That order is trec_eval's, and only its names (``ndcg.1=0.5``, ``G``, ``ideal_dcg`` ... in the
+trec-eval front end or as measure names) use it: it calls ``{1: 0.5, 2: 0.9}`` all equal and
+can walk gain 0 first (an empty ideal: nDCG 0 for a perfect ranking), and a gain of 3e9
+compares as "less" than any other. The measure language's ``nDCG(gains=...)`` (and ``G``,
+``nDCGRel``, ``RnDCG``, ``IDCG``) order the ideal by exact decreasing gain
+(``ideal="sorted"``, :data:`IDEAL_ORDERS`), so a perfect ranking scores 1 for any finite
+gains; ``ideal="trec_eval"`` asks for trec_eval's order.
+
 Differences with trec_eval, on purpose: a map entry for a negative grade (trec_eval's
 ``-1=g`` gives not-in-pool documents gain g) is refused; a custom map given out of grade
 order on trec_eval's command line may order fractional gains that differ by less than 1
@@ -40,6 +48,11 @@ GainPairs = tuple[tuple[int, float], ...]
 
 DCG_FORMS = ("log2", "exp-log2")
 """``log2``: gain / log2(rank + 1) (trec_eval); ``exp-log2``: (2^gain - 1) / log2(rank + 1)."""
+
+IDEAL_ORDERS = ("sorted", "trec_eval")
+"""How the ideal ranking orders custom gains: ``sorted`` by exact decreasing gain (the
+measure language), ``trec_eval`` as trec_eval's ``qsort`` with ``(int)(g1 - g2)`` does (its
+names)."""
 
 _EXP_MAX = 960
 """The largest gain whose ``2^gain`` the exp-log2 form accepts: sums of 2^960 over even
@@ -94,6 +107,12 @@ def check_form(dcg: str) -> None:
     """Raise :class:`MeasureError` unless ``dcg`` is one of :data:`DCG_FORMS`."""
     if dcg not in DCG_FORMS:
         raise MeasureError(f"dcg must be one of {list(DCG_FORMS)}, got {dcg!r}")
+
+
+def check_ideal(ideal: str) -> None:
+    """Raise :class:`MeasureError` unless ``ideal`` is one of :data:`IDEAL_ORDERS`."""
+    if ideal not in IDEAL_ORDERS:
+        raise MeasureError(f"ideal must be one of {list(IDEAL_ORDERS)}, got {ideal!r}")
 
 
 def grade_gains(pairs: GainPairs | None, num_grades: int) -> Float64Array:
@@ -184,9 +203,10 @@ def levels_in_use(levels: Int64Array) -> Int64Array:
 
 
 def _walk_tables(
-    pairs: GainPairs, used: Int64Array, num_grades: int
+    pairs: GainPairs, used: Int64Array, num_grades: int, exact: bool = False
 ) -> tuple[Float64Array, Int64Array, Float64Array]:
-    """The gain levels in trec_eval's walking order (from the top of its sorted list).
+    """The gain levels in trec_eval's walking order (from the top of its sorted list), or
+    (``exact``) by exact decreasing gain.
 
     Returns, per query, the gain and the grade (whose judged documents the level repeats;
     -1 for none) of every level, and the gain of the top entry of the sorted list.
@@ -194,10 +214,10 @@ def _walk_tables(
     nq = used.shape[0]
     custom = dict(pairs)
     whole = all(float(g).is_integer() and abs(g) < 2**30 for g in custom.values())
-    if whole and num_grades < 2**30:
-        # (int)(g1 - g2) is exact: the merge sort is a plain stable sort by gain, levels
-        # missing for a query (grades above its highest) only add empty levels, and equal
-        # gains are walked in an order that changes no value.
+    if exact or (whole and num_grades < 2**30):
+        # exact order, or (int)(g1 - g2) is exact: trec_eval's merge sort is a plain stable
+        # sort by gain, levels missing for a query (grades above its highest) only add
+        # empty levels, and equal gains are walked in an order that changes no value.
         grades = sorted(set(range(num_grades)) | set(custom))
         gains = [custom.get(g, float(g)) for g in grades]
         walk = sorted(range(len(grades)), key=lambda i: -gains[i])
@@ -237,8 +257,10 @@ def _walk_tables(
     return seg_gain, seg_grade, top
 
 
-def ideal_gains(r: Ranked, pairs: GainPairs | None) -> IdealGains:
-    """The ideal gain list of every query, as trec_eval's ndcg, ndcg_rel, Rndcg and G walk it.
+def ideal_gains(r: Ranked, pairs: GainPairs | None, ideal: str = "sorted") -> IdealGains:
+    """The ideal gain list of every query, as trec_eval's ndcg, ndcg_rel, Rndcg and G walk it
+    (``ideal="trec_eval"``), or every positive gain by exact decreasing gain (``"sorted"``,
+    the same list whenever trec_eval's comparison is exact).
 
     trec_eval visits the gain levels from the top of its sorted list, each repeated as many
     times as the query has judged documents of that grade, and stops at the first visited
@@ -248,7 +270,8 @@ def ideal_gains(r: Ranked, pairs: GainPairs | None) -> IdealGains:
     levels = r.levels
     nq, num_grades = levels.shape
     used = levels_in_use(levels)
-    seg_gain, seg_grade, top = _walk_tables(pairs or (), used, num_grades)
+    check_ideal(ideal)
+    seg_gain, seg_grade, top = _walk_tables(pairs or (), used, num_grades, ideal == "sorted")
     width = seg_gain.shape[1]
     valid = (seg_grade >= 0) & (seg_grade < num_grades)
     seg_count = np.zeros((nq, width), dtype=np.int64)

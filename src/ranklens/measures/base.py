@@ -29,7 +29,18 @@ Kernel = Callable[..., Float64Array]
 
 @dataclass(frozen=True)
 class Param:
-    """A typed measure parameter with its default."""
+    """A typed measure parameter with its default and, for numbers, its valid range.
+
+    The range is declared once here and checked by :meth:`check` for every way a measure
+    is made (the measure language, trec_eval's names, :meth:`MeasureSpec.make`): ``minimum``
+    and ``maximum`` bound it, ``exclusive_minimum`` / ``exclusive_maximum`` leave the bound
+    itself out (``RBP``'s ``p`` is in ``[0, 1)``: at 1 every value would be 0). A float
+    parameter is always finite.
+
+    >>> Param("p", float, 0.8, "persistence", minimum=0.0, maximum=1.0,
+    ...       exclusive_maximum=True).range_text()
+    'in [0.0, 1.0)'
+    """
 
     name: str
     type: type
@@ -37,10 +48,41 @@ class Param:
     help: str
     choices: tuple[Any, ...] | None = None
     minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    exclusive_maximum: bool = False
+
+    def range_text(self) -> str:
+        """The valid range in words: ``in [0.0, 1.0)``, ``at least 1``, ``greater than 0.0``."""
+        low, high = self.minimum, self.maximum
+        if low is not None and high is not None:
+            left = "(" if self.exclusive_minimum else "["
+            right = ")" if self.exclusive_maximum else "]"
+            return f"in {left}{low!r}, {high!r}{right}"
+        if low is not None:
+            return f"{'greater than' if self.exclusive_minimum else 'at least'} {low!r}"
+        if high is not None:
+            return f"{'less than' if self.exclusive_maximum else 'at most'} {high!r}"
+        return "a finite number"
+
+    def in_range(self, number: float) -> bool:
+        """Whether ``number`` is finite and inside the declared range."""
+        if not _finite(number):
+            return False
+        low, high = self.minimum, self.maximum
+        if low is not None and (number <= low if self.exclusive_minimum else number < low):
+            return False
+        return not (
+            high is not None and (number >= high if self.exclusive_maximum else number > high)
+        )
 
     def check(self, value: Any, measure: str) -> Any:
         """Validate and normalise ``value`` (ints are accepted for float parameters)."""
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):
+            if not _finite(value):
+                raise MeasureError(
+                    f"{measure}: parameter {self.name} must be {self.range_text()}, got {value!r}"
+                )
             value = float(value)
         if value is None and self.default is None:
             return None
@@ -53,12 +95,19 @@ class Param:
                 f"{measure}: parameter {self.name} must be one of {list(self.choices)}, "
                 f"got {value!r}"
             )
-        number = cast(float, value)
-        if self.minimum is not None and (not math.isfinite(number) or number < self.minimum):
+        if self.type in (int, float) and not self.in_range(cast(float, value)):
             raise MeasureError(
-                f"{measure}: parameter {self.name} must be at least {self.minimum}, got {value!r}"
+                f"{measure}: parameter {self.name} must be {self.range_text()}, got {value!r}"
             )
         return value
+
+
+def _finite(value: float) -> bool:
+    """``math.isfinite``, also for an int beyond a double's range (not finite then)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 @dataclass(frozen=True)

@@ -145,8 +145,9 @@ SPECS: tuple[MeasureSpec, ...] = (
         "normalised discounted cumulative gain (linear gain as trec_eval, or custom gains)",
         "nDCG@k = DCG@k / IDCG@k, DCG@k = sum_{i <= k} gain(rel_i) / log2(i + 1), gain = the "
         "grade unless `gains` maps it (2^gain - 1 with dcg='exp-log2'); the ideal ranking "
-        "orders all judged documents of the query by gain, up to the first gain <= 0; 0 if "
-        "IDCG = 0. trec_eval's ndcg_cut has no gains: nDCG(gains=...)@k has no counterpart",
+        "orders all judged documents of the query by decreasing gain, up to the first gain "
+        "<= 0 (ideal='trec_eval': in trec_eval's order for custom gains); 0 if IDCG = 0. "
+        "trec_eval's ndcg_cut has no gains: nDCG(gains=...)@k has no counterpart",
         dcg.ndcg,
         (
             JUDGED_ONLY,
@@ -164,6 +165,15 @@ SPECS: tuple[MeasureSpec, ...] = (
                 "'log2': gain / log2(rank + 1) (trec_eval); 'exp-log2': (2^gain - 1) / "
                 "log2(rank + 1)",
                 choices=("log2", "exp-log2"),
+            ),
+            Param(
+                "ideal",
+                str,
+                "sorted",
+                "how the ideal ranking orders custom gains: 'sorted', by decreasing gain; "
+                "'trec_eval', as trec_eval's ndcg.1=g1,... does (its comparison (int)(g1 - g2) "
+                "ties gains less than 1 apart; trec_eval's names use it)",
+                choices=("sorted", "trec_eval"),
             ),
         ),
         CUTOFF,
@@ -198,7 +208,7 @@ SPECS: tuple[MeasureSpec, ...] = (
         "fewer than c relevant documents are retrieved",
         ip.interpolated_precision,
         (REL, JUDGED_ONLY, ROUNDING),
-        Param("recall", float, None, "the recall level, 0 to 1", minimum=0.0),
+        Param("recall", float, None, "the recall level, 0 to 1", minimum=0.0, maximum=1.0),
         at_required=True,
         trec_name="iprec_at_recall_{at:.2f}|",
     ),

@@ -67,7 +67,7 @@ MIN_COST = Param(
     "that cost in the best case of a residual (cwl_eval's --min_cost; <= max_cost)",
     minimum=0.0,
 )
-T = Param("T", float, 1.0, "the gain the user wants", minimum=0.0)
+T = Param("T", float, 1.0, "the gain the user wants (above 0)", minimum=0.0, exclusive_minimum=True)
 COMMON = (REPORT, RESIDUAL, MAX_GRADE, MAX_REL_ALIAS, MIN_REL, MAX_N, MAX_COST, MIN_COST)
 MAX_REL = Param(
     "max_rel",
@@ -164,7 +164,17 @@ SPECS: tuple[MeasureSpec, ...] = (
         "rank-biased precision as a C/W/L measure (cwl_eval's RBP)",
         "RBP",
         "C_i = theta",
-        (BoundedParam("theta", float, 0.9, "persistence", minimum=0.0, maximum=1.0),),
+        (
+            BoundedParam(
+                "theta",
+                float,
+                0.9,
+                "persistence (below 1)",
+                minimum=0.0,
+                maximum=1.0,
+                exclusive_maximum=True,
+            ),
+        ),
     ),
     _spec(
         "CWL_P",

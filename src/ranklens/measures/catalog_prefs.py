@@ -236,7 +236,14 @@ SPECS: tuple[MeasureSpec, ...] = (
         "RprecMultAvgJG@x = (1/J) sum_g P_g(c), c = floor(x * R_g + 0.9): rsf_g(c) / c if "
         "c <= n retrieved, RR_g / c if c > n (RR_g relevant retrieved), 0 if c = 0",
         "Rprec_mult_avgjg_{at:.2f}|",
-        Param("mult", float, None, "the multiple of R, e.g. 0.2 or 2", minimum=0.0),
+        Param(
+            "mult",
+            float,
+            None,
+            "the multiple of R, e.g. 0.2 or 2 (above 0)",
+            minimum=0.0,
+            exclusive_minimum=True,
+        ),
     ),
 )
 

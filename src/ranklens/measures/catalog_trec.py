@@ -33,25 +33,15 @@ DEFAULT_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 """trec_eval's recall levels for ``11pt_avg``."""
 
 
-@dataclass(frozen=True)
-class BoundedParam(Param):
-    """A float parameter with an upper bound too."""
-
-    maximum: float | None = None
-
-    def check(self, value: Any, measure: str) -> Any:
-        """Validate as :class:`Param` does, then against :attr:`maximum`."""
-        value = super().check(value, measure)
-        if self.maximum is not None and value > self.maximum:
-            raise MeasureError(
-                f"{measure}: parameter {self.name} must be at most {self.maximum}, got {value!r}"
-            )
-        return value
+BoundedParam = Param
+"""A parameter with an upper bound too (:class:`Param` declares both bounds now; the name
+stays for the catalogs that import it)."""
 
 
 @dataclass(frozen=True)
 class LevelsParam(Param):
-    """A list of recall levels: numbers >= 0, without repeats; stored sorted, as floats."""
+    """A list of recall levels: numbers in [0, 1], without repeats; stored sorted, as floats
+    (a level above 1 is never reached: its value would always be 0)."""
 
     def check(self, value: Any, measure: str) -> Any:
         """Validate ``value`` and return it as a sorted tuple of floats."""
@@ -64,8 +54,11 @@ class LevelsParam(Param):
         for item in value:
             if isinstance(item, bool) or not isinstance(item, (int, float)):
                 raise MeasureError(f"{measure}: recall level {item!r} is not a number")
-            if not math.isfinite(item) or item < 0:
-                raise MeasureError(f"{measure}: recall level {item!r} must be >= 0")
+            if not math.isfinite(item) or not 0 <= item <= 1:
+                raise MeasureError(
+                    f"{measure}: recall level {item!r} must be in [0, 1] (a recall above 1 "
+                    "is never reached)"
+                )
             levels.append(float(item))
         if len(set(levels)) != len(levels):
             raise MeasureError(f"{measure}: recall levels repeat in {value!r}")
@@ -84,8 +77,15 @@ def _ndcg_param(name: str) -> Param:
 
 GAINS = _ndcg_param("gains")
 DCG_FORM = _ndcg_param("dcg")
+IDEAL = _ndcg_param("ideal")
 PERSISTENCE = BoundedParam(
-    "p", float, 0.8, "persistence: the probability of reading on", minimum=0.0, maximum=1.0
+    "p",
+    float,
+    0.8,
+    "persistence: the probability of reading on (below 1: at 1 RBP would always be 0)",
+    minimum=0.0,
+    maximum=1.0,
+    exclusive_maximum=True,
 )
 RBP_REL = Param(
     "rel", int, 1, "binary gain: minimum grade of a relevant document (graded gain ignores it)"
@@ -148,7 +148,14 @@ SPECS: tuple[MeasureSpec, ...] = (
         "c = 0; a ranking shorter than c is padded with non-relevant documents",
         rc.precision_at_r_multiple,
         (REL, JUDGED_ONLY),
-        Param("mult", float, None, "the multiple of R, e.g. 0.2 or 2", minimum=0.0),
+        Param(
+            "mult",
+            float,
+            None,
+            "the multiple of R, e.g. 0.2 or 2 (above 0)",
+            minimum=0.0,
+            exclusive_minimum=True,
+        ),
         at_required=True,
         trec_name="Rprec_mult_{at:.2f}|",
     ),
@@ -254,7 +261,7 @@ SPECS: tuple[MeasureSpec, ...] = (
         "S(i) gain of ranks 1..i, cost(i) = sum_{j <= i} max(ig_j, 1), ig the ideal gains; "
         "0 if the ideal sum is 0",
         gm.g_measure,
-        (GAINS,),
+        (GAINS, IDEAL),
         trec_name="|G",
     ),
     MeasureSpec(
@@ -263,7 +270,7 @@ SPECS: tuple[MeasureSpec, ...] = (
         "nDCGRel = (1/P) * [sum_{retrieved d, gain > 0} DCG(r_d) / IDCG(min(r_d, P)) + (P - "
         "m) * DCG(n) / IDCG(P)], P positive ideal gains, m the retrieved d; 0 if not positive",
         gm.ndcg_rel,
-        (GAINS,),
+        (GAINS, IDEAL),
         trec_name="|ndcg_rel",
     ),
     MeasureSpec(
@@ -273,7 +280,7 @@ SPECS: tuple[MeasureSpec, ...] = (
         "ideal gain drops (the last positive one included), plus DCG(n) / IDCG(P) if n > P + "
         "1; 0 if R = 0 at rel, and 0 where trec_eval divides 0 by 0 (no such position)",
         gm.r_ndcg,
-        (GAINS, REL),
+        (GAINS, REL, IDEAL),
         trec_name="|Rndcg",
     ),
     MeasureSpec(
@@ -293,7 +300,7 @@ SPECS: tuple[MeasureSpec, ...] = (
         "IDCG@k = DCG@k of every judged document of the query's qrels, retrieved or not, by "
         "decreasing gain, up to the first gain <= 0",
         dcg.ideal_dcg,
-        (GAINS, DCG_FORM),
+        (GAINS, DCG_FORM, IDEAL),
         CUTOFF,
         bounds=(0.0, INF),
         trec_name="|ideal_dcg",

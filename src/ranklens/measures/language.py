@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from ranklens.base.errors import MeasureError
 from ranklens.measures.base import Measure
@@ -149,21 +149,51 @@ def parse_ir_measure(text: str) -> Measure:
     return spec.make(**params)
 
 
-def parse_measures(names: Iterable[str | Measure]) -> list[Measure]:
+def parse_measures(names: Iterable[str | Measure] | str | Measure) -> list[Measure]:
     """Parse measure names (either language, nicknames expanded), keeping the first of
-    repeated measures, in order."""
+    repeated measures, in order. One name (a str) is one measure; ir_measures' measure
+    objects (``ir_measures.nDCG@10``) are read by their name.
+
+    Raises
+    ------
+    MeasureError
+        An unknown name, or something that is not a measure name (``None``, a number).
+    """
+    if isinstance(names, str | Measure) or is_peer_measure(names):
+        names = [cast("str | Measure", names)]
+    if names is None or not isinstance(names, Iterable):
+        raise MeasureError(
+            f"measures must be a list of names such as ['nDCG@10', 'AP'], not {names!r}"
+        )
     out: dict[str, Measure] = {}
     for item in names:
-        for measure in [item] if isinstance(item, Measure) else _parse_any(item):
+        for measure in [item] if isinstance(item, Measure) else _parse_any(_as_text(item)):
             out.setdefault(measure.name, measure)
     return list(out.values())
+
+
+def is_peer_measure(obj: object) -> bool:
+    """Whether ``obj`` is an ir_measures measure object (read by its canonical name)."""
+    return type(obj).__module__.startswith("ir_measures.") and hasattr(obj, "SUPPORTED_PARAMS")
+
+
+def _as_text(item: object) -> str:
+    """A measure name: a str, or an ir_measures measure's canonical name."""
+    if isinstance(item, str):
+        return item
+    if is_peer_measure(item):
+        return str(item)
+    raise MeasureError(
+        f"a measure is a name such as 'nDCG@10' (or a Measure, or an ir_measures measure), "
+        f"not {item!r}"
+    )
 
 
 def parse_measure(text: str | Measure) -> Measure:
     """Parse exactly one measure (a trec_eval name that stands for several is an error)."""
     if isinstance(text, Measure):
         return text
-    found = _parse_any(text)
+    found = _parse_any(_as_text(text))
     if len(found) != 1:
         names = ", ".join(m.name for m in found)
         raise MeasureError(f"'{text}' stands for {len(found)} measures ({names}); name one")
@@ -173,7 +203,7 @@ def parse_measure(text: str | Measure) -> Measure:
 def _parse_any(text: str) -> list[Measure]:
     from ranklens.measures import peer_names, trec_names
 
-    stripped = text.strip()
+    stripped = peer_names.ir_measures_set(text.strip()) or text.strip()
     head = re.match(r"\d*[A-Za-z_][A-Za-z0-9_\-]*", stripped)
     trec_style = head is not None and stripped[head.end() : head.end() + 1] == "."
     if head is not None and lookup(head.group(0)) is not None and not trec_style:

@@ -93,3 +93,30 @@ def note(text: str) -> str | None:
     if match is None or match.group("name") not in PEER_NAMES:
         return "ranx rbp.p: RBP with the grade as gain" if _RBP.fullmatch(text.lower()) else None
     return PEER_NAMES[match.group("name")][2]
+
+
+_IRM_SET = re.compile(r"Set(?P<kind>[PR])(?:\((?P<params>[^()]*)\))?")
+
+
+def ir_measures_set(text: str) -> str | None:
+    """ir_measures' ``SetP`` and ``SetR`` (precision and recall of the whole retrieved
+    set, trec_eval's ``set_P`` and ``set_recall``) in ranklens' spelling: ``P`` and ``R``
+    without a cut-off, ``SetP(relative=True)`` is ``SetRelP``; ``None`` for other names.
+
+    >>> ir_measures_set("SetP"), ir_measures_set("SetR(rel=2)")
+    ('P', 'R(rel=2)')
+    >>> ir_measures_set("SetP(relative=True)"), ir_measures_set("nDCG") is None
+    ('SetRelP', True)
+    """
+    match = _IRM_SET.fullmatch(text)
+    if match is None:
+        return None
+    params = [p.strip() for p in (match.group("params") or "").split(",") if p.strip()]
+    relative = [p for p in params if p.replace(" ", "").startswith("relative=")]
+    rest = [p for p in params if p not in relative]
+    name = match.group("kind")
+    if relative and relative[-1].replace(" ", "") == "relative=True":
+        if name != "P":
+            return None
+        name = "SetRelP"
+    return f"{name}({','.join(rest)})" if rest else name

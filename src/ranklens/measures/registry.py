@@ -20,10 +20,15 @@ ALIASES: MappingProxyType[str, str] = MappingProxyType(
 
 
 def lookup(name: str) -> MeasureSpec | None:
-    """The declaration called ``name`` (or with that alias), else ``None``."""
+    """The declaration called ``name`` (or with that alias), else the user measure of that
+    name (:func:`ranklens.measures.user.define_measure`), else ``None``."""
     spec = REGISTRY.get(name)
     if spec is None and name in ALIASES:
         spec = REGISTRY[ALIASES[name]]
+    if spec is None:
+        from ranklens.measures.user_registry import USER_MEASURES
+
+        spec = USER_MEASURES.get(name)
     return spec
 
 

@@ -194,7 +194,11 @@ def _gains(params: Sequence[object]) -> tuple[tuple[int, float], ...] | None:
 
 def _gain_measure(target: str, **fixed: object) -> Builder:
     def build(m: TrecMeasure, params: list[object], raw: str | None, o: Options) -> list[Slot]:
-        measure = _make(target, o.level, gains=_gains(params), **fixed)
+        gains = _gains(params)
+        # trec_eval's names order custom gains as trec_eval does (the measure language's
+        # own names order them by exact gain)
+        order = {} if gains is None else {"ideal": "trec_eval"}
+        measure = _make(target, o.level, gains=gains, **order, **fixed)
         return [Slot(_suffix(m, raw), measure, "mean")]
 
     return build

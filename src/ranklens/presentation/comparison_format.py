@@ -207,6 +207,42 @@ def detail_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def power_title(cmp: Comparison) -> str:
+    """The title of the power table."""
+    return f"power (paired t-test, alpha = {cmp.alpha:g}, {cmp.power:.0%} power)"
+
+
+def power_text(power: float) -> str:
+    """A power as a percentage with one decimal (``>99.9%`` just below 1)."""
+    if not math.isfinite(power):
+        return "nan"
+    return ">99.9%" if 0.9995 <= power < 1 else f"{power:.1%}"
+
+
+def power_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the power of each comparison: the minimum detectable difference
+    (MDD), the power to detect the observed difference and the queries needed to detect
+    it (see :class:`~ranklens.analysis.comparison.PairStats`)."""
+    header = ["run", "vs", "measure", "abs(delta)", "MDD", "power", "queries needed"]
+    rows = []
+    for (a, b), measure, st in comparisons(cmp):
+        needed = "-" if st.topics_needed is None else f"{st.topics_needed:,}"
+        if st.topics_needed is None and st.delta != 0:
+            needed = "> 10,000,000"
+        rows.append(
+            [
+                b,
+                a,
+                measure,
+                number(abs(st.delta)),
+                number(st.mdd),
+                power_text(st.power),
+                needed,
+            ]
+        )
+    return header, rows
+
+
 def comparisons(cmp: Comparison) -> list[tuple[tuple[str, str], str, PairStats]]:
     """Every comparison shown: ``((other, run), measure, stats of run - other)``: each run
     against the baseline, then (with all pairs) the pairs without the baseline."""
@@ -315,6 +351,12 @@ def to_markdown(cmp: Comparison) -> str:
     lines += ["", legend(cmp) + " Best value per measure in bold. " + description(cmp), ""]
     header, rows = detail_rows(cmp)
     lines += _markdown_table(header, rows, 3)
+    lines += ["", power_title(cmp)[0].upper() + power_title(cmp)[1:] + ":", ""]
+    header, rows = power_rows(cmp)
+    lines += _markdown_table(header, rows, 3)
+    notes = cmp.power_notes()
+    if notes:
+        lines += ["", *(f"- {note}" for note in notes)]
     if cmp.tukey is not None:
         kind = "queries as blocks" if cmp.tukey_kind == "blocked" else "one-way"
         lines += ["", f"Tukey's HSD ({kind}):", ""]
@@ -379,13 +421,26 @@ def to_csv(cmp: Comparison) -> str:
     writer = csv.writer(out, lineterminator="\n")
     stat_keys = ["delta", "p_value", "p_value_corrected", "ci_low", "ci_high", "effect_size"]
     writer.writerow(
-        ["run", "measure", "mean", "against", *stat_keys, "wins", "ties", "losses", "significant"]
+        [
+            "run",
+            "measure",
+            "mean",
+            "against",
+            *stat_keys,
+            "wins",
+            "ties",
+            "losses",
+            "significant",
+            "mdd",
+            "power",
+            "topics_needed",
+        ]
     )
 
     def row(run: str, m: str, against: str, st: PairStats | None) -> list[str]:
         head = [run, m, _csv_number(cmp.means[run][m]), against]
         if st is None:
-            return head + [""] * (len(stat_keys) + 4)
+            return head + [""] * (len(stat_keys) + 7)
         numbers = [
             st.delta,
             st.p_value,
@@ -401,6 +456,9 @@ def to_csv(cmp: Comparison) -> str:
             str(st.ties),
             str(st.losses),
             "true" if st.significant else "false",
+            _csv_number(st.mdd),
+            _csv_number(st.power),
+            "" if st.topics_needed is None else str(st.topics_needed),
         ]
 
     for run in cmp.runs:

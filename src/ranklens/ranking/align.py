@@ -347,8 +347,10 @@ class Aligned:
     run: Run
     query_counts: dict[str, int]
     """``qrels``, ``run``, ``evaluated``, ``missing`` (qrels queries absent from the run,
-    scored on an empty ranking), ``unjudged`` (run queries without judgments, left out) and
-    ``shared`` (queries in both)."""
+    scored on an empty ranking), ``unjudged`` (run queries without judgments, left out),
+    ``shared`` (queries in both), ``retrieving`` and ``matched`` (shared queries that
+    retrieve any document, and a document the qrels list) and ``retrieved`` (the documents
+    they retrieve; see :func:`judged_counts`)."""
     _views: dict[bool, Ranked] = field(default_factory=dict, repr=False)
 
     @property
@@ -475,6 +477,7 @@ def align(
     entry = perm[keep]
     source = RankingSource(run, ties, depth, judgments)
     base = Ranked(qids, offsets, rel[keep], grades, entry, run.scores, source)
+    retrieving, matched, retrieved = judged_counts(run.q_offsets, run_to_qrels, rel)
     query_counts = {
         "qrels": len(qrels.qids),
         "run": run.num_queries,
@@ -482,5 +485,33 @@ def align(
         "missing": len(qrels.qids) - in_both if queries == "qrels" else 0,
         "unjudged": run.num_queries - in_both if queries != "run" else 0,
         "shared": in_both,
+        "retrieving": retrieving,
+        "matched": matched,
+        "retrieved": retrieved,
     }
     return Aligned(base, entry, run, query_counts)
+
+
+def judged_counts(
+    q_offsets: Int64Array, run_to_qrels: Int64Array, rel: Int64Array
+) -> tuple[int, int, int]:
+    """Of the run's queries that the qrels judge, how many retrieve any document
+    (``retrieving``) and how many retrieve a document the qrels list for them, whatever
+    its grade (``matched``), and how many documents they retrieve in all (``retrieved``),
+    over the whole ranking (before a depth limit): a run whose ``matched`` is 0 has
+    document ids the qrels do not use (see
+    :func:`ranklens.evaluation.evaluator.check_judged`).
+
+    ``rel`` is the judgment of every run entry (:data:`UNJUDGED` where not listed); the
+    run's queries absent from the qrels (``run_to_qrels`` -1) are all unjudged.
+    """
+    shared = run_to_qrels >= 0
+    sizes = np.diff(q_offsets)
+    retrieving = int(np.count_nonzero(shared & (sizes > 0)))
+    retrieved = int(sizes[shared].sum())
+    listed = np.flatnonzero(rel != UNJUDGED)
+    if listed.shape[0] == 0:
+        return retrieving, 0, retrieved
+    query = np.searchsorted(q_offsets, listed, side="right") - 1
+    matched = int(np.count_nonzero(query[1:] != query[:-1])) + 1
+    return retrieving, matched, retrieved

@@ -22,10 +22,13 @@ over all partitions, and given to every partition.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from ranklens.base.errors import DuplicateError, InputError
 from ranklens.base.optional import require
+from ranklens.base.progress import Progress, stage
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
 from ranklens.evaluation.evaluator import check_overlap
 from ranklens.evaluation.parts import combine, set_dependent
@@ -35,6 +38,7 @@ from ranklens.scale.partition import (
     DOC,
     QUERY,
     ROW,
+    SIDES,
     VALUE,
     Options,
     as_strings,
@@ -49,7 +53,15 @@ _PART = "_part"
 
 def _load(dd: Any, table: Any) -> Any:
     if isinstance(table, str) or hasattr(table, "__fspath__"):
-        return dd.read_parquet(str(table))
+        pa = require("pyarrow", "ranklens.dask")
+        try:
+            return dd.read_parquet(str(table))
+        except (OSError, ValueError, pa.ArrowException) as exc:  # ArrowInvalid: not Parquet
+            raise InputError(
+                f"cannot read it as Parquet: it is missing, empty, truncated or not a Parquet "
+                f"file ({str(exc).splitlines()[-1]})",
+                path=str(table),
+            ) from None
     module = type(table).__module__.split(".")[0]
     if module == "pandas":
         return dd.from_pandas(table, npartitions=1, sort=False)
@@ -100,7 +112,9 @@ def _split(dd: Any, frame: Any, columns: tuple[str, str, str], parts: int) -> An
 
 
 def _evaluate_pair(qrels: Any, run: Any, options: Options) -> Any:
-    return evaluate_frames(qrels.reset_index(drop=True), run.reset_index(drop=True), options)
+    return evaluate_frames(
+        qrels.reset_index(drop=True), run.reset_index(drop=True), options, whole_rows=True
+    )
 
 
 def _grade_of_pair(qrels: Any, run: Any, queries: QueryPolicy) -> int:
@@ -116,10 +130,11 @@ def evaluate(
     queries: QueryPolicy = "qrels",
     depth: int | None = None,
     duplicates: DuplicatePolicy = "error",
-    name: str = "run",
+    name: str | None = None,
     npartitions: int | None = None,
     qrels_cols: tuple[str | None, str | None, str | None] = (None, None, None),
     run_cols: tuple[str | None, str | None, str | None] = (None, None, None),
+    progress: Progress | None = None,
 ) -> Results:
     """Evaluate a run against qrels held in Dask DataFrames: the same :class:`Results` as
     :func:`ranklens.evaluate` on the same rows (``==``, every per-query value and mean).
@@ -133,11 +148,16 @@ def evaluate(
     measures, ties, queries, depth, duplicates
         As :func:`ranklens.evaluate` (trec_eval's judgement-file measures excepted).
     name
-        The run's name in the results.
+        The run's name in the results; by default, as ``ranklens eval --dask`` names it:
+        a Parquet path's file name without its extensions (``bm25`` for
+        ``runs/bm25.parquet``), ``"run"`` for a DataFrame.
     npartitions
         Partitions of the shuffled tables (default: the run's).
     qrels_cols, run_cols
         ``(query, document, value)`` column names where they are not the usual ones.
+    progress
+        Called as ``progress(done, partitions)`` as the partitions' evaluations finish
+        (:mod:`ranklens.base.progress`).
 
     Returns
     -------
@@ -146,6 +166,7 @@ def evaluate(
     """
     dd = require("dask.dataframe", "ranklens.dask")
     dask = require("dask", "ranklens.dask")
+    name = name or run_name(run)
     options = Options.of(measures, ties, queries, depth, duplicates)
     q_frame, r_frame = _load(dd, qrels), _load(dd, run)
     q_cols = qrels_columns(list(q_frame.columns), qrels_cols)
@@ -155,6 +176,58 @@ def evaluate(
     r_split = _split(dd, r_frame, r_cols, parts)
     if q_split.npartitions != r_split.npartitions:  # pragma: no cover - set_index guarantees it
         raise RuntimeError("qrels and run were not split into the same partitions")
+    try:
+        return _evaluate_split(
+            dask,
+            q_split,
+            r_split,
+            options,
+            queries,
+            name,
+            measures,
+            (ties, depth, duplicates),
+            progress,
+        )
+    except InputError as exc:
+        raise _in_user_terms(exc, (qrels, run), (q_cols, r_cols)) from None
+
+
+def _in_user_terms(
+    exc: InputError, tables: tuple[Any, Any], columns: tuple[tuple[str, str, str], ...]
+) -> InputError:
+    """An error from a partition's rows (path ``<qrels>`` or ``<run>``, internal column
+    names) in the user's terms: the table (its Parquet path, or ``<DataFrame>``), its
+    column names; rows are counted from 0 over the whole table."""
+    if exc.path not in SIDES:
+        return exc
+    side = SIDES.index(exc.path)
+    table = tables[side]
+    where = str(table) if isinstance(table, str) or hasattr(table, "__fspath__") else "<DataFrame>"
+    internal = dict(zip((QUERY, DOC, VALUE), columns[side], strict=True))
+    message = re.sub(
+        r"column '(\w+)'",
+        lambda m: f"column '{internal.get(m.group(1), m.group(1))}'",
+        exc.message,
+    )
+    if isinstance(exc, DuplicateError):
+        return DuplicateError(
+            message, path=where, lines=exc.lines, query=exc.query, document=exc.document
+        )
+    return type(exc)(message, path=where, line=exc.line)
+
+
+def _evaluate_split(
+    dask: Any,
+    q_split: Any,
+    r_split: Any,
+    options: Options,
+    queries: QueryPolicy,
+    name: str,
+    measures: Sequence[str | Measure] | str,
+    conventions: tuple[Any, Any, Any],
+    progress: Progress | None = None,
+) -> Results:
+    ties, depth, duplicates = conventions
     q_parts, r_parts = q_split.to_delayed(), r_split.to_delayed()
     if set_dependent(options.measures):
         q_split, r_split = dask.persist(q_split, r_split)
@@ -166,11 +239,13 @@ def evaluate(
             ]
         )
         options = options.pinned(max([0, *grades]))
-    results = dask.compute(
-        *[
+    results = _compute(
+        dask,
+        [
             dask.delayed(_evaluate_pair)(a, b, options)
             for a, b in zip(q_parts, r_parts, strict=True)
-        ]
+        ],
+        progress,
     )
     original = Options.of(measures, ties, queries, depth, duplicates)
     combined = combine(name, original.measures, queries, results)
@@ -178,18 +253,67 @@ def evaluate(
     return combined
 
 
+def run_name(run: Any) -> str:
+    """A run's default name: a path's (or glob's) file name up to its first dot, as
+    ``ranklens eval --dask`` names its runs; ``"run"`` for a DataFrame."""
+    import os
+
+    if isinstance(run, str) or hasattr(run, "__fspath__"):
+        path = str(os.fspath(run)).rstrip("/")
+        return os.path.basename(path).split(".")[0] or path
+    return "run"
+
+
+def _compute(dask: Any, tasks: list[Any], progress: Progress | None) -> tuple[Any, ...]:
+    """``dask.compute(*tasks)``, reporting the tasks finished to ``progress``: through the
+    futures of an active ``distributed.Client``, else a local scheduler's callbacks."""
+    if progress is None or not tasks:
+        return tuple(dask.compute(*tasks))
+    client = _active_client()
+    if client is not None:
+        distributed = require("distributed", "ranklens.dask")
+        futures = client.compute(tasks)
+        for done, _ in enumerate(distributed.as_completed(futures), 1):
+            progress(done, len(futures))
+        return tuple(client.gather(futures))
+    callbacks: Any = require("dask.callbacks", "ranklens.dask")
+    total = len(tasks)
+    keys = {task.key for task in tasks}
+    finished: set[Any] = set()
+
+    def posttask(key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
+        if key in keys:
+            finished.add(key)
+            progress(len(finished), total)
+
+    with callbacks.Callback(posttask=posttask):
+        return tuple(dask.compute(*tasks))
+
+
+def _active_client() -> Any:
+    """The ``distributed.Client`` in use, or None (none, or distributed not installed)."""
+    try:
+        from distributed import get_client
+    except ImportError:
+        return None
+    try:
+        return get_client()
+    except ValueError:  # no client
+        return None
+
+
 def evaluate_files(
     scheduler: str,
     qrels: str,
     runs: Sequence[str],
     measures: Sequence[str | Measure],
+    progress: Progress | None = None,
     **options: Any,
 ) -> list[Results]:
     """``ranklens eval --dask SCHEDULER``: evaluate Parquet runs (paths or globs) against
     Parquet qrels on a Dask scheduler (an address, or ``"local"`` for a LocalCluster started
-    and stopped here); each run is named after its file."""
-    import os
-
+    and stopped here); each run is named after its file. ``progress`` sees the runs'
+    partitions, each run an equal share of one total."""
     distributed = require("distributed", "ranklens eval --dask")
     if scheduler == "local":
         cluster: Any = distributed.LocalCluster(processes=True, dashboard_address="127.0.0.1:0")
@@ -197,11 +321,18 @@ def evaluate_files(
     else:
         cluster, client = None, distributed.Client(scheduler)
     try:
-        out = []
-        for run in runs:
-            stem = os.path.basename(run.rstrip("/")).split(".")[0] or run
-            out.append(evaluate(qrels, run, measures, name=stem, **options))
-        return out
+        share = 1000  # each run's part of the total, whatever its partitions
+        return [
+            evaluate(
+                qrels,
+                run,
+                measures,
+                name=run_name(run),
+                progress=stage(progress, i * share, share, len(runs) * share),
+                **options,
+            )
+            for i, run in enumerate(runs)
+        ]
     finally:
         client.close()
         if cluster is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.base.errors import InputError, OptionError
+from ranklens.base.errors import DuplicateError, InputError, OptionError
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
 from ranklens.data.frames import DOC_NAMES, QID_NAMES, REL_NAMES, SCORE_NAMES
 from ranklens.data.qrels import Qrels
@@ -118,8 +118,46 @@ def run_columns(
 
 def as_strings(column: Any) -> Any:
     """A pandas id column as Python strings: categories as their values, integers as their
-    decimal digits (as ranklens reads them in memory)."""
-    return column.astype(str)
+    decimal digits (as ranklens reads them in memory); a missing id stays missing (``None``,
+    which the reader refuses naming the row), never the text "None" or "nan"."""
+    texts = column.astype(str)
+    missing = column.isna()
+    if bool(missing.any()):
+        texts = texts.astype(object).where(~missing, None)
+    return texts
+
+
+SIDES = ("<qrels>", "<run>")
+"""The ``path`` of an error in a part's qrels or run rows (see :func:`evaluate_frames`)."""
+
+
+def _read(frame: Any, side: str, build: Any, whole_rows: bool) -> Any:
+    """``build(frame)``; with ``whole_rows`` (the :data:`ROW` column holds each row's
+    position in the whole input), an :class:`InputError` naming the row by that position
+    rather than by its place in this part, and ``side`` as its path."""
+    try:
+        return build(frame)
+    except InputError as exc:
+        if not whole_rows or exc.path not in (None, "<DataFrame>") or ROW not in frame.columns:
+            raise
+
+        def whole(row: int) -> int:
+            return int(frame[ROW].iloc[row])
+
+        if isinstance(exc, DuplicateError) and exc.lines is not None:
+            first, second = (whole(r) for r in exc.lines)
+            message = exc.message.replace(
+                f"rows {exc.lines[0]} and {exc.lines[1]}", f"rows {first} and {second}"
+            )
+            raise DuplicateError(
+                message,
+                path=side,
+                lines=(first, second),
+                query=exc.query,
+                document=exc.document,
+            ) from None
+        line = None if exc.line is None else whole(exc.line)
+        raise type(exc)(exc.message, path=side, line=line) from None
 
 
 def _ordered(frame: Any) -> Any:
@@ -139,26 +177,30 @@ def top_grade(qrels: Any, run: Any, queries: QueryPolicy) -> int:
     return max(int(values.max()) if len(values) else 0, 0)
 
 
-def evaluate_frames(qrels: Any, run: Any, options: Options) -> Part:
+def evaluate_frames(qrels: Any, run: Any, options: Options, *, whole_rows: bool = False) -> Part:
     """Evaluate pandas rows of whole queries (columns :data:`QUERY`, :data:`DOC`,
-    :data:`VALUE`, optionally :data:`ROW`), either side possibly empty."""
+    :data:`VALUE`, optionally :data:`ROW`), either side possibly empty. With
+    ``whole_rows`` (:data:`ROW` holds positions in the whole input, from 0), an error in
+    the rows names that position, with the path :data:`SIDES` ``[0]`` or ``[1]``."""
     q = None
     if qrels is not None and len(qrels):
-        q = Qrels.from_frame(
-            _ordered(qrels),
-            qid_col=QUERY,
-            doc_col=DOC,
-            rel_col=VALUE,
-            duplicates=options.duplicates,
+        q = _read(
+            _ordered(qrels).reset_index(drop=True),
+            SIDES[0],
+            lambda rows: Qrels.from_frame(
+                rows, qid_col=QUERY, doc_col=DOC, rel_col=VALUE, duplicates=options.duplicates
+            ),
+            whole_rows,
         )
     r = None
     if run is not None and len(run):
-        r = Run.from_frame(
-            _ordered(run),
-            qid_col=QUERY,
-            doc_col=DOC,
-            score_col=VALUE,
-            duplicates=options.duplicates,
+        r = _read(
+            _ordered(run).reset_index(drop=True),
+            SIDES[1],
+            lambda rows: Run.from_frame(
+                rows, qid_col=QUERY, doc_col=DOC, score_col=VALUE, duplicates=options.duplicates
+            ),
+            whole_rows,
         )
     return evaluate_part(q, r, options)
 
@@ -193,4 +235,14 @@ def evaluate_part(qrels: Qrels | None, run: Run | None, options: Options) -> Par
         both = sum(1 for qid in qrels.qids if qid in index)
     else:
         both = nr - counts["unjudged"]
-    return Part(res.queries, np.asarray(res.values), nq, nr, both)
+    return Part(
+        res.queries,
+        np.asarray(res.values),
+        nq,
+        nr,
+        both,
+        counts["retrieving"],
+        counts["matched"],
+        counts["retrieved"],
+        res.tie_affected_queries,
+    )

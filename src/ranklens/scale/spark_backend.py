@@ -22,6 +22,8 @@ aggregation, done first and given to every group.
 
 from __future__ import annotations
 
+import threading
+import uuid
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -30,6 +32,7 @@ import numpy as np
 
 from ranklens.base.errors import MissingDependencyError
 from ranklens.base.optional import require
+from ranklens.base.progress import Progress
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
 from ranklens.evaluation.evaluator import check_overlap
 from ranklens.evaluation.parts import Part, combine, set_dependent
@@ -49,7 +52,7 @@ from ranklens.scale.partition import (
 _BUCKET = "_bucket"
 _SCHEMA = (
     "query_id string, vals array<double>, qrels_queries long, run_queries long, both long, "
-    "counts boolean"
+    "retrieving long, matched long, retrieved long, tied long, counts boolean"
 )
 
 
@@ -76,6 +79,10 @@ def _group_function(options: Options) -> Any:
             "qrels_queries": [0] * len(part.queries) + [part.qrels_queries],
             "run_queries": [0] * len(part.queries) + [part.run_queries],
             "both": [0] * len(part.queries) + [part.both],
+            "retrieving": [0] * len(part.queries) + [part.retrieving],
+            "matched": [0] * len(part.queries) + [part.matched],
+            "retrieved": [0] * len(part.queries) + [part.retrieved],
+            "tied": [0] * len(part.queries) + [-1 if part.tied is None else part.tied],
             "counts": [False] * len(part.queries) + [True],
         }
         return pd.DataFrame(rows)
@@ -109,6 +116,49 @@ def check_spark_pandas() -> None:
         ) from None
 
 
+def _collect(frame: Any, progress: Progress | None) -> list[Any]:
+    """``frame.collect()``; with ``progress``, its jobs run in a job group of their own
+    (this thread's, restored after) whose tasks a polling thread reports."""
+    if progress is None:
+        return list(frame.collect())
+    context = frame.sparkSession.sparkContext
+    group = f"ranklens-{uuid.uuid4().hex}"
+    previous = context.getLocalProperty("spark.jobGroup.id")
+    stop = threading.Event()
+    known = [0, 0]
+
+    def tasks() -> tuple[int, int]:
+        tracker = context.statusTracker()
+        done = total = 0
+        for job in tracker.getJobIdsForGroup(group):
+            info = tracker.getJobInfo(job)
+            for stage_id in info.stageIds if info is not None else ():
+                stage = tracker.getStageInfo(stage_id)
+                if stage is not None:
+                    done, total = done + stage.numCompletedTasks, total + stage.numTasks
+        return done, total
+
+    def poll() -> None:
+        while not stop.wait(0.25):
+            done, total = tasks()
+            if total and (done, total) != tuple(known):
+                known[:] = [done, total]
+                progress(done, total)
+
+    context.setLocalProperty("spark.jobGroup.id", group)
+    watcher = threading.Thread(target=poll, name="ranklens-spark-progress", daemon=True)
+    watcher.start()
+    try:
+        rows = list(frame.collect())
+    finally:
+        stop.set()
+        watcher.join()
+        context.setLocalProperty("spark.jobGroup.id", previous)
+    total = max(tasks()[1], known[1], 1)
+    progress(total, total)  # skipped stages never complete their tasks
+    return rows
+
+
 def evaluate(
     qrels: Any,
     run: Any,
@@ -122,6 +172,7 @@ def evaluate(
     buckets: int | None = None,
     qrels_cols: tuple[str | None, str | None, str | None] = (None, None, None),
     run_cols: tuple[str | None, str | None, str | None] = (None, None, None),
+    progress: Progress | None = None,
 ) -> Results:
     """Evaluate a run against qrels held in Spark DataFrames: the same :class:`Results` as
     :func:`ranklens.evaluate` on the same rows (``==``, every per-query value and mean).
@@ -140,6 +191,10 @@ def evaluate(
         Groups of queries evaluated together (default: ``spark.sql.shuffle.partitions``).
     qrels_cols, run_cols
         ``(query, document, value)`` column names where they are not the usual ones.
+    progress
+        Called as ``progress(done, total)`` with the Spark tasks of the evaluation finished
+        and known so far (:mod:`ranklens.base.progress`), polled from Spark's status
+        tracker while it runs.
     """
     fn = require("pyspark.sql.functions", "ranklens.spark")
     check_spark_pandas()
@@ -157,21 +212,27 @@ def evaluate(
         .cogroup(q_frame.groupBy(_BUCKET))
         .applyInPandas(_group_function(options), schema=_SCHEMA)
     )
-    rows = out.collect()
+    rows = _collect(out, progress)
     width = len(options.measures)
     ids: list[str] = []
     values: list[list[float]] = []
-    nq = nr = both = 0
+    nq = nr = both = retrieving = matched = retrieved = 0
+    tied: int | None = 0
     for row in rows:
         if row["counts"]:
             nq += int(row["qrels_queries"])
             nr += int(row["run_queries"])
             both += int(row["both"])
+            retrieving += int(row["retrieving"])
+            matched += int(row["matched"])
+            retrieved += int(row["retrieved"])
+            count = int(row["tied"])
+            tied = None if tied is None or count < 0 else tied + count
         else:
             ids.append(row["query_id"])
             values.append(list(row["vals"]))
     matrix = np.asarray(values, dtype=np.float64).reshape(len(ids), width)
-    part = Part(tuple(ids), matrix, nq, nr, both)
+    part = Part(tuple(ids), matrix, nq, nr, both, retrieving, matched, retrieved, tied)
     original = Options.of(measures, ties, queries, depth, duplicates)
     combined = combine(name, original.measures, queries, [part])
     check_overlap(combined.query_counts, name, None)  # judged on the whole run

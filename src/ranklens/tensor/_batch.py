@@ -24,6 +24,7 @@ from ranklens.tensor._order import (
     take_rows,
     two_key_order,
 )
+from ranklens.tensor._validate import check_ideal, check_labels, check_n_rel, ranking_dtype
 
 Array = Any
 """An array of any Array API namespace (numpy, torch, CuPy, JAX, ...)."""
@@ -65,7 +66,8 @@ class Batch:
     ----------
     xp, device, dtype : the namespace, the device and the floating dtype of the results.
     scores : (Q, N) float; ``-inf`` at padding. In ``dtype``, or float32 when ``dtype`` is
-        float64 and the scores were float32: only their order is read.
+        float64 and the scores were float32: only their order is read. Integer scores are
+        float64 (exact up to 2**53, as ``ranklens.evaluate`` reads them).
     grades : (Q, N) the labels, integers as given (else floats of ``dtype``): the grade of
         a judged document, negative for unjudged or padding.
     labels : (Q, N) float; ``grades`` as ``dtype`` (cast on first use).
@@ -165,7 +167,9 @@ def prepare(
     # The ranking reads only the order of the scores: float32 scores widened to float64
     # results are ranked as float32 (the same order, and exact packed keys, see _order).
     widened = scores.dtype == xp.float32 and dtype == xp.float64
-    s = scores if widened else xp.astype(scores, dtype, copy=False)
+    # Integer scores are ranked as float64 (float32 would tie 2**24 + 1 with 2**24): exact
+    # up to 2**53, and beyond it the order ranklens.evaluate (and trec_eval) give them.
+    s = scores if widened else xp.astype(scores, ranking_dtype(xp, scores, dtype), copy=False)
     valid: Array | None
     if mask is not None:
         valid = mask if mask.dtype == xp.bool else mask != 0
@@ -194,6 +198,12 @@ def prepare(
     if mask is not None and valid is not None:  # else padding has a negative label
         minus_one = xp.asarray(-1, dtype=grades.dtype, device=device_of(s))
         grades = xp.where(valid, grades, minus_one)
+    if validate:  # labels, n_rel and ideal_labels that would give wrong numbers
+        check_labels(xp, labels, valid if mask is not None else None)
+        if n_rel is not None:
+            check_n_rel(xp, n_rel, grades, dtype)
+        if ideal_labels is not None:
+            check_ideal(xp, ideal_labels, grades, dtype)
     ideal = None
     if ideal_labels is not None:
         ideal = xp.astype(ideal_labels, dtype)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -9,6 +10,7 @@ from ranklens.base.errors import MeasureError, OptionError
 from ranklens.measures import Measure, parse_measures
 from ranklens.tensor._batch import TENSOR_TIES, Array, TensorTies, prepare
 from ranklens.tensor._kernels import KERNELS, Context
+from ranklens.tensor._validate import as_arrays
 
 SUPPORTED: tuple[str, ...] = tuple(KERNELS)
 """The measure families the tensor path computes (by ranklens name)."""
@@ -52,10 +54,12 @@ def evaluate(
     ----------
     scores
         ``(Q, N)`` scores of ``N`` documents (padded) for each of ``Q`` queries: a numpy,
-        torch, CuPy or JAX array (any Array API array). Higher ranks first.
+        torch, CuPy or JAX array (any Array API array; a Python list is converted with
+        numpy). Higher ranks first; integer scores are ranked exactly (as int64).
     labels
         ``(Q, N)`` relevance grades (integers >= 0; ``1`` is relevant by default, as in
-        trec_eval). Without ``mask``, a negative label marks padding.
+        trec_eval). Without ``mask``, a negative label marks padding. Float labels follow
+        the rule of qrels files: whole numbers (``2.0``), never NaN or ``1.5``.
     measures
         Measure names in ranklens's language (``"nDCG@10"``, ``"nDCG(dcg='exp-log2')@10"``,
         ``"AP"``, ``"P(rel=2)@5"``, ``"RBP(p=0.9)"``, ...), or one name. Supported: P, R, F1,
@@ -86,8 +90,9 @@ def evaluate(
         The floating dtype of the results (default: float64 for float64 scores, else
         float32).
     validate
-        Check that real scores are finite (one reduction and a host synchronisation; turn
-        off under ``jax.jit``).
+        Check that real scores are finite, labels whole numbers, ``n_rel`` at least the
+        batch's relevant documents and ``ideal_labels`` at least its grades (a few
+        reductions and host synchronisations; turn off under ``jax.jit``).
 
     Returns
     -------
@@ -116,6 +121,25 @@ def evaluate(
     array([0.5, 0. ])
     """
     parsed = tensor_measures(measures)
+    scores, labels, mask, doc_ids, n_rel, ideal_labels = as_arrays(
+        scores, labels, mask, doc_ids, n_rel, ideal_labels
+    )
+    on_numpy = _cpu_tensors_as_numpy(scores, labels, mask, doc_ids, n_rel, ideal_labels, dtype)
+    if on_numpy is not None:  # CPU torch: the same computation on numpy views, no copies
+        np_scores, np_labels, np_mask, np_ids, np_n_rel, np_ideal, np_dtype = on_numpy
+        values = evaluate(
+            np_scores,
+            np_labels,
+            parsed,
+            mask=np_mask,
+            doc_ids=np_ids,
+            n_rel=np_n_rel,
+            ideal_labels=np_ideal,
+            ties=ties,
+            dtype=np_dtype,
+            validate=validate,
+        )
+        return {name: _as_tensor(value) for name, value in values.items()}
     if ties is None:
         ties = "trec_eval" if doc_ids is not None else "input"
     if ties not in TENSOR_TIES:
@@ -137,6 +161,55 @@ def evaluate(
         ctx = Context(batch.view(judged_only, ties), batch, ties)
         out[measure.name] = KERNELS[measure.spec.name](ctx, **values)
     return out
+
+
+def _cpu_tensors_as_numpy(*inputs: Any) -> tuple[Any, ...] | None:
+    """numpy views of CPU torch tensors (the last input: the torch dtype as numpy's), or
+    None where the torch path must run: not torch, another device, a gradient required.
+
+    torch runs each small operation on its intra-op thread pool, whose threads wait on one
+    another: on a loaded machine a batch takes ten times as long as on one thread. numpy
+    runs the same operations on the calling thread, so the CPU path neither depends on the
+    load nor changes torch's global thread settings. The results are the numpy path's, bit
+    for bit (torch's own sums add in another order and may differ in the last bit; the
+    ranking was already numpy's). No gradient flows
+    through a ranking measure (the ranks are piecewise constant in the scores); inputs that
+    require one still go through torch, which leaves them alone.
+    """
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(inputs[0], torch.Tensor):
+        return None
+    *arrays, dtype = inputs
+    views: list[Any] = []
+    for x in arrays:
+        if x is None:
+            views.append(None)
+            continue
+        if (
+            not isinstance(x, torch.Tensor)
+            or x.device.type != "cpu"
+            or x.requires_grad
+            or x.layout != torch.strided
+        ):
+            return None
+        try:
+            views.append(x.numpy())
+        except (TypeError, RuntimeError):  # a dtype numpy lacks (bfloat16), a conjugate view
+            return None
+    if isinstance(dtype, torch.dtype):
+        try:
+            dtype = torch.empty((), dtype=dtype).numpy().dtype
+        except (TypeError, RuntimeError):
+            return None
+    return (*views, dtype)
+
+
+def _as_tensor(x: Any) -> Any:
+    """A numpy result as a CPU tensor sharing its memory."""
+    import numpy as np
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(x))
 
 
 def doc_id_codes(docnos: Sequence[str]) -> Any:

@@ -245,8 +245,15 @@ def ideal_dcg(ctx: Context, cutoff: int | None, form: str) -> Array:
     return xp.sum(_shaped(ctx, top, form) / xp.log2(ctx.ranks(width) + 1.0), axis=1)
 
 
-def ndcg(ctx: Context, cutoff: int | None, gains: object = None, dcg: str = "log2") -> Array:
-    """``nDCG@k = DCG@k / IDCG@k``, 0 if IDCG = 0."""
+def ndcg(
+    ctx: Context,
+    cutoff: int | None,
+    gains: object = None,
+    dcg: str = "log2",
+    ideal: str = "sorted",
+) -> Array:
+    """``nDCG@k = DCG@k / IDCG@k``, 0 if IDCG = 0 (``ideal`` orders custom gains, which
+    tensors do not take: grades order the same either way)."""
     _no_gain_map(gains, "nDCG")
     return safe_divide(ctx, _dcg(ctx, cutoff, dcg), ideal_dcg(ctx, cutoff, dcg))
 
@@ -271,12 +278,24 @@ def err(ctx: Context, cutoff: int | None, p: float = 1.0, max_rel: int | None = 
     else:
         top = ctx.const(float(max_rel))
     grades = xp.minimum(ctx.view.grades(width), top)
-    two = ctx.const(2.0)
-    stop = (xp.pow(two, grades) - 1.0) / xp.pow(two, top)
+    stop = stop_probability(ctx, grades, top)
     carry = xp.cumulative_prod(p * (1.0 - stop), axis=1)
     ones = xp.ones((q, 1), dtype=ctx.batch.dtype, device=ctx.batch.device)
     before = xp.concat([ones, carry[:, :-1]], axis=1)
     return xp.sum(before * stop / ctx.ranks(width), axis=1)
+
+
+def stop_probability(ctx: Context, grades: Array, top: Array) -> Array:
+    """ERR's ``R = (2^g - 1) / 2^top`` for grades ``g <= top``, as ``ranklens.evaluate``
+    computes it: as written while ``2^top`` is finite in the result dtype, else as
+    ``2^(g - top) - 2^-top`` (a grade of 200 in float32 is 1, not inf / inf)."""
+    xp = ctx.xp
+    two = ctx.const(2.0)
+    direct_max = ctx.const(1000.0 if ctx.batch.dtype == xp.float64 else 100.0)
+    small_top = xp.minimum(top, direct_max)
+    direct = (xp.pow(two, xp.minimum(grades, small_top)) - 1.0) / xp.pow(two, small_top)
+    scaled = xp.pow(two, grades - top) - xp.pow(two, -top)
+    return xp.where(top <= direct_max, direct, scaled)
 
 
 def rbp(ctx: Context, p: float = 0.8, rel: int = 1, gain: str = "binary") -> Array:

@@ -15,6 +15,7 @@ from ranklens.base.errors import InputError
 from ranklens.measures import Measure
 from ranklens.tensor._batch import Array, TensorTies, device_of, namespace
 from ranklens.tensor._evaluate import evaluate, tensor_measures
+from ranklens.tensor._validate import as_arrays
 
 
 class MeasureAccumulator:
@@ -60,6 +61,9 @@ class MeasureAccumulator:
         ideal_labels: Array | None = None,
     ) -> None:
         """Add a batch (arguments as :func:`ranklens.tensor.evaluate`), in float64."""
+        scores, labels, mask, doc_ids, n_rel, ideal_labels = as_arrays(
+            scores, labels, mask, doc_ids, n_rel, ideal_labels
+        )
         xp = namespace(scores, labels)
         values = evaluate(
             scores,

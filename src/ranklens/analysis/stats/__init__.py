@@ -15,6 +15,8 @@ module                     holds
 ``effect_size``            paired Cohen's d (d_z)
 ``tukey``                  Tukey's HSD, one-way or with queries as blocks
 ``correlation``            Kendall's tau-b and Spearman's rho of two orderings of systems
+``power``                  power, minimum detectable difference, topic set size design
+``discriminative``         ASLs by bootstrap and randomised Tukey HSD; swap rates
 =========================  ===============================================================
 
 >>> from ranklens.analysis.stats import t_test, adjust_p_values

@@ -53,6 +53,7 @@ from ranklens.analysis.stats._validate import (
     shaped,
 )
 from ranklens.analysis.stats.paired_tests import _studentized
+from ranklens.base.progress import Progress, report
 from ranklens.base.types import Float64Array
 
 DEFAULT_RESAMPLES = 10_000
@@ -90,6 +91,8 @@ def bootstrap_test(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
+    *,
+    progress: Progress | None = None,
 ) -> BootstrapResult:
     """The paired bootstrap test and percentile interval of each column of ``diffs``.
 
@@ -103,6 +106,9 @@ def bootstrap_test(
         Seed of :func:`numpy.random.default_rng` (the resampling stream of it).
     confidence
         Level of the interval.
+    progress
+        Called as ``progress(done, resamples)`` after each chunk of resamples
+        (:mod:`ranklens.base.progress`).
 
     Returns
     -------
@@ -132,6 +138,7 @@ def bootstrap_test(
         count += np.count_nonzero(np.abs(t) >= threshold, axis=0)
         means[done : done + counts.shape[0]] = m + mean
         done += counts.shape[0]
+        report(progress, done, b)
     p = np.asarray((count + 1.0) / (b + 1.0), dtype=np.float64)
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(means, [tail, 1.0 - tail], axis=0)

@@ -51,13 +51,18 @@ from ranklens.analysis.stats._validate import (
     shaped,
 )
 from ranklens.analysis.stats.paired_tests import PairedResult
+from ranklens.base.progress import Progress, report
 
 DEFAULT_PERMUTATIONS = 10_000
 DEFAULT_SEED = 42
 
 
 def randomization_test(
-    diffs: npt.ArrayLike, permutations: int = DEFAULT_PERMUTATIONS, seed: int = DEFAULT_SEED
+    diffs: npt.ArrayLike,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = DEFAULT_SEED,
+    *,
+    progress: Progress | None = None,
 ) -> PairedResult:
     """Paired sign-flip randomization test of each column of ``diffs``.
 
@@ -69,6 +74,9 @@ def randomization_test(
         How many random sign flips (B).
     seed
         Seed of :func:`numpy.random.default_rng` (the sign-flip stream of it).
+    progress
+        Called as ``progress(done, permutations)`` after each chunk of sign flips
+        (:mod:`ranklens.base.progress`).
 
     Returns
     -------
@@ -86,8 +94,11 @@ def randomization_test(
     # sums closer than 2n units are ties (decimal ties such as 0.1 + 0.2 == 0.3 included)
     observed = np.abs(total) - 2.0 * n
     count = np.zeros(d.shape[1], dtype=np.int64)
+    done = 0
     for flips in sign_flips(n, b, rng_seed):
         flipped = np.abs(total - 2.0 * (flips @ q))
         count += np.count_nonzero(flipped >= observed, axis=0)
+        done += flips.shape[0]
+        report(progress, done, b)
     p = np.asarray((count + 1.0) / (b + 1.0), dtype=np.float64)
     return PairedResult(shaped(np.abs(column_means(d)), vector), shaped(p, vector))

@@ -78,7 +78,7 @@ def explain_dcg(q: QueryData) -> Worked:
     form = str(q.param("dcg", "log2"))
     check_form(form)
     raw = q.slice_of(rank_gains(q.view, pairs))
-    ideal = ideal_gains(q.view, pairs)
+    ideal = ideal_gains(q.view, pairs, str(q.param("ideal", "sorted")))
     ideal_raw = ideal.gains[ideal.offsets[q.index] : ideal.offsets[q.index + 1]]
     read = q.read
     ideal_len = ideal_raw.shape[0] if q.cutoff is None else min(ideal_raw.shape[0], q.cutoff)

@@ -16,6 +16,9 @@ drawn; without it the ``plot_*`` functions raise
 :func:`plot_dist`   the distribution of per-query values per run (box or violin)
 ==================  =================================================================
 
+:func:`plot_asl_curves` draws the ASL curves of measures (discriminative power, Sakai
+2006) and :func:`plot_swap_rates` swap rates by topic set size (Voorhees and Buckley 2002).
+
 What is drawn is computed by :mod:`ranklens.presentation.plots.data` (plain numpy arrays, no
 matplotlib), so the numbers can be checked or drawn in another way.
 
@@ -31,6 +34,7 @@ Examples
 
 from __future__ import annotations
 
+from ranklens.presentation.plots.discriminative import plot_asl_curves, plot_swap_rates
 from ranklens.presentation.plots.figures import (
     plot_cutoff,
     plot_delta,
@@ -39,4 +43,12 @@ from ranklens.presentation.plots.figures import (
     plot_roc,
 )
 
-__all__ = ["plot_cutoff", "plot_delta", "plot_dist", "plot_pr", "plot_roc"]
+__all__ = [
+    "plot_asl_curves",
+    "plot_cutoff",
+    "plot_delta",
+    "plot_dist",
+    "plot_pr",
+    "plot_roc",
+    "plot_swap_rates",
+]

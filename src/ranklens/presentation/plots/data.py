@@ -460,6 +460,15 @@ def _at_cutoffs(measure: str | Measure, max_k: int) -> list[Measure]:
     return [m.spec.make(**{**m.params, "cutoff": k}) for k in range(1, max_k + 1)]
 
 
+def longest_ranking(runs: Sequence[Run], depth: int | None = None) -> int:
+    """The most documents any query of ``runs`` ranks (at most ``depth``; at least 1): past
+    it no cut-off curve has anything new to show."""
+    longest = max((int(np.diff(run.q_offsets).max(initial=0)) for run in runs), default=1)
+    if depth is not None:
+        longest = min(longest, int(depth))
+    return max(longest, 1)
+
+
 def cutoff_data(
     qrels: QrelsLike,
     runs: Any,
@@ -481,7 +490,8 @@ def cutoff_data(
         Measures that take a cut-off, without it: ``"P"``, ``"R"``, ``"nDCG"``,
         ``"P(rel=2)"``... (:class:`~ranklens.base.errors.MeasureError` otherwise).
     max_k
-        The largest cut-off K (at least 1).
+        The largest cut-off K (at least 1); capped at the longest ranking of the runs
+        (:func:`longest_ranking`), so ``ks`` may stop before ``max_k``.
 
     Examples
     --------
@@ -496,9 +506,12 @@ def cutoff_data(
     names = [measures] if isinstance(measures, str) else list(measures)
     if not names:
         raise OptionError("give at least one measure")
+    for m in names:  # refuse a measure without cut-off before reading anything
+        _at_cutoffs(m, 1)
+    the_qrels, the_runs, options = _prepare(qrels, runs, evaluator_options)
+    max_k = min(max_k, longest_ranking([run for _, run in the_runs], options.get("depth")))
     families = [_at_cutoffs(m, max_k) for m in names]
     bases = tuple(f[0].spec.make(**{**f[0].params, "cutoff": None}).name for f in families)
-    the_qrels, the_runs, options = _prepare(qrels, runs, evaluator_options)
     evaluator = Evaluator(the_qrels, [m for f in families for m in f], **options)
     values = np.empty((len(the_runs), len(families), max_k), dtype=np.float64)
     for r, (_, run) in enumerate(the_runs):

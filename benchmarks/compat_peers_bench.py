@@ -1,0 +1,183 @@
+"""Benchmark of the drop-in front ends: ranx vs ``ranklens.compat.ranx`` and torchmetrics vs
+``ranklens.compat.torchmetrics``, on the same in-memory data, in one process.
+
+ranx's workload is what its users run, each step timed on its own: ``build`` is
+``Qrels(dict)`` and three ``Run(dict)`` from Python dicts (``--queries`` x ``--docs``
+documents each, scores distinct, about a third of the documents judged on grades 0-3);
+then, on the built objects, ``evaluate`` of one run with four metrics, ``compare`` of the
+three runs (t-test) and ``fuse`` (min-max + wsum). torchmetrics' workload is flat ``(preds,
+target, indexes)`` tensors over the same number of queries and documents, ``update`` +
+``compute`` of each of the seven retrieval classes (``top_k=10`` where it applies), on the
+CPU. Every timing is the best of ``--repeat`` after one untimed call (ranx's numba
+compilation and caches are warm); the script also prints the largest difference between
+the two tools' values (ranx: mean of each metric; torchmetrics: each class's value).
+
+Usage::
+
+    python benchmarks/compat_peers_bench.py [--queries 2000] [--docs 100] [--repeat 3]
+        [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+METRICS = ["ndcg@10", "map@100", "mrr@10", "recall@100"]
+TM_CLASSES = [
+    ("RetrievalNormalizedDCG", {"top_k": 10}),
+    ("RetrievalMAP", {"top_k": 10}),
+    ("RetrievalMRR", {"top_k": 10}),
+    ("RetrievalPrecision", {"top_k": 10}),
+    ("RetrievalRecall", {"top_k": 10}),
+    ("RetrievalHitRate", {"top_k": 10}),
+    ("RetrievalRPrecision", {}),
+]
+
+
+def best_of(repeat: int, work: Callable[[], Any]) -> tuple[float, Any]:
+    """``(best seconds, last result)`` of ``repeat`` timed calls after an untimed one."""
+    result = work()
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = work()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def make_dicts(
+    queries: int, docs: int, runs: int, seed: int = 0
+) -> tuple[dict[str, dict[str, int]], list[dict[str, dict[str, float]]]]:
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    out: list[dict[str, dict[str, float]]] = [{} for _ in range(runs)]
+    for q in range(queries):
+        pool = [f"d{i}" for i in rng.choice(docs * 3, docs * 2, replace=False)]
+        judged = pool[: docs // 3 + 1]
+        qrels[f"q{q}"] = {
+            d: int(g) for d, g in zip(judged, rng.choice(4, len(judged)), strict=True)
+        }
+        for r in range(runs):
+            picked = rng.permutation(pool)[:docs]
+            scores = rng.permutation(docs) + rng.random()
+            out[r][f"q{q}"] = {d: float(s) for d, s in zip(picked, scores, strict=True)}
+    return qrels, out
+
+
+def bench_ranx(queries: int, docs: int, repeat: int) -> dict[str, Any]:
+    import ranx
+
+    from ranklens.compat import ranx as compat
+
+    qrels, runs = make_dicts(queries, docs, 3)
+    rows: dict[str, Any] = {}
+    for label, lib in (("ranx", ranx), ("ranklens.compat.ranx", compat)):
+
+        def build(lib: Any = lib) -> Any:
+            return lib.Qrels(qrels), [lib.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
+
+        t_build, (q, built) = best_of(repeat, build)
+
+        def evaluate(lib: Any = lib, q: Any = q, built: Any = built) -> Any:
+            return lib.evaluate(q, built[0], METRICS)
+
+        def compare(lib: Any = lib, q: Any = q, built: Any = built) -> Any:
+            return lib.compare(q, built, METRICS, stat_test="student")
+
+        def fuse(lib: Any = lib, built: Any = built) -> Any:
+            return lib.fuse(
+                built, norm="min-max", method="wsum", params={"weights": [0.5, 0.3, 0.2]}
+            )
+
+        t_eval, means = best_of(repeat, evaluate)
+        t_cmp, _ = best_of(repeat, compare)
+        t_fuse, _ = best_of(repeat, fuse)
+        rows[label] = {
+            "build": t_build,
+            "evaluate": t_eval,
+            "compare": t_cmp,
+            "fuse": t_fuse,
+            "means": means,
+        }
+    diff = max(
+        abs(rows["ranx"]["means"][m] - rows["ranklens.compat.ranx"]["means"][m]) for m in METRICS
+    )
+    return {"rows": rows, "max_abs_diff": diff}
+
+
+def bench_torchmetrics(queries: int, docs: int, repeat: int) -> dict[str, Any]:
+    import torch
+    import torchmetrics.retrieval as tm
+
+    from ranklens.compat import torchmetrics as compat
+
+    rng = np.random.default_rng(1)
+    n = queries * docs
+    indexes = torch.tensor(np.repeat(np.arange(queries), docs), dtype=torch.long)
+    preds = torch.tensor(rng.normal(size=n) + np.arange(n) * 1e-9, dtype=torch.float32)
+    binary = torch.tensor((rng.random(n) < 0.1).astype(np.int64))
+    graded = torch.tensor(rng.choice([0, 0, 0, 1, 2, 3], n))
+    rows: dict[str, dict[str, float]] = {"torchmetrics": {}, "ranklens.compat.torchmetrics": {}}
+    diff = 0.0
+    for name, options in TM_CLASSES:
+        target = graded if name == "RetrievalNormalizedDCG" else binary
+        values = []
+        for label, lib in (("torchmetrics", tm), ("ranklens.compat.torchmetrics", compat)):
+
+            def work(
+                lib: Any = lib, name: str = name, options: Any = options, target: Any = target
+            ) -> Any:
+                metric = getattr(lib, name)(**options)
+                metric.update(preds, target, indexes)
+                return metric.compute()
+
+            seconds, value = best_of(repeat, work)
+            rows[label][name] = seconds
+            values.append(float(value))
+        diff = max(diff, abs(values[0] - values[1]))
+    return {"rows": rows, "max_abs_diff": diff}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--queries", type=int, default=2000)
+    parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")  # numba's, inside ranx
+    out = {
+        "queries": args.queries,
+        "docs": args.docs,
+        "ranx": bench_ranx(args.queries, args.docs, args.repeat),
+        "torchmetrics": bench_torchmetrics(args.queries, args.docs, args.repeat),
+    }
+    print(f"{args.queries} queries x {args.docs} documents, best of {args.repeat} (seconds)")
+    r = out["ranx"]["rows"]
+    steps = ("build", "evaluate", "compare", "fuse")
+    print(f"{'':28}" + "".join(f"{step:>10}" for step in steps))
+    for label, row in r.items():
+        print(f"{label:28}" + "".join(f"{row[step]:>10.3f}" for step in steps))
+    print(f"max |difference| of the means: {out['ranx']['max_abs_diff']:.2e}")
+    t = out["torchmetrics"]["rows"]
+    print(f"{'class':28}{'torchmetrics':>14}{'compat':>10}{'speed-up':>10}")
+    for name in t["torchmetrics"]:
+        theirs, mine = t["torchmetrics"][name], t["ranklens.compat.torchmetrics"][name]
+        print(f"{name:28}{theirs:>14.3f}{mine:>10.3f}{theirs / mine:>9.1f}x")
+    print(f"max |difference| of the values: {out['torchmetrics']['max_abs_diff']:.2e}")
+    if args.json:
+        for row in r.values():
+            row["means"] = {m: float(v) for m, v in row["means"].items()}
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(out, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()

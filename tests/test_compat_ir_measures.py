@@ -1,0 +1,146 @@
+"""The ``ranklens`` ir_measures provider against the provider ir_measures picks without it.
+
+For every measure family the provider declares (ir_measures' ``pytrec_eval`` provider's
+list), with each kind of parameter (cut-offs, ``rel``, ``judged_only``, custom gains,
+``beta``, ``relative``, recall levels), per query and exactly (NaN only equals NaN), on
+generated data with tied scores (also ties only in float32), graded and negative labels,
+unjudged documents, queries without relevant documents, queries only in the run or only in
+the qrels and empty rankings. Also: the provider is registered and tried first, the
+measures it does not support are left to their providers, and the result objects are the
+same (``Metric`` with ir_measures' measure objects).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+ir_measures = pytest.importorskip("ir_measures")
+pytest.importorskip("pytrec_eval")
+
+import ranklens.compat.ir_measures as provider_module  # noqa: E402
+from compat_data import generated  # noqa: E402
+
+RANKLENS = ir_measures.providers.registry["ranklens"]
+REFERENCE = ir_measures.providers.registry["pytrec_eval"]
+
+MEASURES = [
+    "P@1", "P@5", "P(rel=2)@3", "P(judged_only=True)@5", "RR", "RR(rel=2)",
+    "RR(judged_only=True)", "Rprec", "Rprec(rel=2)", "AP", "AP@5", "AP(rel=2)",
+    "AP(judged_only=True)", "nDCG", "nDCG@3", "nDCG@10", "nDCG(judged_only=True)@5",
+    "nDCG(gains={0:0,1:1,2:5,3:9})", "R@5", "R@1000", "R(judged_only=True)@5", "Bpref",
+    "Bpref(rel=2)", "NumRet", "NumRet(rel=1)", "NumRet(rel=2)", "NumQ", "NumRel", "SetAP",
+    "SetAP(rel=2)", "SetF", "SetF(beta=0.5)", "SetP", "SetP(relative=True)", "SetP(rel=2)",
+    "SetR", "Success@1", "Success(rel=2)@5", "IPrec@0.0", "IPrec@0.1", "IPrec@0.5",
+    "IPrec@1.0", "IPrec(judged_only=True)@0.2", "infAP", "infAP(rel=2)",
+]  # fmt: skip
+
+
+MSMARCO = ir_measures.providers.registry["msmarco"]
+CUT_RR = ["RR@1", "RR@3", "RR@10", "RR(rel=2)@5", "RR(rel=3)@1000"]
+
+
+def by_query(metrics: Any) -> dict[tuple[str, str], float]:
+    out: dict[tuple[str, str], float] = {}
+    for metric in metrics:
+        key = (str(metric.measure), metric.query_id)
+        assert key not in out, key
+        out[key] = metric.value
+    return out
+
+
+def test_every_listed_measure_is_supported() -> None:
+    for name in MEASURES:
+        measure = ir_measures.parse_measure(name)
+        assert RANKLENS.supports(measure), name
+        assert REFERENCE.supports(measure), name
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_values_equal_the_reference_provider(seed: int) -> None:
+    qrels, run = generated(seed)
+    measures = [ir_measures.parse_measure(name) for name in MEASURES]
+    expected = by_query(REFERENCE.iter_calc(measures, qrels, run))
+    got = by_query(RANKLENS.iter_calc(measures, qrels, run))
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key] == value or (math.isnan(value) and math.isnan(got[key])), key
+
+
+def test_ranklens_is_registered_and_tried_first() -> None:
+    assert ir_measures.DefaultPipeline.providers[0] is RANKLENS
+    assert provider_module.provider is RANKLENS
+    qrels, run = generated(3)
+    measures = [ir_measures.parse_measure(m) for m in ("nDCG@10", "P@5", "AP")]
+    evaluator = ir_measures.evaluator(measures, qrels)
+    assert type(evaluator).__module__ == "ir_measures.providers.pytrec_eval_provider"
+    assert all(
+        type(inv.evaluator).__module__ == "ranklens.compat.pytrec_eval"
+        for inv in evaluator.invokers
+    )
+    expected = REFERENCE.calc_aggregate(measures, qrels, run)
+    assert ir_measures.calc_aggregate(measures, qrels, run) == expected
+
+
+def test_importing_again_registers_once() -> None:
+    import importlib
+
+    before = list(ir_measures.DefaultPipeline.providers)
+    importlib.reload(provider_module)
+    after = ir_measures.DefaultPipeline.providers
+    assert sum(p.NAME == "ranklens" for p in after) == 1
+    assert len(after) == len(before)
+
+
+def test_other_measures_are_left_to_their_provider() -> None:
+    qrels, run = generated(4)
+    for name in ("Judged@10", "Compat", "RBP(rel=1)", "Accuracy@5"):
+        measure = ir_measures.parse_measure(name)
+        assert not RANKLENS.supports(measure), name
+        pipeline_without = ir_measures.providers.FallbackProvider(
+            [p for p in ir_measures.DefaultPipeline.providers if p is not RANKLENS]
+        )
+        expected = pipeline_without.calc_aggregate([measure], qrels, run)
+        assert ir_measures.calc_aggregate([measure], qrels, run) == expected
+
+
+def test_qrels_and_runs_in_ir_measures_forms() -> None:
+    """Namedtuple iterables and DataFrames, as ir_measures accepts them."""
+    pd = pytest.importorskip("pandas")
+    qrels, run = generated(9)
+    qrel_rows = [ir_measures.Qrel(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]
+    run_rows = [
+        ir_measures.ScoredDoc(q, d, float(s)) for q, docs in run.items() for d, s in docs.items()
+    ]
+    measures = [ir_measures.parse_measure(m) for m in ("nDCG@10", "P(rel=2)@5", "AP")]
+    expected = REFERENCE.calc_aggregate(measures, qrels, run)
+    assert RANKLENS.calc_aggregate(measures, qrel_rows, run_rows) == expected
+    frame = pd.DataFrame(run_rows)
+    assert RANKLENS.calc_aggregate(measures, pd.DataFrame(qrel_rows), frame) == expected
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_cut_rr_equals_the_msmarco_provider(seed: int) -> None:
+    qrels, run = generated(seed)
+    measures = [ir_measures.parse_measure(name) for name in CUT_RR]
+    assert all(RANKLENS.supports(m) and MSMARCO.supports(m) for m in measures)
+    assert not any(REFERENCE.supports(m) for m in measures)  # msmarco is the pick
+    expected = by_query(MSMARCO.iter_calc(measures, qrels, run))
+    got = by_query(RANKLENS.iter_calc(measures, qrels, run))
+    assert got == expected
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_mixed_families_equal_the_default_pipeline(seed: int) -> None:
+    qrels, run = generated(seed)
+    measures = [ir_measures.parse_measure(n) for n in ("RR@10", "nDCG@10", "P(rel=2)@5", "RR")]
+    without = ir_measures.providers.FallbackProvider(
+        [p for p in ir_measures.DefaultPipeline.providers if p is not RANKLENS]
+    )
+    expected = by_query(without.iter_calc(measures, qrels, run))
+    assert by_query(ir_measures.iter_calc(measures, qrels, run)) == expected
+    assert ir_measures.calc_aggregate(measures, qrels, run) == without.calc_aggregate(
+        measures, qrels, run
+    )
