@@ -29,14 +29,15 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=run_measures)
 
 
-def describe_all() -> list[dict[str, Any]]:
-    """One record per measure declaration: the built-in ones, then the user's
+def describe_all(users: bool = True) -> list[dict[str, Any]]:
+    """One record per measure declaration: the built-in ones, then (``users``) the user's
     (:func:`ranklens.define_measure`, ``--plugin``)."""
     from ranklens.measures.registry import REGISTRY
     from ranklens.measures.user_registry import USER_MEASURES
 
     out = []
-    for spec in [*REGISTRY.values(), *USER_MEASURES.snapshot().values()]:
+    specs = [*REGISTRY.values(), *(USER_MEASURES.snapshot().values() if users else ())]
+    for spec in specs:
         with_at, _, without_at = (spec.trec_name or "|").partition("|")
         trec = " / ".join(
             t.replace("{at}", "k").replace("{at:.2f}", "x") for t in (without_at, with_at) if t
@@ -169,7 +170,8 @@ def run_measures(args: argparse.Namespace) -> int:
 
         sys.stdout.write(reference_page())
         return 0
-    entries = describe_all()
+    # the Markdown table is docs/measures.md: the built-in measures only
+    entries = describe_all(users=args.format != "markdown")
     if args.format == "json":
         sys.stdout.write(json.dumps(entries, indent=2) + "\n")
         return 0
