@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import sys
 from collections.abc import Sequence
 from typing import IO, Any
@@ -116,65 +115,29 @@ def register(commands: Any) -> None:
 
 
 def _measures(args: argparse.Namespace) -> list[str]:
-    if not args.measures:
-        return list(DEFAULT_MEASURES)
-    return [m for value in args.measures for m in value.split()]
+    return _options.measure_names(args.measures, DEFAULT_MEASURES)
 
 
 def _conventions(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "ties": args.ties,
-        "queries": args.queries,
-        "depth": args.depth,
-        "duplicates": args.duplicates,
-    }
-
-
-def _number(value: float) -> str:
-    if isinstance(value, float) and math.isnan(value):
-        return "nan"
-    return f"{value:.4f}" if isinstance(value, float) else str(value)
+    return _options.chosen(args, _options.CONVENTIONS)
 
 
 def _write(
     header: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, payload: Any, out: IO[str]
 ) -> None:
     """A plain-text table, CSV, or ``payload`` as JSON (non-finite numbers as null)."""
+    from ranklens.cli.output import write_plain_table
+    from ranklens.presentation.tables import json_ready
+
     if fmt == "json":
-        out.write(json.dumps(_finite(payload), allow_nan=False) + "\n")
+        out.write(json.dumps(json_ready(payload), allow_nan=False) + "\n")
         return
     if fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(header)
         writer.writerows([[repr(v) if isinstance(v, float) else v for v in row] for row in rows])
         return
-    cells = [[_number(v) for v in row] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(header)]
-    out.write(
-        "  ".join(
-            h.ljust(w) if i == 0 else h.rjust(w)
-            for i, (h, w) in enumerate(zip(header, widths, strict=True))
-        ).rstrip()
-        + "\n"
-    )
-    for row in cells:
-        out.write(
-            "  ".join(
-                c.ljust(w) if i == 0 else c.rjust(w)
-                for i, (c, w) in enumerate(zip(row, widths, strict=True))
-            ).rstrip()
-            + "\n"
-        )
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
+    write_plain_table(header, rows, out)
 
 
 def run_agreement(args: argparse.Namespace) -> int:

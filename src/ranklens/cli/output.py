@@ -146,3 +146,19 @@ def _write_table(results: Sequence[Results], per_query: bool, out: IO[str]) -> N
             emit(["query", *names], rows, f"{r.run}: per query", True)
     rows = [[r.run, *(_cell(r.aggregate[n], _is_count(r, n)) for n in names)] for r in results]
     emit(["run", *names], rows, None if len(results) == 1 else "all queries", False)
+
+
+def write_plain_table(
+    header: Sequence[str], rows: Sequence[Sequence[object]], out: IO[str]
+) -> None:
+    """``rows`` under ``header`` as aligned plain text (the first column left, the others
+    right), floats with 4 decimals and ``nan``; never transposed or split (a command's table
+    of a few columns, for pipes and terminals alike)."""
+    from ranklens.presentation.tables import render_plain
+
+    cells = [[_text(v) for v in row] for row in rows]
+    out.write(render_plain(list(header), cells, width=1 << 30) + "\n")
+
+
+def _text(value: object) -> str:
+    return _cell(value, False) if isinstance(value, float) else str(value)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import sys
 from typing import IO, Any
 
@@ -104,6 +103,9 @@ def run_pool(args: argparse.Namespace) -> int:
 
 
 def _write_statistics(stats: Any, fmt: str, out: IO[str]) -> None:
+    from ranklens.cli.output import write_plain_table
+    from ranklens.presentation.tables import json_ready
+
     judged = bool(stats.runs) and stats.runs[0].scores is not None
     header = ["run", "contributed", "share", "unique"]
     if judged:
@@ -137,7 +139,7 @@ def _write_statistics(stats: Any, fmt: str, out: IO[str]) -> None:
                 for r in stats.runs
             ],
         }
-        out.write(json.dumps(_finite(payload), allow_nan=False) + "\n")
+        out.write(json.dumps(json_ready(payload), allow_nan=False) + "\n")
         return
     if fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
@@ -150,27 +152,4 @@ def _write_statistics(stats: Any, fmt: str, out: IO[str]) -> None:
             f"pool: {len(sizes)} queries, {stats.total} documents, per query "
             f"{min(sizes)} to {max(sizes)} (mean {stats.total / len(sizes):.1f})\n"
         )
-    cells = [[_cell(v) for v in row] for row in rows]
-    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(header)]
-    for line in [header, *cells]:
-        text = "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(line, widths, strict=True))
-        )
-        out.write(text.rstrip() + "\n")
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.4f}"
-    return str(value)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
+    write_plain_table(header, rows, out)

@@ -53,19 +53,7 @@ def read_source(source: object) -> tuple[bytes | mmap.mmap | memoryview, str]:
     """
     name = describe(source)
     try:
-        if isinstance(source, str | os.PathLike):
-            if os.fspath(source) == "-":
-                raw: bytes | mmap.mmap = sys.stdin.buffer.read()
-            else:
-                raw = _read_path(Path(os.fspath(source)), name)
-        elif hasattr(source, "read"):
-            data = source.read()
-            # lone surrogates (text decoded with surrogateescape) stay invalid UTF-8 bytes,
-            # which the readers reject naming the line
-            raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-        else:
-            raise TypeError(f"expected a path, '-' or a file object, got {type(source).__name__}")
-        content = _decompress(raw, name)
+        content = _decompress(_raw(source, name), name)
     except MemoryError:
         raise ResourceError(
             f"{name}: out of memory while reading it; free memory or split the input"
@@ -91,16 +79,7 @@ def read_binary(source: object) -> tuple[bytes, str]:
     """
     name = describe(source)
     try:
-        if isinstance(source, str | os.PathLike):
-            if os.fspath(source) == "-":
-                raw: bytes | mmap.mmap = sys.stdin.buffer.read()
-            else:
-                raw = _read_path(Path(os.fspath(source)), name)
-        elif hasattr(source, "read"):
-            data = source.read()
-            raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-        else:
-            raise TypeError(f"expected a path, '-' or a file object, got {type(source).__name__}")
+        raw = _raw(source, name)
         content = _decompress(raw, name)
         whole = bytes(content)
     except MemoryError:
@@ -111,6 +90,20 @@ def read_binary(source: object) -> tuple[bytes, str]:
     if content is not raw:
         release(raw)
     return whole, name
+
+
+def _raw(source: object, name: str) -> bytes | mmap.mmap:
+    """The bytes of ``source`` as stored (a path mapped, ``-`` or a file object read)."""
+    if isinstance(source, str | os.PathLike):
+        if os.fspath(source) == "-":
+            return sys.stdin.buffer.read()
+        return _read_path(Path(os.fspath(source)), name)
+    if hasattr(source, "read"):
+        data = source.read()
+        # lone surrogates (text decoded with surrogateescape) stay invalid UTF-8 bytes,
+        # which the readers reject naming the line
+        return data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    raise TypeError(f"expected a path, '-' or a file object, got {type(source).__name__}")
 
 
 def _check_line_ends(content: bytes | mmap.mmap, name: str) -> None:

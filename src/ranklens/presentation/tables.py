@@ -24,9 +24,10 @@ RR       0.8241  0.9474
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 GAP = 2
 """Spaces between the columns of a plain table."""
@@ -80,6 +81,7 @@ def layout(
     flipped = _transposed(header, rows, corner)
     if measure(flipped.widths()) <= width:
         return [flipped]
+
     # split the columns into groups that fit, in whichever shape fits (fewer blocks first)
     def split(base: Block) -> list[Block]:
         widths = base.widths()
@@ -108,8 +110,7 @@ def _plain_block(block: Block) -> str:
     lines = []
     for row in (block.header, *block.rows):
         cells = [
-            row[j].ljust(widths[j]) if j == 0 else row[j].rjust(widths[j])
-            for j in range(len(row))
+            row[j].ljust(widths[j]) if j == 0 else row[j].rjust(widths[j]) for j in range(len(row))
         ]
         lines.append((" " * GAP).join(cells).rstrip())
     return "\n".join(lines)
@@ -149,3 +150,19 @@ def render_rich(
             last = bold_last and same_shape and k == len(block.rows) - 1
             table.add_row(*row, style="bold" if last else None)
         console.print(table)
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` with every non-finite float as ``None`` (JSON's null), mapping keys as
+    strings and tuples as lists, for ``json.dumps(..., allow_nan=False)``.
+
+    >>> json_ready({"a": float("nan"), 1: (0.5, float("inf"))})
+    {'a': None, '1': [0.5, None]}
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    return value

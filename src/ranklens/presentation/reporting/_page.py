@@ -8,13 +8,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from ranklens.presentation.reporting._assets import SCRIPT, STYLE
+from ranklens.presentation.tables import json_ready
 
 
 def script_json(payload: Any) -> str:
@@ -25,7 +25,7 @@ def script_json(payload: Any) -> str:
     >>> script_json({"q": "</script>", "v": float("nan")})
     '{"q": "\\\\u003c/script\\\\u003e", "v": null}'
     """
-    text = json.dumps(_finite(payload), allow_nan=False, ensure_ascii=False)
+    text = json.dumps(json_ready(payload), allow_nan=False, ensure_ascii=False)
     return (
         text.replace("<", "\\u003c")
         .replace(">", "\\u003e")
@@ -33,16 +33,6 @@ def script_json(payload: Any) -> str:
         .replace("\u2028", "\\u2028")
         .replace("\u2029", "\\u2029")
     )
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
 
 
 def content_security_policy(script: str) -> str:
