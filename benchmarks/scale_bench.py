@@ -5,15 +5,19 @@ Usage (from the repository root, in an environment with ``ranklens[dask,spark]``
 
     python benchmarks/generate.py --scale large,huge --shape msmarco   # 7M and 70M lines
     python benchmarks/scale_bench.py stream --scale large,huge
+    python benchmarks/scale_bench.py parquet --scale large,huge  # Parquet: in memory vs streamed
     python benchmarks/scale_bench.py replicate --scale huge --times 10  # 700M lines, piped
-    python benchmarks/scale_bench.py engines --scale large [--engines single,dask,spark]
+    python benchmarks/scale_bench.py engines --scale large [--engines single,dask,dask4,spark]
+    python benchmarks/scale_bench.py engines --scale large --engines single,spark,spark-cluster
 
 Every measurement runs in a fresh process (``_one``), which prints one JSON line: wall
 time from before reading the inputs to the means, the means, and the peak resident memory
 (``ru_maxrss``) of the process; a sampler thread also reads the resident memory of every
 descendant process (Dask workers, Spark's JVM and Python workers) every 0.2 s and reports
 the largest one seen ("peak per worker"; sampled, so a short spike can be missed). Each
-engine's means are checked ``==`` against the single-machine evaluation.
+engine's means are checked ``==`` against the single-machine evaluation. Dask's and
+Spark's start-up (``startup_s``: the cluster, or Spark's JVM and session and a first small
+Python job that starts its Python workers) is timed apart from the evaluation (``time_s``).
 """
 
 from __future__ import annotations
@@ -115,7 +119,12 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
         qrels, run = _parquet(scale)
         t0 = time.perf_counter()
         res = ranklens.evaluate(pq.read_table(qrels), pq.read_table(run), MEASURES)
-    elif mode == "dask":
+    elif mode in ("parquet-memory", "parquet-stream"):  # a Parquet file, by the file readers
+        qrels, run = _parquet(scale)
+        t0 = time.perf_counter()
+        stream = mode == "parquet-stream"
+        res = ranklens.Evaluator(qrels, MEASURES).evaluate(run, stream=stream)
+    elif mode in ("dask", "dask4"):  # dask4: four 1-thread workers, 3 GiB each ("nodes")
         import distributed
 
         import ranklens.dask
@@ -123,17 +132,23 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
         qrels, run = _parquet(scale)
         s0 = time.perf_counter()
         cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
+            n_workers=4 if mode == "dask4" else 2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="3GiB" if mode == "dask4" else "auto",
+            dashboard_address="127.0.0.1:0",
         )
         client = distributed.Client(cluster)  # type: ignore[no-untyped-call]
         out["startup_s"] = time.perf_counter() - s0
         t0 = time.perf_counter()
-        res = ranklens.dask.evaluate(str(qrels), str(run), MEASURES)
+        with distributed.get_task_stream(client) as stream:  # type: ignore[no-untyped-call]
+            res = ranklens.dask.evaluate(str(qrels), str(run), MEASURES)
+        out["task_s"] = _task_seconds(stream.data)
         rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
         out["worker_maxrss"] = max(rss.values())
         client.close()  # type: ignore[no-untyped-call]
         cluster.close()
-    elif mode == "spark":
+    elif mode in ("spark", "spark-cluster"):  # spark-cluster: two 1-core executors ("nodes")
         from pyspark.sql import SparkSession
 
         import ranklens.spark
@@ -141,14 +156,20 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
         qrels, run = _parquet(scale)
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         s0 = time.perf_counter()
+        builder = SparkSession.builder.master(
+            "local[2]" if mode == "spark" else "local-cluster[2,1,4096]"
+        )
+        if mode == "spark-cluster":
+            builder = builder.config("spark.executor.memory", "3g")
         spark = (
-            SparkSession.builder.master("local[2]")
-            .config("spark.driver.memory", "8g")
+            builder.config("spark.driver.memory", "8g" if mode == "spark" else "2g")
             .config("spark.sql.shuffle.partitions", "8")
             .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
             .getOrCreate()
         )
         spark.sparkContext.setLogLevel("ERROR")
+        _spark_warm_up(spark)
         out["startup_s"] = time.perf_counter() - s0
         t0 = time.perf_counter()
         res = ranklens.spark.evaluate(
@@ -163,6 +184,37 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
     out["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     out["descendant_peak_rss"] = sampler.stop()
     return out
+
+
+def _spark_warm_up(spark: Any) -> None:
+    """Start-up, timed apart from the evaluation: the JVM and the session (above), then one
+    small ``mapInArrow`` job per core that starts the Python workers and imports ranklens
+    in them (as the evaluation's first tasks would)."""
+    import pyarrow as pa
+
+    def imported(batches: Any) -> Any:
+        import ranklens.scale.spark_backend  # noqa: F401
+
+        for batch in batches:
+            yield pa.RecordBatch.from_pydict({"n": [batch.num_rows]})
+
+    cores = spark.sparkContext.defaultParallelism
+    spark.range(0, cores, numPartitions=cores).mapInArrow(imported, "n long").collect()
+
+
+def _task_seconds(tasks: list[dict[str, Any]]) -> dict[str, float]:
+    """Seconds of worker time per kind of Dask task (the key's name up to its token:
+    ``_prepare_partition``, ``split-taskshuffle``, ``_evaluate_pair`` ...), summed over the
+    workers: where the time goes."""
+    import re
+
+    total: dict[str, float] = {}
+    for task in tasks:
+        name = str(task["key"][0] if isinstance(task["key"], tuple) else task["key"])
+        kind = re.sub(r"-[0-9a-f]{8,}.*$", "", name.strip("('"))
+        spent = sum(s["stop"] - s["start"] for s in task.get("startstops", ()))
+        total[kind] = round(total.get(kind, 0.0) + spent, 2)
+    return total
 
 
 GENERATOR = r"""
@@ -249,7 +301,7 @@ def _gib(n: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=("stream", "replicate", "engines", "_one"))
+    parser.add_argument("what", choices=("stream", "parquet", "replicate", "engines", "_one"))
     parser.add_argument("rest", nargs="*")
     parser.add_argument("--scale", default="large")
     parser.add_argument("--engines", default="single,dask,spark")
@@ -264,6 +316,7 @@ def main() -> None:
         return
     modes = {
         "stream": ["memory", "stream"],
+        "parquet": ["single", "parquet-memory", "parquet-stream"],
         "replicate": ["x1", f"x{args.times}"],
         "engines": args.engines.split(","),
     }[args.what]
@@ -280,6 +333,8 @@ def main() -> None:
             if reference is None:
                 reference = r["means"]
             worker = r.get("worker_maxrss") or r.get("descendant_peak_rss") or 0
+            if r.get("task_s"):
+                print(f"<!-- {mode} worker seconds by task: {r['task_s']} -->", flush=True)
             print(
                 f"| {scale} | {mode} | {r['time_s']:.1f} | {r.get('startup_s', 0):.1f} | "
                 f"{_gib(r['maxrss'])} | {_gib(worker) if worker else '-'} | "

@@ -26,6 +26,8 @@ NO_FORMAT = {
     "ndeval": "prints ndeval's own CSV, byte for byte",
     "gdeval": "prints gdeval.pl's own CSV, byte for byte",
     "sample-eval": "prints sample_eval.pl's own output, byte for byte",
+    "expeval": "prints expeval's own output, line for line",
+    "judge-next": "writes a pool file (qid docno), as ranklens pool -o does",
 }
 NO_EXAMPLE = {
     "measures": "reads no data",
@@ -34,6 +36,7 @@ NO_EXAMPLE = {
     "ndeval": "the bundled example has no subtopic qrels",
     "gdeval": "a drop-in for gdeval.pl: its arguments only",
     "sample-eval": "the bundled example has no stratified sampled qrels",
+    "expeval": "the bundled example has no sampled rankings",
     "agreement": "compares two sets of judgments; the bundled example has one",
     "leaderboard": "compares two sets of judgments; the bundled example has one",
     "ppi": "needs a human sample and LLM judgments; the bundled example has one set",

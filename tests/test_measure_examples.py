@@ -35,7 +35,8 @@ NAMES = sorted(REGISTRY)
 
 def evaluate(example: MeasureExample) -> float:
     qrels = io.StringIO(example.qrels) if isinstance(example.qrels, str) else example.qrels
-    return ranklens.evaluate(qrels, example.run, example.measure)[example.measure]
+    options = example.options or {}
+    return ranklens.evaluate(qrels, example.run, example.measure, **options)[example.measure]
 
 
 # --- (a) no measure escapes --------------------------------------------------------------

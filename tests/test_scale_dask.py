@@ -1,4 +1,6 @@
-"""ranklens.dask.evaluate on a two-worker LocalCluster gives ranklens.evaluate's Results."""
+"""ranklens.dask.evaluate on a four-worker LocalCluster (a multi-node rehearsal) gives
+ranklens.evaluate's Results, with Arrow-backed tables hash-partitioned by query (or not
+shuffled at all when the run is already partitioned by query)."""
 
 from __future__ import annotations
 
@@ -11,24 +13,32 @@ import numpy as np
 import pytest
 
 import ranklens
-from scale_data import MEASURES, make_case
+from scale_data import MEASURES, MEASURES_FIXED, make_case
 
 pd = pytest.importorskip("pandas")
 dd = pytest.importorskip("dask.dataframe", reason="the Dask tests need dask[dataframe]")
 distributed = pytest.importorskip("distributed", reason="the Dask tests need distributed")
 pytest.importorskip("pyarrow")
+dask = pytest.importorskip("dask")
 
 import ranklens.dask as rdask  # noqa: E402
 
+MEMORY_LIMIT = "1GiB"
 
-@pytest.fixture(scope="session")
+
+@pytest.fixture(scope="module")
 def dask_client() -> Iterator[Any]:
-    """One LocalCluster (2 worker processes, 1 thread each) for the test session; its
-    HTTP server on a free local port (with None, distributed takes 8787 and warns when
-    another cluster holds it, which fails the tests)."""
+    """One LocalCluster for this module standing in for four nodes: four worker processes
+    of one thread each, each with its own memory limit; its HTTP server on a free local
+    port (with None, distributed takes 8787 and warns when another cluster holds it, which
+    fails the tests)."""
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
+            n_workers=4,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=MEMORY_LIMIT,
+            dashboard_address="127.0.0.1:0",
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -45,8 +55,8 @@ def same(a: ranklens.Results, b: ranklens.Results) -> None:
     assert dict(a.query_counts) == dict(b.query_counts)
 
 
-def frames(seed: int) -> tuple[Any, Any]:
-    case = make_case(seed)
+def frames(seed: int, n_queries: int = 40) -> tuple[Any, Any]:
+    case = make_case(seed, n_queries)
     q = pd.DataFrame(case.qrels, columns=["query_id", "doc_id", "relevance"])
     r = pd.DataFrame(case.run, columns=["query_id", "doc_id", "score"])
     return q, r
@@ -59,9 +69,7 @@ def frames(seed: int) -> tuple[Any, Any]:
         (1, "both", "input", 5),
         (1, "run", "docid_asc", None),
         (2, "qrels", "input", 3),
-        (2, "both", "trec_eval", None),
         (2, "run", "input", 7),
-        (3, "qrels", "docid_asc", 5),
     ],
 )
 def test_dask_equals_single_machine(
@@ -186,3 +194,221 @@ def test_results_feed_compare(dask_client: Any) -> None:
     got = compare_results(distributed_results, test="t")
     expected = compare_results(local, test="t")
     assert got.to_dict() == expected.to_dict()
+
+
+# --- Arrow end to end, hash partitioning, no shuffle for data partitioned by query -------
+
+
+class _TaskSizes(distributed.diagnostics.plugin.SchedulerPlugin):  # type: ignore[misc]
+    """Records the size (``nbytes``) of every task result held in a worker's memory."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.sizes: dict[str, int] = {}
+        self.inputs: dict[str, list[str]] = {}
+        self.scheduler: Any = None
+
+    async def start(self, scheduler: Any) -> None:
+        self.scheduler = scheduler
+
+    def transition(self, key: Any, start: str, finish: str, *args: Any, **kwargs: Any) -> None:
+        if finish == "memory" and self.scheduler is not None:
+            task = self.scheduler.tasks.get(key)
+            if task is not None and task.nbytes is not None and task.nbytes >= 0:
+                self.sizes[str(key)] = max(self.sizes.get(str(key), 0), int(task.nbytes))
+                self.inputs[str(key)] = [str(dep.key) for dep in task.dependencies]
+
+
+def _sizes(name: str, dask_scheduler: Any) -> tuple[dict[str, int], dict[str, list[str]]]:
+    plugin = dask_scheduler.plugins[name]
+    return dict(plugin.sizes), dict(plugin.inputs)
+
+
+@pytest.mark.parametrize("method", ["tasks", "p2p"])
+def test_no_task_holds_the_whole_table(dask_client: Any, method: str) -> None:
+    """The multi-node rehearsal's structural check: the tables go through Dask's hash
+    shuffle (no set_index, no sort), and no task's result, in any worker, holds more than a
+    fraction of the rows (the inputs are 8 partitions; a task that gathered a table would
+    hold all of it)."""
+    case = make_case(21, n_queries=400)
+    q = pd.DataFrame(case.qrels, columns=["query_id", "doc_id", "relevance"])
+    r = pd.DataFrame(case.run, columns=["query_id", "doc_id", "score"])
+    dask_client.register_plugin(_TaskSizes(f"ranklens-task-sizes-{method}"))
+    with dask.config.set({"dataframe.shuffle.method": method}):
+        got = rdask.evaluate(
+            dd.from_pandas(q, npartitions=8, sort=False),
+            dd.from_pandas(r, npartitions=8, sort=False),
+            MEASURES,
+            queries="both",
+        )
+    same(got, ranklens.evaluate(q, r, MEASURES, queries="both"))
+    sizes, inputs = dask_client.run_on_scheduler(_sizes, f"ranklens-task-sizes-{method}")
+    names = {key.strip("('").split("-")[0] for key in sizes}
+    assert any(("p2p" if method == "p2p" else "taskshuffle") in key for key in sizes), names
+    assert not any("set_index" in key or "sort" in key for key in sizes), names
+    prepared = [n for key, n in sizes.items() if "_prepare_partition" in key]
+    whole = sum(prepared)  # both tables, prepared (Arrow strings), over all partitions
+    assert len(prepared) == 16
+    biggest = max((n, key) for key, n in sizes.items() if "frompandas" not in key)
+    assert biggest[0] < whole / 3, biggest
+    evaluations = [key for key in inputs if "_evaluate_pair" in key]
+    assert len(evaluations) == 8  # one per shuffled partition
+    for key in evaluations:  # each reads one partition of each table, a share of the rows
+        assert len(inputs[key]) == 2, inputs[key]
+        assert all(sizes[dep] < whole / 3 for dep in inputs[key])
+
+
+def test_prepared_rows_are_arrow_backed() -> None:
+    """An object-dtype input partition becomes Arrow strings (no Python object column),
+    categories decoded, integers as decimal digits; the query key depends on the id alone."""
+    from ranklens.scale.arrow_parts import KEY, prepared
+
+    frame = pd.DataFrame(
+        {
+            "query_id": pd.Series(["q1", "q2", "q1"], dtype=object),
+            "doc_id": pd.Categorical(["a", "b", "a"]),
+            "relevance": [1, 0, 2],
+        }
+    )
+    out = prepared(frame, ("query_id", "doc_id", "relevance"), "<qrels>", "int64", 3)
+    assert not any(getattr(dtype, "kind", "") == "O" for dtype in out.dtypes)
+    assert str(out.dtypes["query_id"]) == "large_string[pyarrow]"
+    assert out["doc_id"].tolist() == ["a", "b", "a"]
+    assert out["_row"].tolist() == [3 << 40, (3 << 40) + 1, (3 << 40) + 2]
+    again = prepared(
+        pd.DataFrame({"qid": pd.Categorical(["q2", "x"]), "d": [7, 8], "v": [1, 1]}),
+        ("qid", "d", "v"),
+        "<qrels>",
+        "int64",
+        0,
+    )
+    assert again["doc_id"].tolist() == ["7", "8"]
+    assert again[KEY].iloc[0] == out[KEY].iloc[1]  # "q2" in both tables: the same key
+    assert out[KEY].iloc[0] == out[KEY].iloc[2] != out[KEY].iloc[1]
+
+
+def _grouped(frame: Any, groups: int) -> Any:
+    """A Dask frame whose partitions each hold whole queries (no divisions known)."""
+    ids = sorted(set(frame["query_id"]))
+    parts = [frame[frame["query_id"].isin(ids[g::groups])] for g in range(groups)]
+    return dd.concat([dd.from_pandas(p, npartitions=1, sort=False) for p in parts])
+
+
+def _run_inputs(plan_tasks: tuple[Any, ...], run_keys: set[Any]) -> list[int]:
+    """For each task of a plan, how many input partitions of the run it depends on."""
+    from dask.core import get_dependencies
+
+    counts = []
+    for task in plan_tasks:
+        graph = dict(task.__dask_graph__())
+        seen: set[Any] = set()
+        stack = [task.key]
+        while stack:
+            key = stack.pop()
+            if key not in seen:
+                seen.add(key)
+                stack.extend(get_dependencies(graph, key))
+        counts.append(len(seen & run_keys))
+    return counts
+
+
+@pytest.mark.parametrize(("queries", "ties"), [("qrels", "trec_eval"), ("both", "input")])
+def test_declared_partitioned_by_query_is_not_shuffled(
+    dask_client: Any, queries: str, ties: str
+) -> None:
+    from ranklens.scale.dask_backend import plan
+
+    q, r = frames(11)
+    run = _grouped(r, 5)
+    qrels = dd.from_pandas(q, npartitions=3, sort=False)  # not partitioned by query
+    options = {"queries": queries, "ties": ties}
+    expected = ranklens.evaluate(q, r, MEASURES, **options)
+    got = rdask.evaluate(qrels, run, MEASURES, partitioned_by_query=True, **options)
+    same(got, expected)
+    planned = plan(qrels, run, ["AP"], partitioned_by_query=True, **options)
+    assert not planned.shuffled and planned.partitions == 5
+    keys = {k for k in run.__dask_keys__()}
+    assert _run_inputs(planned.tasks, keys) == [1] * 5 + [0] * (len(planned.tasks) - 5)
+    forced = plan(qrels, run, ["AP"], partitioned_by_query=False)
+    assert forced.shuffled
+
+
+def test_declared_but_not_partitioned_by_query_is_refused(dask_client: Any) -> None:
+    from ranklens.base.errors import InputError
+
+    q, r = frames(12)
+    run = dd.from_pandas(r, npartitions=4, sort=False)  # rows split, queries cut
+    with pytest.raises(InputError, match=r"partitioned_by_query=True.* has rows in partitions"):
+        rdask.evaluate(q, run, ["AP"], partitioned_by_query=True)
+    same(rdask.evaluate(q, run, MEASURES), ranklens.evaluate(q, r, MEASURES))
+
+
+def test_query_index_with_known_divisions_is_not_shuffled(dask_client: Any) -> None:
+    from ranklens.scale.dask_backend import plan
+
+    q, r = frames(13)
+    run = dd.from_pandas(r.set_index("query_id"), npartitions=4, sort=True)
+    assert run.known_divisions
+    qrels = dd.from_pandas(q.set_index("query_id"), npartitions=2, sort=True)
+    for queries in ("qrels", "run"):
+        # from_pandas(sort=True) sorts by the index: the same rows, sorted, in memory
+        expected = ranklens.evaluate(
+            q.sort_values("query_id", kind="stable"),
+            r.sort_values("query_id", kind="stable"),
+            MEASURES,
+            queries=queries,
+        )
+        same(rdask.evaluate(qrels, run, MEASURES, queries=queries), expected)
+    assert not plan(qrels, run, ["AP"]).shuffled
+
+
+def test_parquet_dataset_partitioned_on_the_query_is_not_shuffled(
+    dask_client: Any, tmp_path: Path
+) -> None:
+    """A hive-partitioned dataset (``query_id=.../``), ids pyarrow would read as numbers
+    (``007``) or that need escaping in a path: read as strings, evaluated unshuffled."""
+    from ranklens.scale.dask_backend import plan
+
+    q, r = frames(14, n_queries=12)
+    rename = {"0": "007", "1": "q \u00e9/x", "2": "a=b"}
+    q = q.replace({"query_id": rename})
+    r = r.replace({"query_id": rename})
+    r.to_parquet(tmp_path / "run", partition_cols=["query_id"])
+    q.to_parquet(tmp_path / "qrels.parquet")
+    q.to_parquet(tmp_path / "qrels", partition_cols=["query_id"])
+    for qrels in (tmp_path / "qrels.parquet", tmp_path / "qrels"):
+        got = rdask.evaluate(str(qrels), str(tmp_path / "run"), MEASURES_FIXED, queries="both")
+        same(got, ranklens.evaluate(q, r, MEASURES_FIXED, queries="both"))
+        assert got.run == "run"
+        assert not plan(str(qrels), str(tmp_path / "run"), ["AP"]).shuffled
+
+
+def test_errors_are_the_single_machines(dask_client: Any, tmp_path: Path) -> None:
+    """Duplicates, missing ids and bad values raise the error the single machine raises,
+    naming the row over the whole table, whichever partition holds it."""
+    from ranklens.base.errors import DuplicateError, InputError
+
+    q, r = frames(15)
+    doubled = pd.concat([r.iloc[:50], r.iloc[[7]], r.iloc[50:]], ignore_index=True)
+    with pytest.raises(DuplicateError) as single:
+        ranklens.evaluate(q, doubled, ["AP"])
+    with pytest.raises(DuplicateError) as spread:
+        rdask.evaluate(q, dd.from_pandas(doubled, npartitions=4, sort=False), ["AP"])
+    assert str(spread.value) == str(single.value)
+    assert spread.value.lines == single.value.lines == (7, 50)
+    late = len(r) - 3
+    broken = r.assign(score=r["score"].where(r.index != late, None))
+    with pytest.raises(InputError) as single_missing:
+        ranklens.evaluate(q, broken, ["AP"])
+    broken.to_parquet(tmp_path / "broken.parquet", row_group_size=40)
+    with pytest.raises(InputError) as spread_missing:
+        rdask.evaluate(q, str(tmp_path / "broken.parquet"), ["AP"])
+    assert spread_missing.value.line == single_missing.value.line == late
+    assert spread_missing.value.message == single_missing.value.message
+    graded = q.assign(relevance=q["relevance"].astype(float))
+    graded.loc[len(q) - 2, "relevance"] = 1.5
+    with pytest.raises(InputError) as single_grade:
+        ranklens.evaluate(graded, r, ["AP"])
+    with pytest.raises(InputError) as spread_grade:
+        rdask.evaluate(dd.from_pandas(graded, npartitions=3, sort=False), r, ["AP"])
+    assert str(spread_grade.value) == str(single_grade.value)

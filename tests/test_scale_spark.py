@@ -35,9 +35,10 @@ pytestmark = pytest.mark.filterwarnings(
 )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
-    """One local[2] SparkSession for the test session (Spark is slow to start)."""
+    """One local[2] SparkSession for this module (Spark is slow to start; the module
+    test_scale_spark_cluster.py starts its own, on another master)."""
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -94,6 +95,125 @@ def test_spark_equals_single_machine(
         **options,
     )
     same(got, expected)
+
+
+def with_duplicates(frame: Any, seed: int) -> Any:
+    """``frame`` with a few of its rows repeated elsewhere (other values), so that
+    ``duplicates="first"``/``"max"`` and the input order decide."""
+    rng = np.random.default_rng(seed)
+    picked = frame.iloc[rng.choice(len(frame), size=6, replace=False)].copy()
+    value = frame.columns[-1]
+    picked[value] = picked[value][::-1].to_numpy()
+    rows = pd.concat([frame, picked], ignore_index=True)
+    return rows.iloc[rng.permutation(len(rows))].reset_index(drop=True)
+
+
+@pytest.mark.parametrize(
+    ("seed", "queries", "ties", "duplicates", "buckets"),
+    [
+        (3, "qrels", "input", "first", 3),
+        (4, "run", "trec_eval", "max", 5),
+        (7, "both", "input", "max", 1),
+        (8, "qrels", "docid_asc", "first", 7),
+    ],
+)
+def test_many_partitions_and_duplicates(
+    spark: Any, seed: int, queries: str, ties: str, duplicates: str, buckets: int
+) -> None:
+    """Inputs in two partitions, the rows of a query shuffled over them and some repeated
+    (the partition a row lands in, and the order rows arrive in, must not matter): every
+    value and mean ``==`` one machine's on the same rows in the same order."""
+    q, r = frames(seed)
+    q, r = with_duplicates(q, seed), with_duplicates(r, seed + 1)
+    options = {"ties": ties, "queries": queries, "duplicates": duplicates}
+    expected = ranklens.evaluate(q, r, MEASURES, **options)
+    q_frame = spark.createDataFrame(q)
+    assert q_frame.rdd.getNumPartitions() > 1
+    got = rspark.evaluate(
+        q_frame,
+        spark.createDataFrame(r, schema="qid string, docno string, sim double"),
+        MEASURES,
+        buckets=buckets,
+        **options,
+    )
+    same(got, expected)
+
+
+def test_rank_ties_and_integer_ids_on_one_side(spark: Any) -> None:
+    """``ties="rank"`` reads the run's ``rank`` column; integer ids on one side and
+    strings on the other are the same ids (decimal digits)."""
+    qi = pd.DataFrame({"qid": [1, 1, 2, 10, 10], "docid": [5, 6, 5, 7, 8], "rel": [1, 0, 2, 1, 3]})
+    rs = pd.DataFrame(
+        {
+            "qid": ["10", "10", "1", "1", "2", "3"],
+            "docid": ["7", "8", "6", "5", "9", "1"],
+            "score": [1.0, 1.0, 0.5, 0.5, 0.2, 0.1],
+            "rank": [2, 1, 1, 2, 1, 1],
+        }
+    )
+    measures = ["AP", "nDCG@3", "P@1", "RR"]
+    for ties in ("rank", "trec_eval"):
+        same(
+            rspark.evaluate(
+                spark.createDataFrame(qi), spark.createDataFrame(rs), measures, ties=ties
+            ),
+            ranklens.evaluate(qi, rs, measures, ties=ties),
+        )
+
+
+def expected_error(q: Any, r: Any) -> Any:
+    with pytest.raises(ranklens.RanklensError) as caught:
+        ranklens.evaluate(q, r, ["AP"])
+    return caught.value
+
+
+def test_errors_are_the_single_machines(spark: Any) -> None:
+    """A duplicate (qrels or run) or a missing id raises the error ``ranklens.evaluate``
+    raises on the same rows: same class, message, rows counted over the whole DataFrame
+    (here spread over several input partitions), user's column names."""
+    q, r = frames(9)
+    r_dup = pd.concat([r, r.iloc[[5]]], ignore_index=True)
+    q_dup = pd.concat([q.iloc[:-9], q.iloc[[len(q) - 30]], q.iloc[-9:]], ignore_index=True)
+    r_missing = r.assign(qid=r["query_id"].where(r.index != 77, None)).drop(columns="query_id")
+    cases = [(q, r_dup), (q_dup, r), (q, r_missing)]
+    for qrels, run in cases:
+        expected = expected_error(qrels, run)
+        with pytest.raises(ranklens.RanklensError) as caught:
+            rspark.evaluate(
+                spark.createDataFrame(qrels),
+                spark.createDataFrame(run),
+                ["AP"],
+                buckets=3,
+            )
+        got = caught.value
+        assert type(got) is type(expected)
+        assert str(got) == str(expected)
+        assert getattr(got, "lines", None) == getattr(expected, "lines", None)
+
+
+Q_SCHEMA = "query_id string, doc_id string, relevance long"
+R_SCHEMA = "query_id string, doc_id string, score double"
+
+
+def test_an_empty_side_is_refused_as_in_memory(spark: Any) -> None:
+    q, r = frames(10)
+    for qrels, run in ((q, r.iloc[:0]), (q.iloc[:0], r)):
+        expected = expected_error(qrels, run)
+        with pytest.raises(ranklens.RanklensError) as caught:
+            rspark.evaluate(
+                spark.createDataFrame(qrels, schema=Q_SCHEMA),
+                spark.createDataFrame(run, schema=R_SCHEMA),
+                ["AP"],
+            )
+        assert type(caught.value) is type(expected)
+        assert str(caught.value) == str(expected)
+
+
+def test_ids_that_are_not_strings_or_integers_are_refused(spark: Any) -> None:
+    q = pd.DataFrame({"query_id": [1.0], "doc_id": ["a"], "relevance": [1]})
+    r = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(ranklens.InputError, match="'query_id' holds double: ids must be"):
+        rspark.evaluate(spark.createDataFrame(q), spark.createDataFrame(r), ["AP"])
 
 
 def test_integer_ids_and_compare(spark: Any) -> None:

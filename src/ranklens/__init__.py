@@ -32,10 +32,13 @@ __all__ = [
     "Run",
     "__version__",
     "agreement",
+    "awrf",
+    "bounds",
     "compare",
     "define_measure",
     "discriminative_power",
     "evaluate",
+    "expected_exposure",
     "explain",
     "fuse",
     "fuse_optimize",
@@ -53,7 +56,9 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ranklens.analysis.agreement import agreement
+    from ranklens.analysis.bounds import bounds
     from ranklens.analysis.comparison import Comparison, compare
+    from ranklens.analysis.exposure import awrf, expected_exposure
     from ranklens.analysis.leaderboard import leaderboard_agreement
     from ranklens.analysis.pooling import pool, pool_statistics
     from ranklens.analysis.ppi import ppi_mean
@@ -84,6 +89,9 @@ if TYPE_CHECKING:
 
 _HOME = {
     "agreement": "ranklens.analysis.agreement",
+    "bounds": "ranklens.analysis.bounds",
+    "awrf": "ranklens.analysis.exposure",
+    "expected_exposure": "ranklens.analysis.exposure",
     "leaderboard_agreement": "ranklens.analysis.leaderboard",
     "ppi_mean": "ranklens.analysis.ppi",
     "pool": "ranklens.analysis.pooling",

@@ -67,7 +67,7 @@ from ranklens.base.types import (
     TiePolicy,
 )
 from ranklens.evaluation.results import Results, aggregate
-from ranklens.measures.base import Measure
+from ranklens.measures.base import Measure, is_run_level
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -209,6 +209,11 @@ class Comparison:
     tukey_kind: str
     correlation: tuple[Correlation, ...] = ()
     power: float = 0.8
+    flips: Mapping[tuple[str, str], Mapping[str, Any]] | None = None
+    """With ``compare(..., bounds=True)``: for each comparison ``(other, run)`` (``run -
+    other``; the baseline first) and measure, a
+    :class:`~ranklens.analysis.comparison_bounds.PairBounds`: whether it could flip or lose
+    significance over the gradings of the unjudged documents (docs/incomplete.md)."""
 
     @property
     def all_pairs(self) -> bool:
@@ -600,6 +605,16 @@ def compare_results(
         np.column_stack([r.values[rows[i], columns[i][j]] for i, r in enumerate(results)])
         for j in range(len(chosen))
     ]
+    # run-level measures (Coverage@k, ...) have no per-query values: a bootstrap over users
+    run_level = [j for j, m in enumerate(chosen) if is_run_level(m)]
+    if run_level and all_pairs:
+        raise OptionError(
+            f"{', '.join(measure_names[j] for j in run_level)}: computed over the whole run, "
+            "compared by a bootstrap over users; Tukey's HSD (all_pairs) needs per-query "
+            "values: compare these measures without all_pairs"
+        )
+    for j in run_level:
+        values[j] = np.zeros_like(values[j])  # placeholders, replaced below
     for j, x in enumerate(values):
         bad = ~np.all(np.isfinite(x), axis=0)
         if np.any(bad):
@@ -612,6 +627,10 @@ def compare_results(
     effect = paired_cohens_d(d)
     wins, ties, losses = wins_ties_losses(d)
     p, low, high = _test(test, d, permutations, seed, confidence, progress)
+    run_level_means = _run_level(
+        results, chosen, run_level, rows, plan.keys, permutations, seed, confidence,
+        (delta, p, low, high, effect, wins, ties, losses),
+    )
     p = p[plan.canonical]  # a mirrored comparison has its canonical twin's p-value
     corrected = np.empty_like(p)
     for m in range(len(chosen)):
@@ -620,6 +639,9 @@ def compare_results(
         corrected[members] = adjusted
     corrected = corrected[plan.canonical]
     mdd, power_observed, needed = _power(d, delta, alpha, power)
+    for c, (m, _, _) in enumerate(plan.keys):
+        if m in run_level:  # the power figures need per-query values
+            mdd[c], power_observed[c], needed[c] = math.nan, math.nan, None
 
     def stats(c: int) -> PairStats:
         m = plan.keys[c][0]
@@ -654,7 +676,10 @@ def compare_results(
             pairs.setdefault((run_names[a], run_names[b]), {})[measure_names[m]] = st
 
     means = {
-        name: {m.name: aggregate(m, values[j][:, i]) for j, m in enumerate(chosen)}
+        name: {
+            m.name: run_level_means[j][i] if j in run_level else aggregate(m, values[j][:, i])
+            for j, m in enumerate(chosen)
+        }
         for i, name in enumerate(run_names)
     }
     hib = {m.name: m.spec.higher_is_better for m in chosen}
@@ -687,6 +712,39 @@ def compare_results(
         correlation=correlations,
         power=float(power),
     )
+
+
+def _run_level(
+    results: Sequence[Results],
+    chosen: Sequence[Measure],
+    run_level: Sequence[int],
+    rows: Sequence[Int64Array],
+    keys: Sequence[tuple[int, int, int]],
+    resamples: int,
+    seed: int,
+    confidence: float,
+    columns: tuple[np.ndarray, ...],
+) -> dict[int, list[float]]:
+    """Overwrite the comparisons of the run-level measures with the paired bootstrap over
+    users (:mod:`ranklens.analysis.run_level`); their values over the shared users, per
+    measure and run."""
+    from ranklens.analysis import run_level as rl
+
+    delta, p, low, high, effect, wins, ties, losses = columns
+    means: dict[int, list[float]] = {}
+    for j in run_level:
+        means[j] = [rl.shared_value(r, chosen[j], rows[i]) for i, r in enumerate(results)]
+        draws = rl.resampled_values(results, chosen[j], rows, resamples, seed)
+        for c, (m, a, b) in enumerate(keys):
+            if m != j:
+                continue
+            observed = means[j][b] - means[j][a]
+            p[c], low[c], high[c] = rl.paired_bootstrap(
+                observed, draws[:, b] - draws[:, a], confidence
+            )
+            delta[c], effect[c] = observed, math.nan
+            wins[c] = ties[c] = losses[c] = 0
+    return means
 
 
 def _goodness(values: Iterable[float], higher_is_better: bool) -> list[float]:
@@ -778,8 +836,18 @@ def compare(
     depth: int | None = None,
     duplicates: DuplicatePolicy = "error",
     progress: Progress | None = None,
+    popularity: Any = None,
+    num_items: int | None = None,
+    num_users: int | None = None,
+    bounds: bool = False,
+    max_grade: int | None = None,
 ) -> Comparison:
     """Evaluate runs and compare them with a baseline, with paired tests.
+
+    Run-level measures (``Coverage@10``, ``Gini@10``, ``Entropy@10``) are compared by a
+    paired bootstrap over users (:mod:`ranklens.analysis.run_level`); ``popularity``,
+    ``num_items`` and ``num_users`` are the item data of the recommender measures (see
+    :class:`~ranklens.Evaluator`).
 
     Parameters
     ----------
@@ -839,6 +907,10 @@ def compare(
     progress
         Called as ``progress(done, total)`` while the randomization or bootstrap draws run
         (:mod:`ranklens.base.progress`; the command line draws a bar from it).
+    bounds, max_grade
+        Mark every comparison that could flip, or lose significance, over the gradings
+        ``{0..max_grade}`` of the two runs' unjudged documents (:attr:`Comparison.flips`,
+        :mod:`ranklens.analysis.comparison_bounds`); trec_eval's conventions only.
 
     Returns
     -------
@@ -870,6 +942,9 @@ def compare(
         "queries": queries,
         "depth": depth,
         "duplicates": duplicates,
+        "popularity": popularity,
+        "num_items": num_items,
+        "num_users": num_users,
     }
     measure_list = [measures] if isinstance(measures, str) else list(measures)
     evaluator = Evaluator(qrels, measure_list, **options)
@@ -879,6 +954,8 @@ def compare(
     final = distinct_names(run_objects, given)
     run_objects = [r.renamed(n) for r, n in zip(run_objects, final, strict=True)]
     results = [evaluator.evaluate(run) for run in run_objects]
+    if bounds and (ties, queries, depth) != ("trec_eval", "qrels", None):
+        raise OptionError("bounds=True computes ranges under trec_eval's conventions only")
     others = None
     labels = ("qrels", "other qrels")
     if correlate_qrels is not None:
@@ -891,7 +968,7 @@ def compare(
         labels = (_label(qrels, "qrels"), _label(correlate_qrels, "other qrels"))
         if labels[0] == labels[1]:
             labels = (str(qrels), str(correlate_qrels))
-    return compare_results(
+    compared = compare_results(
         results,
         baseline=baseline,
         test=test,
@@ -909,3 +986,14 @@ def compare(
         power=power,
         progress=progress,
     )
+    if not bounds:
+        return compared
+    from dataclasses import replace
+
+    from ranklens.analysis.comparison_bounds import comparison_flips
+
+    def tester(kind: str, differences: Float64Array) -> float:
+        return float(_test(kind, differences[:, None], permutations, seed, confidence)[0][0])
+
+    flips = comparison_flips(compared, evaluator.qrels, run_objects, max_grade, tester)
+    return replace(compared, flips=flips)

@@ -28,9 +28,11 @@ def build_parser() -> argparse.ArgumentParser:
     from ranklens.cli.compare_command import register as register_compare
     from ranklens.cli.discriminate_command import register as register_discriminate
     from ranklens.cli.examples_command import register as register_examples
+    from ranklens.cli.expeval_command import register as register_expeval
     from ranklens.cli.explain_command import register as register_explain
     from ranklens.cli.fuse_command import register as register_fuse
     from ranklens.cli.gdeval_command import register as register_gdeval
+    from ranklens.cli.judge_next_command import register as register_judge_next
     from ranklens.cli.judges_command import register as register_judges
     from ranklens.cli.ndeval_command import register as register_ndeval
     from ranklens.cli.plot_command import register as register_plot
@@ -60,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_ndeval(commands)
     register_gdeval(commands)
     register_sample_eval(commands)
+    register_expeval(commands)
     curve_command.register(commands)
     register_compare(commands)
     register_topics(commands)
@@ -71,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_fuse(commands)
     register_judges(commands)
     register_pool(commands)
+    register_judge_next(commands)
     return parser
 
 

@@ -170,6 +170,42 @@ STATISTICS = (
 CONVENTIONS = ("ties", "queries", "depth", "duplicates")
 
 
+def add_item_data(p: argparse.ArgumentParser) -> None:
+    """``--popularity``, ``--num-items`` and ``--num-users``: the side data of the
+    recommender measures (:mod:`ranklens.ranking.items`)."""
+    p.add_argument(
+        "--popularity",
+        metavar="FILE",
+        help="item popularity for the recommender measures (ARP, APLT, ACLT; the catalogue "
+        "of Coverage and Gini): lines 'item count' (training interactions per item), or a "
+        "Parquet table with an item column and a count column or one row per interaction",
+    )
+    p.add_argument(
+        "--num-items",
+        type=int,
+        metavar="N",
+        help="the catalogue size for Coverage and Gini (default: the items of --popularity)",
+    )
+    p.add_argument(
+        "--num-users",
+        type=int,
+        metavar="N",
+        help="the number of training users for the propensity-scored measures (PSP, "
+        "PSnDCG, PSR; default: the distinct users of a --popularity table of interactions)",
+    )
+
+
+def add_max_grade(p: argparse.ArgumentParser) -> None:
+    """``--max-grade``: the highest grade an unjudged document may get under ``--bounds``."""
+    p.add_argument(
+        "--max-grade",
+        type=int,
+        metavar="G",
+        help="with --bounds: the highest grade an unjudged document may get (default: the "
+        "qrels' highest grade)",
+    )
+
+
 def chosen(args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, Any]:
     """The values of the options ``names`` (e.g. :data:`STATISTICS`, :data:`CONVENTIONS`)
     as keyword arguments of the Python API."""

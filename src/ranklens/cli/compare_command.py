@@ -66,6 +66,14 @@ def register(commands: Any) -> None:
         "detect the observed difference (paired t-test at --alpha; default 0.8)",
     )
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    p.add_argument(
+        "--bounds",
+        action="store_true",
+        help="mark the comparisons that could flip, or lose significance, over every grading "
+        "of the runs' unjudged documents (table and json; see docs/incomplete.md)",
+    )
+    _options.add_max_grade(p)
+    _options.add_item_data(p)
     _options.add_conventions(p)
     _options.add_example(p, "compare the runs of")
     _options.add_quiet(p, "the count of queries left out")
@@ -85,6 +93,14 @@ def run_compare(args: argparse.Namespace) -> int:
     from ranklens.analysis.comparison import compare
     from ranklens.presentation.progress import progress_bar
 
+    if args.max_grade is not None and not args.bounds:
+        raise OptionError("--max-grade sets the grades of --bounds: give --bounds too")
+    if args.bounds and args.format not in ("table", "json"):
+        raise OptionError(f"--bounds writes the table or json formats, not {args.format}")
+    if args.max_grade is not None and args.max_grade < 0:
+        raise OptionError(f"--max-grade must be a grade >= 0, not {args.max_grade}")
+    extra: dict[str, Any] = {"bounds": True, "max_grade": args.max_grade} if args.bounds else {}
+
     resampled = args.test != "t"  # the t-test draws nothing: no bar
     with progress_bar(f"{args.test} test", enabled=resampled and not args.quiet) as progress:
         cmp = compare(
@@ -97,7 +113,11 @@ def run_compare(args: argparse.Namespace) -> int:
             correlate_qrels=args.correlate_qrels,
             power=args.power,
             progress=progress,
+            popularity=args.popularity,
+            num_items=args.num_items,
+            num_users=args.num_users,
             **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
+            **extra,
         )
     if cmp.queries_dropped and not args.quiet:
         sys.stderr.write(
@@ -111,7 +131,12 @@ def run_compare(args: argparse.Namespace) -> int:
 def write(cmp: Any, fmt: str, out: IO[str]) -> None:
     """Write the comparison ``cmp`` in format ``fmt``."""
     if fmt == "json":
-        out.write(json.dumps(cmp.to_dict(), allow_nan=False) + "\n")
+        payload = cmp.to_dict()
+        if getattr(cmp, "flips", None) is not None:
+            from ranklens.cli.bounds_output import flips_json
+
+            payload["flips"] = flips_json(cmp.flips)
+        out.write(json.dumps(payload, allow_nan=False) + "\n")
     elif fmt == "markdown":
         out.write(cmp.to_markdown())
     elif fmt == "latex":
@@ -169,3 +194,8 @@ def _write_table(cmp: Any, out: IO[str]) -> None:
     if cmp.correlation:
         header, rows = fmt.correlation_rows(cmp)
         console.print(table(header, rows, 2, "rank correlation of the orderings of the runs"))
+    if getattr(cmp, "flips", None) is not None:
+        from ranklens.cli.bounds_output import flips_rows
+
+        header, rows, title = flips_rows(cmp.flips)
+        console.print(table(header, rows, 3, title))

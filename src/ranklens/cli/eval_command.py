@@ -58,9 +58,17 @@ def register(commands: Any) -> None:
         "CWL_P, ...: report='EC'/'ETC' and BPM's budget): lines 'docid cost' or 'qid docid "
         "cost'; unlisted documents cost the measure's max_cost (default: every document 1)",
     )
+    _options.add_item_data(p)
     _options.add_conventions(p)
     _options.add_scale(p)
     _options.add_example(p, "evaluate")
+    p.add_argument(
+        "--bounds",
+        action="store_true",
+        help="add each measure's exact range over every grading of the unjudged retrieved "
+        "documents (columns M_low, M_high; see docs/incomplete.md)",
+    )
+    _options.add_max_grade(p)
     p.add_argument("--quiet", action="store_true", help="no query counts on stderr")
     p.add_argument(
         "--precision",
@@ -111,6 +119,11 @@ def run_eval(args: argparse.Namespace) -> int:
 
     if args.num_docs is not None and args.num_docs < 1:
         raise OptionError(f"--num-docs must be a positive number, not {args.num_docs}")
+    if args.num_items is not None and args.num_items < 1:
+        raise OptionError(f"--num-items must be a positive number, not {args.num_items}")
+    measures = with_num_docs(_options.measure_names(args.measures, DEFAULT_MEASURES), args.num_docs)
+    _refuse_run_level_per_query(measures, args.per_query)
+    _check_bounds_options(args)
     if args.dask is not None:
         if args.costs is not None:
             raise OptionError("--costs is not supported with --dask")
@@ -122,9 +135,7 @@ def run_eval(args: argparse.Namespace) -> int:
                 args.dask,
                 args.qrels,
                 args.runs,
-                with_num_docs(
-                    _options.measure_names(args.measures, DEFAULT_MEASURES), args.num_docs
-                ),
+                measures,
                 progress=progress,
                 **_options.chosen(args, ("ties", "queries", "depth", "duplicates")),
             )
@@ -133,13 +144,16 @@ def run_eval(args: argparse.Namespace) -> int:
         return 0
     evaluator = Evaluator(
         args.qrels,
-        with_num_docs(_options.measure_names(args.measures, DEFAULT_MEASURES), args.num_docs),
+        measures,
         ties=args.ties,
         queries=args.queries,
         depth=args.depth,
         duplicates=args.duplicates,
         judgments=args.judgments,
         costs=args.costs,
+        popularity=args.popularity,
+        num_items=args.num_items,
+        num_users=args.num_users,
     )
     if args.names is not None and len(args.names) != len(args.runs):
         raise OptionError(
@@ -150,15 +164,23 @@ def run_eval(args: argparse.Namespace) -> int:
     from ranklens.data.naming import distinct_names
 
     given = args.names or [None] * len(args.runs)
+    from ranklens.data.parquet_stream import parquet_default_name, should_stream_parquet
+
     streamed = args.stream is True or (
-        args.stream is None and any(should_stream(path) for path in args.runs)
+        args.stream is None
+        and any(should_stream(path) or should_stream_parquet(path) for path in args.runs)
     )
     results = []
+    runs_read: list[Any] = []
+    if streamed and args.bounds:
+        streamed = False  # the ranges need the runs in memory
     if streamed:  # runs too large to hold together: each read and evaluated on its own
         from ranklens.presentation.progress import progress_bar
 
         pairs = []
         for path, name in zip(args.runs, given, strict=True):
+            if name is None:  # a Parquet run without a saved name: its file stem, as in memory
+                name = parquet_default_name(path)
             with progress_bar(f"reading {path}", enabled=not args.quiet) as progress:
                 result = evaluator.evaluate(path, name, stream=args.stream, progress=progress)
             pairs.append((path, result))
@@ -169,6 +191,7 @@ def run_eval(args: argparse.Namespace) -> int:
         ]
         names = distinct_names(runs, given)
         _refuse_repeated(names)
+        runs_read = [run.renamed(name) for run, name in zip(runs, names, strict=True)]
         pairs = [
             (path, evaluator.evaluate(run.renamed(name), stream=False))
             for path, run, name in zip(args.runs, runs, names, strict=True)
@@ -179,8 +202,56 @@ def run_eval(args: argparse.Namespace) -> int:
             _report_counts(path, result.query_counts, args.queries)
             _report_ties(path, result.tie_affected_queries, len(result.queries), args.ties)
         results.append(result)
+    if args.bounds:
+        from ranklens.analysis.bounds import bounds
+        from ranklens.base.errors import InputWarning
+        from ranklens.cli.bounds_output import write_bounds
+
+        qrels = evaluator.qrels  # read once: it may be stdin
+        with warnings.catch_warnings():  # evaluating the runs above said it already
+            warnings.simplefilter("ignore", InputWarning)
+            ranges = [bounds(qrels, run, measures, args.max_grade) for run in runs_read]
+        full = args.precision == "full"
+        write_bounds(results, ranges, args.format, args.per_query, sys.stdout, full=full)
+        return 0
     write_results(results, args.format, args.per_query, sys.stdout, full=args.precision == "full")
     return 0
+
+
+def _check_bounds_options(args: argparse.Namespace) -> None:
+    """``--bounds`` takes trec_eval's conventions only; ``--max-grade`` needs it."""
+    from ranklens.base.errors import OptionError
+
+    if args.max_grade is not None and not args.bounds:
+        raise OptionError("--max-grade sets the grades of --bounds: give --bounds too")
+    if not args.bounds:
+        return
+    if args.max_grade is not None and args.max_grade < 0:
+        raise OptionError(f"--max-grade must be a grade >= 0, not {args.max_grade}")
+    chosen = _options.chosen(args, ("ties", "queries", "depth"))
+    others = [f"--{k}" for k, v in chosen.items() if v not in (None, "trec_eval", "qrels")]
+    others += ["--dask"] if args.dask is not None else []
+    others += ["--stream"] if args.stream is True else []
+    others += ["--costs"] if args.costs is not None else []
+    if others:
+        raise OptionError(
+            f"--bounds computes ranges under trec_eval's conventions only, not with "
+            f"{', '.join(others)}; leave {'it' if len(others) == 1 else 'them'} out"
+        )
+
+
+def _refuse_run_level_per_query(measures: list[Any], per_query: bool) -> None:
+    """A run-level measure (``Coverage@10``, ...) has no per-query values: refuse ``-q``."""
+    from ranklens.base.errors import OptionError
+    from ranklens.measures.base import is_run_level
+
+    run_level = [m.name for m in measures if is_run_level(m)]
+    if per_query and run_level:
+        raise OptionError(
+            f"-q: {', '.join(run_level)} {'is' if len(run_level) == 1 else 'are'} computed "
+            "over the whole run (all users' lists at once) and has no per-query values; "
+            "evaluate it without -q, and the per-query measures with -q"
+        )
 
 
 def _report_counts(path: str, counts: dict[str, int] | Any, policy: str) -> None:

@@ -14,13 +14,20 @@ TREC_LINE = "{:<22}\t{}\t{}\n"
 
 
 def _is_count(results: Results, name: str) -> bool:
+    """Whether ``name`` is a count (summed over queries; an estimated count such as
+    ``infNumRel`` is not whole and is shown with decimals, see :func:`_whole`)."""
     return any(m.name == name and m.spec.aggregate == "sum" for m in results.measures)
 
 
-def _trec_value(value: float, count: bool) -> str:
+def _whole(value: float, count: bool) -> bool:
+    """Whether to show ``value`` as a whole number: a count that is whole."""
+    return count and float(value).is_integer()
+
+
+def trec_value(value: float, count: bool) -> str:
     if math.isnan(value):
         return "   nan"
-    return str(int(value)) if count else f"{value:6.4f}"
+    return str(int(value)) if _whole(value, count) else f"{value:6.4f}"
 
 
 def shortest(value: float) -> float:
@@ -92,22 +99,22 @@ def write_results(
                 for qid, values in r.per_query.items():
                     for name, value in values.items():
                         out.write(
-                            TREC_LINE.format(name, qid, _trec_value(value, _is_count(r, name)))
+                            TREC_LINE.format(name, qid, trec_value(value, _is_count(r, name)))
                         )
             out.write(TREC_LINE.format("runid", "all", r.run))
             for name, value in r.aggregate.items():
-                out.write(TREC_LINE.format(name, "all", _trec_value(value, _is_count(r, name))))
+                out.write(TREC_LINE.format(name, "all", trec_value(value, _is_count(r, name))))
     else:
         _write_table(results, per_query, out)
 
 
-def _cell(value: float, count: bool) -> str:
+def format_cell(value: float, count: bool) -> str:
     if math.isnan(value):
         return "nan"
-    return f"{value:.0f}" if count else f"{value:.4f}"
+    return f"{value:.0f}" if _whole(value, count) else f"{value:.4f}"
 
 
-def _width(out: IO[str]) -> int:
+def table_width(out: IO[str]) -> int:
     """The width to fit: the terminal's, or $COLUMNS; unlimited for a pipe or a file."""
     import os
     import shutil
@@ -119,32 +126,40 @@ def _width(out: IO[str]) -> int:
     return 1 << 30
 
 
+def emit_table(
+    out: IO[str], header: list[str], rows: list[list[str]], title: str | None, bold: bool
+) -> None:
+    """One table: boxes on a terminal (the last row bold where ``bold``), aligned text
+    otherwise, fitted to the terminal's width."""
+    from ranklens.presentation.tables import render_plain, render_rich
+
+    if out.isatty():
+        render_rich(header, rows, out, title=title, bold_last=bold)
+    else:
+        if title:
+            out.write(f"{title}\n")
+        out.write(render_plain(header, rows, table_width(out)) + "\n")
+
+
 def _write_table(results: Sequence[Results], per_query: bool, out: IO[str]) -> None:
     """Tables that never cut a number: boxes on a terminal, aligned text otherwise; wide
     tables are transposed or split to fit (see :mod:`ranklens.presentation.tables`)."""
-    from ranklens.presentation.tables import render_plain, render_rich
-
     names = results[0].names if results else []
-    terminal = out.isatty()
-    width = _width(out)
 
     def emit(header: list[str], rows: list[list[str]], title: str | None, bold: bool) -> None:
-        if terminal:
-            render_rich(header, rows, out, title=title, bold_last=bold)
-        else:
-            if title:
-                out.write(f"{title}\n")
-            out.write(render_plain(header, rows, width) + "\n")
+        emit_table(out, header, rows, title, bold)
 
     if per_query:
         for r in results:
             rows = [
-                [qid, *(_cell(values[n], _is_count(r, n)) for n in names)]
+                [qid, *(format_cell(values[n], _is_count(r, n)) for n in names)]
                 for qid, values in r.per_query.items()
             ]
-            rows.append(["all", *(_cell(r.aggregate[n], _is_count(r, n)) for n in names)])
+            rows.append(["all", *(format_cell(r.aggregate[n], _is_count(r, n)) for n in names)])
             emit(["query", *names], rows, f"{r.run}: per query", True)
-    rows = [[r.run, *(_cell(r.aggregate[n], _is_count(r, n)) for n in names)] for r in results]
+    rows = [
+        [r.run, *(format_cell(r.aggregate[n], _is_count(r, n)) for n in names)] for r in results
+    ]
     emit(["run", *names], rows, None if len(results) == 1 else "all queries", False)
 
 
@@ -161,4 +176,4 @@ def write_plain_table(
 
 
 def _text(value: object) -> str:
-    return _cell(value, False) if isinstance(value, float) else str(value)
+    return format_cell(value, False) if isinstance(value, float) else str(value)

@@ -46,6 +46,7 @@ def register(commands: Any) -> None:
         help="a second set of judgments (e.g. an LLM's): add the leaderboards under both, "
         "compared, with a slope chart per measure (three runs or more)",
     )
+    _options.add_item_data(p)
     _options.add_statistics(p)
     _options.add_conventions(p)
     _options.add_example(p, "report on")
@@ -74,6 +75,9 @@ def run_report(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         force=args.force,
         qrels_b=args.qrels_b,
+        popularity=args.popularity,
+        num_items=args.num_items,
+        num_users=args.num_users,
         **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
     )
     if not args.quiet:

@@ -56,7 +56,8 @@ SORT_HINT = (
 )
 
 
-def _available_memory() -> int | None:
+def available_memory() -> int | None:
+    """The memory available now, in bytes (``None`` where the system does not say)."""
     try:
         return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
@@ -92,7 +93,7 @@ def should_stream(source: object, threshold: int | None = None) -> bool:
     if any(head.startswith(magic) for magic, _ in _MAGIC):
         size *= _COMPRESSED_RATIO
     limit = STREAM_THRESHOLD if threshold is None else threshold
-    available = _available_memory()
+    available = available_memory()
     if available is not None and threshold is None:
         limit = min(limit, available // 4)
     return size > limit

@@ -54,8 +54,9 @@ def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None
     """A run from a :class:`Run`, a path (or ``-``; TREC text, or Parquet / JSON lines by
     suffix; also as bytes), a file object, ``{qid: {docid: score}}``, a pandas/polars DataFrame,
     ``(qid, docid, score)`` tuples, an ir_datasets id or dataset (its ``scoreddocs``), or
-    the namedtuples of ``dataset.scoreddocs_iter()``."""
-    from ranklens.data import irds, table_files
+    the namedtuples of ``dataset.scoreddocs_iter()``; a directory or glob of Parquet files
+    (hive partitions read as columns) is read whole."""
+    from ranklens.data import irds, parquet_stream, table_files
 
     if isinstance(obj, bytes):  # a path in bytes, as os.open takes
         obj = os.fsdecode(obj)
@@ -65,6 +66,8 @@ def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None
         return run.renamed(name) if name else run
     if irds.is_dataset_id(obj) or irds.is_dataset(obj):
         return irds.run_from(obj, name, duplicates)
+    if parquet_stream.is_parquet_dataset(obj):  # a directory or glob of Parquet files
+        return parquet_stream.read_parquet_run(cast("str", obj), name, duplicates)
     kind = table_files.file_kind(obj)
     if kind == "parquet":
         return Run.from_parquet(cast("str | os.PathLike[str]", obj), name, duplicates)

@@ -64,6 +64,10 @@ _HINTS = {
     "columns, e.g. awk '{print $1, \"Q0\", $2, 0, $3, \"run\"}' FILE",
     (_QRELS, 3): "; this looks like 3-column qrels (qid docid relevance): add the iteration "
     "column, e.g. awk '{print $1, 0, $2, $3}' FILE",
+    (_QRELS, 5): "; this looks like stratified sampled qrels (topic 0 docno stratum judgment): "
+    "evaluate them with the sampled measures (-m xinfAP -m infNDCG -m infP@10 ...) or with "
+    "'ranklens sample-eval' (a trec_eval prefs file, qid jg jsg docno rel_level, goes with the "
+    "preference measures)",
 }
 """The likely cause of a line with the wrong number of fields, by (file kind, fields)."""
 

@@ -30,10 +30,11 @@ from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 from ranklens.evaluation.result_set import ResultSet, is_many_runs
 from ranklens.evaluation.results import Results
-from ranklens.measures.base import Measure
+from ranklens.measures.base import Measure, RunStatistic, is_run_level
 from ranklens.measures.language import parse_measures
 from ranklens.ranking.align import Aligned, PreparedQrels, align
 from ranklens.ranking.costs import CostsLike, DocumentCosts
+from ranklens.ranking.items import ItemData, PopularityLike
 from ranklens.ranking.judgments import Judgments, JudgmentsLike, read_judgments
 
 
@@ -258,6 +259,19 @@ class Evaluator:
         or ``qid docid cost``. A document without a cost costs the measure's ``max_cost``
         (``min_cost`` in the best case of a residual), 1 by default, as in ``cwl_eval``
         (see :mod:`ranklens.ranking.costs`). Other measures ignore costs.
+    popularity
+        Item popularity for the recommender measures (``ARP``, ``APLT``, ``ACLT``; and the
+        catalogue of ``Coverage`` and ``Gini`` without ``num_items``): ``{item: count}``, a
+        table (an item column and a ``count`` column, or training interactions, one row
+        each), or a file of ``item count`` lines or a Parquet table; see
+        :mod:`ranklens.ranking.items`. Items it does not list have popularity 0.
+    num_items
+        The catalogue size for ``Coverage`` and ``Gini`` (default: the items of
+        ``popularity``).
+    num_users
+        The number of training users N of the propensity-scored measures (``PSP``,
+        ``PSnDCG``, ``PSR``; default: the distinct users of ``popularity`` given as a table
+        of training interactions with a user column).
 
     Examples
     --------
@@ -277,6 +291,9 @@ class Evaluator:
         duplicates: DuplicatePolicy = "error",
         judgments: JudgmentsLike | None = None,
         costs: CostsLike | None = None,
+        popularity: PopularityLike | None = None,
+        num_items: int | None = None,
+        num_users: int | None = None,
     ) -> None:
         check_options(ties, queries, depth, duplicates)
         self.measures: tuple[Measure, ...] = tuple(parse_measures(measures))
@@ -305,6 +322,13 @@ class Evaluator:
                 if self._judgments is None
                 else dataclasses.replace(self._judgments, costs=read)
             )
+        if popularity is not None or num_items is not None or num_users is not None:
+            items = ItemData.of(popularity, num_items, num_users, self.qrels)
+            self._judgments = (
+                Judgments(items=items)
+                if self._judgments is None
+                else dataclasses.replace(self._judgments, items=items)
+            )
         self._prepared = PreparedQrels.of(self.qrels)
 
     def align(self, run: RunLike, name: str | None = None) -> Aligned:
@@ -327,7 +351,9 @@ class Evaluator:
         A run file larger than 2 GiB (or a quarter of the available memory) is read in
         chunks of whole queries, in bounded memory, with the same results
         (:func:`ranklens.evaluation.streaming.evaluate_stream`; the run must be grouped by
-        query); ``stream=True`` or ``False`` forces the choice for a path or a binary file
+        query); so is a Parquet run of more than about 54 million rows (the same size as
+        TREC text) or a directory or glob of Parquet files, by record batches.
+        ``stream=True`` or ``False`` forces the choice for a path or a binary file
         object. A streamed file reports the bytes read to ``progress(done, total)``
         (:mod:`ranklens.base.progress`).
 
@@ -349,9 +375,14 @@ class Evaluator:
             no judged document.
         """
         from ranklens.data.chunks import is_text_source, should_stream
+        from ranklens.data.parquet_stream import is_parquet_source, should_stream_parquet
 
-        # Parquet and JSON lines are read in memory, even with stream=True (not TREC text)
-        if should_stream(run) if stream is None else stream and is_text_source(run):
+        # JSON lines is read in memory, even with stream=True (neither TREC text nor Parquet)
+        if stream is None:
+            streaming = should_stream(run) or should_stream_parquet(run)
+        else:
+            streaming = stream and (is_text_source(run) or is_parquet_source(run))
+        if streaming:
             from ranklens.evaluation.streaming import evaluate_stream
 
             streamed = evaluate_stream(self, run, name, progress=progress)
@@ -377,8 +408,13 @@ class Evaluator:
                 check_overlap(counts, the_run.name, the_run.source, the_run.qids, documents)
             nq = aligned.base.num_queries
             values = np.empty((nq, len(self.measures)), dtype=np.float64)
+            statistics: dict[str, RunStatistic] = {}
             for j, measure in enumerate(self.measures):
-                values[:, j] = measure.compute(aligned)
+                if is_run_level(measure):  # no per-query values
+                    statistics[measure.name] = measure.statistic(aligned)
+                    values[:, j] = np.nan
+                else:
+                    values[:, j] = measure.compute(aligned)
             tied = self._tie_affected(aligned)
         except ResourceError:
             raise
@@ -394,6 +430,7 @@ class Evaluator:
             values,
             aligned.query_counts,
             tie_affected_queries=tied,
+            run_statistics=statistics,
         )
 
     def _tie_affected(self, aligned: Aligned) -> int | None:
@@ -465,6 +502,9 @@ def evaluate(
     duplicates: DuplicatePolicy = ...,
     judgments: JudgmentsLike | None = ...,
     costs: CostsLike | None = ...,
+    popularity: PopularityLike | None = ...,
+    num_items: int | None = ...,
+    num_users: int | None = ...,
     name: str | Sequence[str] | None = ...,
 ) -> Results | ResultSet: ...
 
@@ -481,6 +521,9 @@ def evaluate(
     duplicates: DuplicatePolicy = ...,
     judgments: JudgmentsLike | None = ...,
     costs: CostsLike | None = ...,
+    popularity: PopularityLike | None = ...,
+    num_items: int | None = ...,
+    num_users: int | None = ...,
     name: str | Sequence[str] | None = ...,
 ) -> Results: ...
 
@@ -496,6 +539,9 @@ def evaluate(
     duplicates: DuplicatePolicy = "error",
     judgments: JudgmentsLike | None = None,
     costs: CostsLike | None = None,
+    popularity: PopularityLike | None = None,
+    num_items: int | None = None,
+    num_users: int | None = None,
     name: str | Sequence[str] | None = None,
 ) -> Results | ResultSet:
     """Evaluate one run (``evaluate(qrels, run, ["nDCG@10", "AP"])`` gives
@@ -537,6 +583,9 @@ def evaluate(
         duplicates=duplicates,
         judgments=judgments,
         costs=costs,
+        popularity=popularity,
+        num_items=num_items,
+        num_users=num_users,
     )
     if is_many_runs(run):
         if isinstance(name, str):

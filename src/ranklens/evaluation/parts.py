@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -145,6 +145,8 @@ def missing_part(
     if not rows:
         return None
     empty = Run.from_dict({absent_id(qids): {"d": 0.0}})
+    if evaluator.ties == "rank":  # ties="rank" reads a rank column: give the one entry one
+        empty = replace(empty, ranks=np.ones(1, dtype=np.int64))
     res = with_policy(evaluator, "qrels", measures).evaluate_part(empty)
     values = np.asarray(res.values)[np.asarray(rows, dtype=np.int64)]
     return Part(tuple(qids[i] for i in rows), values, 0, 0, 0)
@@ -159,7 +161,24 @@ def combine(
 ) -> Results:
     """One :class:`Results` from parts that hold disjoint queries: rows in query byte order,
     query counts summed (``qrels_queries`` overrides the qrels count where the parts do not
-    carry it)."""
+    carry it).
+
+    Raises
+    ------
+    MeasureError
+        A measure is run-level (``Coverage@10``, ...): its value is not made from
+        per-query values, so parts cannot be combined into it.
+    """
+    from ranklens.base.errors import MeasureError
+    from ranklens.measures.base import is_run_level
+
+    run_level = [m.name for m in measures if is_run_level(m)]
+    if run_level:
+        raise MeasureError(
+            f"{', '.join(run_level)}: computed over the whole run, not from per-query "
+            "values, so a run evaluated in parts (streamed, Dask, Spark) cannot give it; "
+            "evaluate it in memory (stream=False)"
+        )
     ids: list[str] = []
     blocks: list[Float64Array] = []
     nq = nr = both = retrieving = matched = retrieved = 0

@@ -11,11 +11,17 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.base.errors import RanklensError
+from ranklens.base.errors import MeasureError, RanklensError
 from ranklens.base.optional import require
 from ranklens.base.segments import ordered_total
 from ranklens.base.types import Float64Array
-from ranklens.measures.base import GMEAN_FLOOR, Measure
+from ranklens.measures.base import (
+    GMEAN_FLOOR,
+    Measure,
+    RunStatistic,
+    is_run_level,
+    no_per_query_message,
+)
 from ranklens.measures.language import parse_measure
 
 if TYPE_CHECKING:
@@ -25,8 +31,19 @@ if TYPE_CHECKING:
 
 def aggregate(measure: Measure, values: Float64Array) -> float:
     """Combine per-query values as ``measure`` declares: the mean (summed in query order,
-    divided once, as trec_eval), the sum, or the geometric mean of ``max(v, 1e-5)``."""
+    divided once, as trec_eval), the sum, or the geometric mean of ``max(v, 1e-5)``.
+
+    Raises
+    ------
+    MeasureError
+        ``measure`` is run-level (aggregate ``"run"``): its value is not made from per-query
+        values (:attr:`Results.aggregate` has it).
+    """
     kind = measure.spec.aggregate
+    if kind == "run":
+        raise MeasureError(
+            f"{measure.name} is computed over the whole run, not from per-query values"
+        )
     if kind == "sum":
         return ordered_total(values)
     if values.shape[0] == 0:
@@ -111,9 +128,36 @@ class Results:
     deepest cut-off, that mixes documents of different gains: their values depend on how
     ties are ordered, which other tools may do differently (``docs/conventions.md``).
     ``None`` where not counted (``ties="rank"``, which does not order by score)."""
+    run_statistics: Mapping[str, RunStatistic] = field(default_factory=dict, kw_only=True)
+    """The run-level measures' statistics (aggregate ``"run"``, such as ``Coverage@10``),
+    by measure name: their value for the run, recomputable with the users resampled (the
+    bootstrap of :func:`ranklens.compare`). Their columns of :attr:`values` are NaN: they
+    have no per-query values, :attr:`per_query` and the frames leave them out and
+    :meth:`query_values` refuses them."""
 
     def __post_init__(self) -> None:
         self.values.flags.writeable = False
+
+    @property
+    def per_query_names(self) -> list[str]:
+        """The names of the measures with per-query values (all but the run-level ones)."""
+        return [m.name for m in self.measures if not is_run_level(m)]
+
+    def run_value(self, measure: Measure) -> float:
+        """The value of the run-level ``measure`` for the run.
+
+        Raises
+        ------
+        MeasureError
+            Its statistic was not kept (results read back from a file).
+        """
+        stat = self.run_statistics.get(measure.name)
+        if stat is None:
+            raise MeasureError(
+                f"{measure.name} is computed over the whole run and its value was not kept "
+                "with these results (read from a file?): evaluate the run again"
+            )
+        return stat.value(None)
 
     @property
     def names(self) -> list[str]:
@@ -125,7 +169,10 @@ class Results:
         """Each measure's aggregate (mean, sum or geometric mean as it declares), readable
         under any spelling of the measure (:class:`MeasureValues`)."""
         return MeasureValues(
-            {m.name: aggregate(m, self.values[:, j]) for j, m in enumerate(self.measures)}
+            {
+                m.name: self.run_value(m) if is_run_level(m) else aggregate(m, self.values[:, j])
+                for j, m in enumerate(self.measures)
+            }
         )
 
     @property
@@ -135,8 +182,15 @@ class Results:
 
     @cached_property
     def per_query(self) -> dict[str, dict[str, float]]:
-        """``{qid: {measure: value}}`` (each row a :class:`MeasureValues`)."""
+        """``{qid: {measure: value}}`` (each row a :class:`MeasureValues`); run-level
+        measures (``Coverage@10``, ...) have no per-query values and are left out."""
         names = self.names
+        if len(self.per_query_names) < len(names):
+            keep = [j for j, m in enumerate(self.measures) if not is_run_level(m)]
+            return {
+                qid: MeasureValues(zip(self.per_query_names, row, strict=True))
+                for qid, row in zip(self.queries, self.values[:, keep].tolist(), strict=True)
+            }
         return {
             qid: MeasureValues(zip(names, row, strict=True))
             for qid, row in zip(self.queries, self.values.tolist(), strict=True)
@@ -156,8 +210,17 @@ class Results:
         return self.aggregate[self.names[self._column(measure)]]
 
     def query_values(self, measure: str | Measure) -> dict[str, float]:
-        """``{qid: value}`` for one measure."""
-        column = self.values[:, self._column(measure)].tolist()
+        """``{qid: value}`` for one measure.
+
+        Raises
+        ------
+        MeasureError
+            ``measure`` is run-level: it has no per-query values.
+        """
+        j = self._column(measure)
+        if is_run_level(self.measures[j]):
+            raise MeasureError(no_per_query_message(self.measures[j].name))
+        column = self.values[:, j].tolist()
         return dict(zip(self.queries, column, strict=True))
 
     def to_dict(self, per_query: bool = True) -> dict[str, Any]:
@@ -168,18 +231,22 @@ class Results:
         return out
 
     def to_pandas(self) -> Any:
-        """A pandas DataFrame: one row per query (index ``query_id``), one column per measure."""
+        """A pandas DataFrame: one row per query (index ``query_id``), one column per measure
+        (run-level measures, which have no per-query values, left out)."""
         pd = require("pandas", "Results.to_pandas")
-        frame = pd.DataFrame(np.array(self.values), columns=self.names)
+        keep = [j for j, m in enumerate(self.measures) if not is_run_level(m)]
+        frame = pd.DataFrame(np.array(self.values[:, keep]), columns=self.per_query_names)
         frame.index = pd.Index(list(self.queries), name="query_id")
         return frame
 
     def to_polars(self) -> Any:
-        """A polars DataFrame: a ``query_id`` column and one column per measure."""
+        """A polars DataFrame: a ``query_id`` column and one column per measure (run-level
+        measures left out)."""
         pl = require("polars", "Results.to_polars")
         data: dict[str, Any] = {"query_id": list(self.queries)}
-        for j, name in enumerate(self.names):
-            data[name] = np.array(self.values[:, j])
+        for j, m in enumerate(self.measures):
+            if not is_run_level(m):
+                data[m.name] = np.array(self.values[:, j])
         return pl.DataFrame(data)
 
     def to_parquet(self, path: str | os.PathLike[str]) -> None:

@@ -22,8 +22,10 @@ qrels missing from the run are scored at the end as the ``queries=`` policy says
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ranklens.base.errors import OptionError
 from ranklens.base.progress import Progress
@@ -59,16 +61,19 @@ def evaluate_stream(
     evaluator
         The qrels, measures and options (prepared once).
     source
-        A path (plain, ``.gz``, ``.bz2``, ``.xz``) or a binary file object. A Parquet or
-        JSON lines file (by its suffix) is not TREC text: it is read and evaluated in
-        memory.
+        A path (plain, ``.gz``, ``.bz2``, ``.xz``) or a binary file object; or a Parquet
+        run (a ``.parquet``/``.pq`` file, a directory of them, possibly hive-partitioned,
+        or a glob), read by record batches in chunks of about 524,288 rows
+        (:func:`ranklens.data.parquet_stream.parquet_runs`). A JSON lines file (by its
+        suffix) is read and evaluated in memory.
     name
         The run's name; by default the tag of the last line, as in memory.
     chunk_bytes
         Bytes of text read per block.
     progress
         Called as ``progress(bytes read, file size)`` after each block (compressed bytes
-        for a compressed file; not for a pipe). See :mod:`ranklens.base.progress`.
+        for a compressed file; not for a pipe), or ``progress(rows read, rows)`` for a
+        Parquet run. See :mod:`ranklens.base.progress`.
 
     Raises
     ------
@@ -86,9 +91,31 @@ def evaluate_stream(
     {'q1': {'P@1': 0.0}, 'q2': {'P@1': 1.0}}
     """
     from ranklens.data.chunks import is_text_source
+    from ranklens.data.parquet_stream import is_parquet_source, parquet_runs
 
-    if not is_text_source(source):  # Parquet, JSON lines (by suffix): not TREC text
+    if is_parquet_source(source):
+        where = cast("str | os.PathLike[str]", source)
+        runs = parquet_runs(where, name, evaluator.duplicates, progress=progress)
+        return evaluate_runs(evaluator, runs, name)
+    if not is_text_source(source):  # JSON lines (by suffix): not TREC text
         return evaluator.evaluate_part(source, name)
+    read_chunk = partial(Run.from_file, duplicates=evaluator.duplicates)
+    return evaluate_runs(evaluator, grouped_runs(source, chunk_bytes, read_chunk, progress), name)
+
+
+def evaluate_runs(evaluator: Evaluator, runs: Iterable[Run], name: str | None = None) -> Results:
+    """Evaluate the chunks of a run, each holding whole queries that no other chunk holds
+    (as :func:`~ranklens.data.chunks.grouped_runs` and
+    :func:`~ranklens.data.parquet_stream.parquet_runs` make them): the :class:`Results` of
+    the whole run, named ``name`` or as its last chunk. Only the per-query values of each
+    chunk are kept.
+
+    Raises
+    ------
+    OptionError
+        ERR without ``max_rel`` under ``queries="both"`` or ``"run"`` (its default depends
+        on every query of the run).
+    """
     measures = list(evaluator.measures)
     if set_dependent(measures):
         if evaluator.queries != "qrels":
@@ -102,8 +129,7 @@ def evaluate_stream(
         measures = pinned(measures, max(int(evaluator.qrels.rels.max(initial=0)), 0))
     parts: list[Part] = []
     tag = ""
-    read_chunk = partial(Run.from_file, duplicates=evaluator.duplicates)
-    for run in grouped_runs(source, chunk_bytes, read_chunk, progress):
+    for run in runs:
         tag = run.name
         parts.append(evaluate_run_part(evaluator, run, measures))
     present = {q for part in parts for q in part.queries}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 import numpy as np
 
@@ -16,15 +16,52 @@ from ranklens.base.types import Float64Array
 if TYPE_CHECKING:
     from ranklens.ranking.align import Aligned, Ranked
 
-Aggregate = Literal["mean", "sum", "gmean"]
-Judgments = Literal["qrels", "qrels_jg", "prefs", "subtopics"]
+Aggregate = Literal["mean", "sum", "gmean", "run"]
+"""How a measure's value for the run is made: the ``mean``, ``sum`` or geometric mean
+(``gmean``) of per-query values, or ``run``: computed over the whole run at once (the
+catalogue coverage of all the users' lists, ...), with no per-query values (its kernel
+returns a :class:`RunStatistic`)."""
+Judgments = Literal["qrels", "qrels_jg", "prefs", "subtopics", "strata"]
 """What a measure is computed from: ordinary qrels, judgement-group qrels (trec_eval
-``-R qrels_jg``), preference judgments (``-R prefs`` / ``-R qrels_prefs``) or subtopic
-qrels (the diversity measures)."""
+``-R qrels_jg``), preference judgments (``-R prefs`` / ``-R qrels_prefs``), subtopic
+qrels (the diversity measures) or stratified sampled qrels (the sampled measures)."""
 GMEAN_FLOOR = 1e-5
 """Per-query values below this are raised to it before a geometric mean (trec_eval)."""
 
-Kernel = Callable[..., Float64Array]
+Kernel = Callable[..., Any]
+"""``kernel(view, **params)``: per-query values (a float64 array), or a
+:class:`RunStatistic` for a measure whose aggregate is ``"run"``."""
+
+
+class RunStatistic(Protocol):
+    """The value of a run-level measure (aggregate ``"run"``), recomputable with each
+    evaluated query (user) counted a given number of times: what the bootstrap over users
+    of :func:`ranklens.compare` resamples.
+
+    ``value(None)`` is the measure's value on the run; ``value(w)`` counts query ``j`` (in
+    the results' query order) ``w[j]`` times; ``values(W)`` does so for each row of the
+    ``(draws, queries)`` matrix ``W``.
+    """
+
+    @property
+    def num_queries(self) -> int:
+        """The number of evaluated queries it covers."""
+        ...
+
+    def value(self, weights: Float64Array | None = None) -> float:
+        """The value with query ``j`` counted ``weights[j]`` times (``None``: once each)."""
+        ...
+
+    def values(self, weights: Float64Array) -> Float64Array:
+        """:meth:`value` for each row of ``weights`` (draws x queries)."""
+        ...
+
+
+def is_run_level(measure: Measure | MeasureSpec) -> bool:
+    """Whether a measure is computed over the whole run (aggregate ``"run"``): it has no
+    per-query values."""
+    spec = measure.spec if isinstance(measure, Measure) else measure
+    return spec.aggregate == "run"
 
 
 @dataclass(frozen=True)
@@ -217,7 +254,15 @@ class Measure:
         return f"Measure({self.name!r})"
 
     def compute(self, aligned: Aligned) -> Float64Array:
-        """Per-query values on ``aligned``, in its query order."""
+        """Per-query values on ``aligned``, in its query order.
+
+        Raises
+        ------
+        MeasureError
+            The measure is run-level (:func:`is_run_level`): see :meth:`statistic`.
+        """
+        if is_run_level(self):
+            raise MeasureError(no_per_query_message(self.name))
         if self.spec.judgments != "qrels":
             # judged documents are those of its own judgement file: the kernel gets the
             # whole ranking and applies ``judged_only`` itself
@@ -225,12 +270,35 @@ class Measure:
             return np.asarray(self.spec.kernel(aligned.base, **values), dtype=np.float64)
         return self.compute_on(aligned.view(bool(self.params.get("judged_only", False))))
 
+    def statistic(self, aligned: Aligned) -> RunStatistic:
+        """The :class:`RunStatistic` of a run-level measure on ``aligned``.
+
+        Raises
+        ------
+        MeasureError
+            The measure is not run-level.
+        """
+        if not is_run_level(self):
+            raise MeasureError(f"{self.name} is computed per query, not over the whole run")
+        values = dict(self.items)
+        stat: RunStatistic = self.spec.kernel(aligned.base, **values)
+        return stat
+
     def compute_on(self, view: Ranked) -> Float64Array:
         """Per-query values on ``view`` as it is (``judged_only`` is not applied again)."""
         values = dict(self.items)
         values.pop("judged_only", None)
         result = np.asarray(self.spec.kernel(view, **values), dtype=np.float64)
         return result
+
+
+def no_per_query_message(name: str) -> str:
+    """The error for a run-level measure asked per query."""
+    return (
+        f"{name} is computed over the whole run (all users' lists at once), not per query: "
+        "it has no per-query values; read its value for the run (results.aggregate, the "
+        "'all' row) and leave it out of per-query output (-q)"
+    )
 
 
 def _default(spec: MeasureSpec, name: str) -> Any:

@@ -43,6 +43,8 @@ EXTRA_CATALOGS = (
     "ranklens.measures.catalog_diversity",
     "ranklens.measures.catalog_cwl",
     "ranklens.measures.catalog_irm",
+    "ranklens.measures.catalog_recsys",
+    "ranklens.measures.catalog_sampled",
 )
 """Modules with more declarations (each exports ``SPECS``), merged into the registry."""
 

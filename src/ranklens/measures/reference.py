@@ -33,6 +33,8 @@ from ranklens.measures import (
     reference_irm,
     reference_more,
     reference_prefs,
+    reference_recsys,
+    reference_sampled,
     reference_trec,
 )
 from ranklens.measures.base import MeasureSpec, Param
@@ -51,6 +53,8 @@ def all_docs() -> Mapping[str, MeasureDoc]:
         reference_diversity,
         reference_cwl,
         reference_irm,
+        reference_sampled,
+        reference_recsys,
     ):
         merged.update(module.DOCS)
     return MappingProxyType(merged)
@@ -103,7 +107,8 @@ def render_doctest(example: MeasureExample) -> str:
         lines.append(f">>> qrels = {_literal(example.qrels)}")
     lines.append(f">>> run = {_literal(example.run)}")
     m = json.dumps(example.measure)
-    lines.append(f">>> round(ranklens.evaluate(qrels, run, {m})[{m}], 4)")
+    extra = "".join(f", {k}={v!r}" for k, v in (example.options or {}).items())
+    lines.append(f">>> round(ranklens.evaluate(qrels, run, {m}{extra})[{m}], 4)")
     lines.append(shown_value(example.expected))
     return "\n".join(lines)
 
@@ -121,6 +126,7 @@ def conventions(spec: MeasureSpec, notes: str = "") -> str:
         "mean": "the mean over queries",
         "sum": "summed over queries",
         "gmean": "the geometric mean over queries (values below 1e-5 raised to 1e-5)",
+        "run": "computed over the whole run (all users' lists at once), no per-query values",
     }[spec.aggregate]
     low, high = spec.bounds
     parts = [
@@ -138,6 +144,8 @@ def conventions(spec: MeasureSpec, notes: str = "") -> str:
         "document id ascending, as trec_eval's preference code",
         "subtopics": "reads subtopic qrels (qid subtopic docno judgment); equal scores are "
         "ordered by the evaluator's ties policy (default: as ndeval -traditional)",
+        "strata": "reads stratified sampled qrels (topic 0 docno stratum judgment, -1 for "
+        "pooled but not sampled); ties: document id descending, as sample_eval",
     }[spec.judgments]
     parts.append(reads)
     text = "; ".join(parts) + "."

@@ -41,6 +41,9 @@ class MeasureExample:
         The aggregate value, as arithmetic on the hand computation.
     narration
         One or two sentences with that arithmetic.
+    options
+        Keyword arguments of :func:`ranklens.evaluate` beside the measure (the item data of
+        the recommender measures: ``popularity``, ``num_items``), or ``None``.
     """
 
     measure: str
@@ -48,6 +51,7 @@ class MeasureExample:
     run: RunDict
     expected: float
     narration: str
+    options: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.qrels, str):

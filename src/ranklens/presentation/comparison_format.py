@@ -227,8 +227,8 @@ def power_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
     rows = []
     for (a, b), measure, st in comparisons(cmp):
         needed = "-" if st.topics_needed is None else f"{st.topics_needed:,}"
-        if st.topics_needed is None and st.delta != 0:
-            needed = "> 10,000,000"
+        if st.topics_needed is None and st.delta != 0 and not math.isnan(st.mdd):
+            needed = "> 10,000,000"  # (run-level measures have no MDD: "-")
         rows.append(
             [
                 b,

@@ -32,8 +32,10 @@ from ranklens.data.judgement_groups import QrelsJG, read_qrels_jg
 from ranklens.data.prefs import Prefs, read_prefs, read_qrels_prefs
 from ranklens.data.qrels import Qrels
 from ranklens.data.source import read_bytes
+from ranklens.data.strata import StratifiedQrels, read_strata
 from ranklens.data.subtopics import SubtopicQrels, read_subtopic_qrels
 from ranklens.ranking.costs import DocumentCosts
+from ranklens.ranking.items import ItemData
 
 JudgmentsLike = str | os.PathLike[str] | IO[bytes] | IO[str]
 """A judgement file: a path (``.gz``/``.bz2``/``.xz`` recognised), ``-`` or a file object."""
@@ -42,6 +44,7 @@ _FORMAT_OF = {
     "prefs": "preference judgments",
     "qrels_jg": "judgement-group qrels",
     "subtopics": "subtopic qrels",
+    "strata": "stratified sampled qrels",
 }
 
 
@@ -54,6 +57,10 @@ class Judgments:
     qrels_jg: QrelsJG | None = None
     subtopics: SubtopicQrels | None = None
     costs: DocumentCosts | None = None
+    strata: StratifiedQrels | None = None
+    items: ItemData | None = None
+    """Item popularity and catalogue size for the recommender measures
+    (:mod:`ranklens.ranking.items`)."""
 
     def as_qrels(self) -> Qrels:
         """The judgement file as ordinary qrels, for the set of queries when no measure
@@ -61,6 +68,8 @@ class Judgments:
         (a preference level counts as 1 if it is > 0, else 0)."""
         if self.subtopics is not None:
             return self.subtopics.as_qrels()
+        if self.strata is not None:
+            return self.strata.as_qrels()
         if self.qrels_jg is not None:
             source = self.qrels_jg.source or "<judgments>"
             records = [(q, d, r) for q, _, d, r in self.qrels_jg.records()]
@@ -105,8 +114,9 @@ def read_judgments(
     Parameters
     ----------
     needed
-        ``{kind: name of the first measure that needs it}``, kinds ``"prefs"`` and
-        ``"qrels_jg"`` (the name goes into error messages).
+        ``{kind: name of the first measure that needs it}``, kinds ``"prefs"``,
+        ``"qrels_jg"``, ``"subtopics"`` and ``"strata"`` (stratified sampled qrels,
+        :func:`~ranklens.data.strata.read_strata`; the name goes into error messages).
     judgments
         The file given for them, if any.
     qrels
@@ -123,6 +133,22 @@ def read_judgments(
         The file cannot be read or parsed (:class:`~ranklens.base.errors.ParseError` names
         the line).
     """
+    strata = None
+    if "strata" in needed:
+        given = judgments if judgments is not None else qrels
+        readable = isinstance(given, str | os.PathLike) or hasattr(given, "read")
+        if judgments is None and qrels_read:  # the qrels were read: only a path is read again
+            readable = isinstance(given, str | os.PathLike) and os.fspath(given) != "-"
+        if not readable:
+            raise MeasureError(
+                f"{needed['strata']} needs stratified sampled qrels (topic 0 docno stratum "
+                "judgment) as a file: pass them as the qrels (a path or a file object), or "
+                "as judgments=PATH"
+            )
+        strata = read_strata(given)
+        if set(needed) == {"strata"}:
+            return Judgments(strata=strata)
+        needed = {k: v for k, v in needed.items() if k != "strata"}
     subtopics = None
     if "subtopics" in needed:
         given = judgments if judgments is not None else qrels
@@ -131,7 +157,7 @@ def read_judgments(
         subtopics = read_subtopic_qrels(given)
         subtopics.check_diverse(needed["subtopics"])
         if set(needed) == {"subtopics"}:
-            return Judgments(subtopics=subtopics)
+            return Judgments(subtopics=subtopics, strata=strata)
     source = judgments
     if source is None:
         if isinstance(qrels, str | os.PathLike) and (not qrels_read or os.fspath(qrels) != "-"):
@@ -159,4 +185,4 @@ def read_judgments(
                 f"{name} has 5 columns (a trec_eval prefs file)"
             )
         qrels_jg = read_qrels_jg(_named(data, name))
-    return Judgments(prefs, qrels_jg, subtopics)
+    return Judgments(prefs, qrels_jg, subtopics, strata=strata)

@@ -1,18 +1,25 @@
 """Evaluation on Dask: DataFrames (or Parquet) split by query, the ordinary evaluation per
 partition, the per-query values combined in query order.
 
-How the numbers stay exact:
+How the numbers stay exact, and the tables stay Arrow:
 
-1. Both tables get their rows' positions (``_row``, for ``ties="input"`` and duplicates)
-   and a partition number computed from the query id alone (a fixed hash modulo the
-   number of partitions); ``set_index`` on it with the divisions ``0, 1, ..., P-1`` puts
-   every row of a query, qrels and run alike, into partition ``hash(qid) % P`` of both
-   tables, so partition ``i`` of the qrels and partition ``i`` of the run hold the same
-   whole queries.
-2. Each pair of partitions is evaluated by :func:`ranklens.scale.partition.evaluate_frames`
-   (an ordinary :class:`~ranklens.Evaluator` on pandas rows, in their input order); only
-   the per-query values and the query counts come back.
-3. :func:`ranklens.evaluation.parts.combine` sorts the queries into byte order and
+1. Each input partition is put into the shape of :func:`ranklens.scale.arrow_parts.prepared`:
+   ids as Arrow ``large_string`` (never a Python object per row), the value, the row's
+   place in the input (``_row``, for ``ties="input"``, duplicates and error messages) and
+   ``_key``, a hash of the query id that every process computes alike.
+2. Both tables are hash-partitioned on ``_key`` by Dask's own shuffle
+   (``DataFrame.shuffle(on="_key", npartitions=P)``, ``shuffle_method="tasks"`` unless
+   ``dask.config`` ``dataframe.shuffle.method`` says ``p2p``), no ``set_index`` and no
+   sort: the same key goes to the same partition number in both tables, so
+   partition ``i`` of the qrels and partition ``i`` of the run hold the same whole queries.
+   A run already partitioned by query (a Parquet dataset partitioned on the query column,
+   an index on the query id with known divisions, or ``partitioned_by_query=True``) is not
+   shuffled at all: each run partition is evaluated where it is, with the qrels rows of its
+   queries (selected from the qrels partitions that hold them).
+3. Each part's rows go to the native Arrow readers (:meth:`ranklens.Qrels.from_frame` on a
+   ``pyarrow.Table``), sorted back into input order, and are evaluated by the ordinary
+   :class:`~ranklens.Evaluator`; only the per-query values and the query counts come back.
+4. :func:`ranklens.evaluation.parts.combine` sorts the queries into byte order and
    :class:`~ranklens.Results` sums each column in that order, once, on the client: the
    same floating-point sum as :func:`ranklens.evaluate`.
 
@@ -22,40 +29,61 @@ over all partitions, and given to every partition.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ranklens.base.errors import DuplicateError, InputError
 from ranklens.base.optional import require
 from ranklens.base.progress import Progress, stage
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
+from ranklens.data.frames import QID_NAMES
 from ranklens.evaluation.evaluator import check_overlap
 from ranklens.evaluation.parts import combine, set_dependent
 from ranklens.evaluation.results import Results
 from ranklens.measures.base import Measure
+from ranklens.scale.arrow_parts import (
+    KEY,
+    SHIFT,
+    arrow_ids,
+    decode_row,
+    empty_prepared,
+    evaluate_tables,
+    grade_of_tables,
+    prepared,
+    value_kind,
+)
 from ranklens.scale.partition import (
     DOC,
     QUERY,
-    ROW,
     SIDES,
     VALUE,
     Options,
-    as_strings,
-    evaluate_frames,
     qrels_columns,
     run_columns,
-    top_grade,
 )
 
-_PART = "_part"
 
-
-def _load(dd: Any, table: Any) -> Any:
+def _load(dd: Any, table: Any, query: str | None = None) -> Any:
+    """A Dask DataFrame of a table; a Parquet path read Arrow-backed (a dataset directory
+    partitioned on ``query``, ``query=value/``, with that column read as strings: pyarrow
+    would otherwise guess integers and turn ``007`` into 7)."""
     if isinstance(table, str) or hasattr(table, "__fspath__"):
         pa = require("pyarrow", "ranklens.dask")
-        try:
-            return dd.read_parquet(str(table))
+        options: dict[str, Any] = {}
+        if query is not None:
+            ds = require("pyarrow.dataset", "ranklens.dask")
+            schema = pa.schema([(query, pa.string())])
+            options["dataset"] = {"partitioning": ds.partitioning(schema, flavor="hive")}
+        try:  # Arrow-backed columns (strings never become Python objects); one partition
+            # per row group: by default Dask puts 20 row groups of 1M rows in one partition
+            return dd.read_parquet(
+                str(os.fspath(table)), dtype_backend="pyarrow", split_row_groups=True, **options
+            )
         except (OSError, ValueError, pa.ArrowException) as exc:  # ArrowInvalid: not Parquet
             raise InputError(
                 f"cannot read it as Parquet: it is missing, empty, truncated or not a Parquet "
@@ -72,53 +100,289 @@ def _load(dd: Any, table: Any) -> Any:
     )
 
 
+def _query_index(frame: Any, given: str | None) -> tuple[Any, bool]:
+    """The frame with an index that holds the query ids made a column, and whether that
+    index had known divisions (then every query's rows are in one partition)."""
+    name = getattr(frame.index, "name", None)
+    columns = [str(c) for c in frame.columns]
+    if name is None or str(name) in columns:
+        return frame, False
+    wanted = given if given is not None else next((n for n in QID_NAMES if n in columns), None)
+    if wanted is not None and wanted != str(name):
+        return frame, False
+    if wanted is None and str(name) not in QID_NAMES:
+        return frame, False
+    return frame.reset_index(), bool(frame.known_divisions)
+
+
+def _hive_query(table: Any, given: str | None) -> str | None:
+    """The query column a local Parquet dataset directory is partitioned on
+    (``query_id=.../``: ``given``, or one of the usual query id names), or None."""
+    if not (isinstance(table, str) or hasattr(table, "__fspath__")):
+        return None
+    path = str(os.fspath(table))
+    if not os.path.isdir(path):
+        return None
+    keys = {entry.split("=", 1)[0] for entry in os.listdir(path) if "=" in entry}
+    wanted = (given,) if given is not None else QID_NAMES
+    return next((name for name in wanted if name in keys), None)
+
+
 def _prepare_partition(
-    frame: Any, columns: tuple[str, str, str], parts: int, first: Any, partition_info: Any = None
+    frame: Any,
+    columns: tuple[str, str, str],
+    side: str,
+    kind: Any,
+    partition_info: Any = None,
 ) -> Any:
-    pd = require("pandas", "ranklens.dask")
     number = 0 if partition_info is None else int(partition_info["number"])
-    q, d, v = columns
-    qid = as_strings(frame[q])
-    out = pd.DataFrame(
-        {
-            QUERY: qid.to_numpy(dtype=object),
-            DOC: as_strings(frame[d]).to_numpy(dtype=object),
-            VALUE: frame[v].to_numpy(),
-            ROW: range(int(first[number]), int(first[number]) + len(frame)),
-        }
+    return prepared(frame, columns, side, kind, number)
+
+
+def _prepare(frame: Any, columns: tuple[str, str, str], side: str, integer: bool) -> Any:
+    kind = value_kind(frame[columns[2]].dtype, integer)
+    return frame.map_partitions(
+        _prepare_partition,
+        columns,
+        side,
+        kind,
+        meta=empty_prepared(kind),
+        align_dataframes=False,
+        enforce_metadata=False,
     )
-    hashes = pd.util.hash_pandas_object(pd.Series(out[QUERY]), index=False).to_numpy()
-    out[_PART] = (hashes % parts).astype("int64")
-    return out
 
 
-def _split(dd: Any, frame: Any, columns: tuple[str, str, str], parts: int) -> Any:
-    import numpy as np
+def _shuffle_method(dask: Any) -> str:
+    """``dataframe.shuffle.method`` if configured (``p2p`` streams through disk, for very
+    many partitions), else ``tasks``: faster and leaner than ``p2p`` in
+    ``benchmarks/scale_bench.py`` on one machine (benchmarks/README.md)."""
+    configured = dask.config.get("dataframe.shuffle.method", None)
+    return str(configured) if configured else "tasks"
 
-    lengths = frame.map_partitions(len).compute()
-    first = np.concatenate(([0], np.cumsum(np.asarray(lengths, dtype=np.int64))))
-    meta = {
-        QUERY: object,
-        DOC: object,
-        VALUE: frame[columns[2]].dtype,
-        ROW: "int64",
-        _PART: "int64",
-    }
-    prepared = frame.map_partitions(
-        _prepare_partition, columns, parts, first, meta=meta, align_dataframes=False
-    )
-    divisions = [*range(parts), parts - 1] if parts > 1 else [0, 0]
-    return prepared.set_index(_PART, divisions=divisions, sorted=False)
+
+@dataclass(frozen=True)
+class Plan:
+    """The Dask tasks of one evaluation: one :class:`~ranklens.evaluation.parts.Part` per
+    task, combined on the client by :func:`ranklens.evaluation.parts.combine`.
+
+    Attributes
+    ----------
+    tasks : ``dask.delayed`` objects, one per part.
+    shuffled : whether the tables are hash-partitioned by query (False: the run was
+        already partitioned by query and is evaluated where it is).
+    partitions : the number of parts of the run.
+    """
+
+    tasks: tuple[Any, ...]
+    shuffled: bool
+    partitions: int
 
 
 def _evaluate_pair(qrels: Any, run: Any, options: Options) -> Any:
-    return evaluate_frames(
-        qrels.reset_index(drop=True), run.reset_index(drop=True), options, whole_rows=True
-    )
+    return evaluate_tables([qrels], [run], options, SIDES)
 
 
 def _grade_of_pair(qrels: Any, run: Any, queries: QueryPolicy) -> int:
-    return top_grade(qrels, run, queries)
+    return grade_of_tables([qrels], [run], queries, SIDES)
+
+
+def _evaluate_unit(qrels: list[Any], run: Any, options: Options) -> Any:
+    return evaluate_tables(qrels, [run], options, SIDES)
+
+
+def _grade_of_unit(qrels: list[Any], run: Any, queries: QueryPolicy) -> int:
+    return grade_of_tables(qrels, [run], queries, SIDES)
+
+
+def _select(frame: Any, queries: list[str] | None) -> Any:
+    """The prepared rows of ``queries`` (all rows for None)."""
+    if queries is None:
+        return frame
+    pa = require("pyarrow", "ranklens.dask")
+    pc = require("pyarrow.compute", "ranklens.dask")
+    ids = pa.Table.from_pandas(frame[[QUERY]], preserve_index=False).column(QUERY)
+    mask = pc.is_in(ids, value_set=pa.array(queries, pa.large_string()))
+    return frame[np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)]
+
+
+def _distinct(frame: Any, column: str, side: str, number: int) -> list[str]:
+    """The distinct query ids of one input partition, as strings (a missing id refused,
+    naming its row)."""
+    pa = require("pyarrow", "ranklens.dask")
+    pc = require("pyarrow.compute", "ranklens.dask")
+    table = pa.Table.from_pandas(frame[[column]], preserve_index=False)
+    ids = arrow_ids(table.column(column), column, side)
+    if ids.null_count:
+        at = int(pc.index(pc.is_null(ids), True).as_py())
+        raise InputError(
+            f"column '{column}' has a missing value", path=side, line=(number << SHIFT) + at
+        )
+    return [str(x) for x in pc.unique(ids).to_pylist()]
+
+
+def _aligned_units(
+    dask: Any,
+    q_frame: Any,
+    r_frame: Any,
+    q_cols: tuple[str, str, str],
+    r_cols: tuple[str, str, str],
+    declared: bool,
+) -> tuple[list[tuple[int | None, list[tuple[int, list[str] | None]]]], int] | None:
+    """For a run partitioned by query: each unit of work as ``(run partition or None,
+    [(qrels partition, its query ids to take, or None for all)])``; None when a query of
+    the run turns out to be in several partitions (and it was not declared).
+
+    Only the query id columns are read here (Parquet reads that column alone)."""
+    delayed = dask.delayed
+    r_ids_tasks = [
+        delayed(_distinct)(part, r_cols[0], SIDES[1], j)
+        for j, part in enumerate(r_frame[[r_cols[0]]].to_delayed())
+    ]
+    q_ids_tasks = [
+        delayed(_distinct)(part, q_cols[0], SIDES[0], k)
+        for k, part in enumerate(q_frame[[q_cols[0]]].to_delayed())
+    ]
+    found = dask.compute(*r_ids_tasks, *q_ids_tasks)
+    r_ids, q_ids = found[: len(r_ids_tasks)], found[len(r_ids_tasks) :]
+    owner: dict[str, int] = {}
+    for j, ids in enumerate(r_ids):
+        for qid in ids:
+            other = owner.setdefault(qid, j)
+            if other != j:
+                if not declared:
+                    return None
+                raise InputError(
+                    f"the run was declared partitioned by query (partitioned_by_query=True) "
+                    f"but query {qid!r} has rows in partitions {other} and {j}: leave "
+                    "partitioned_by_query unset to have the tables shuffled by query"
+                )
+    where: dict[str, list[int]] = {}
+    for k, ids in enumerate(q_ids):
+        for qid in ids:
+            where.setdefault(qid, []).append(k)
+    units: list[tuple[int | None, list[tuple[int, list[str] | None]]]] = []
+    for j, ids in enumerate(r_ids):
+        units.append((j, _takes([qid for qid in ids if qid in where], where, q_ids)))
+    alone: dict[int, list[str]] = {}
+    for qid, parts in where.items():
+        if qid not in owner:
+            alone.setdefault(min(parts), []).append(qid)
+    for k in sorted(alone):
+        units.append((None, _takes(alone[k], where, q_ids)))
+    return units, len(r_ids)
+
+
+def _takes(
+    queries: list[str], where: dict[str, list[int]], q_ids: Sequence[list[str]]
+) -> list[tuple[int, list[str] | None]]:
+    """The qrels partitions holding ``queries``, each with the ids to take from it (None:
+    the whole partition, when all its queries are wanted)."""
+    picked: dict[int, list[str]] = {}
+    for qid in queries:
+        for k in where[qid]:
+            picked.setdefault(k, []).append(qid)
+    return [(k, None if len(ids) == len(q_ids[k]) else ids) for k, ids in sorted(picked.items())]
+
+
+def plan(
+    qrels: Any,
+    run: Any,
+    measures: Sequence[str | Measure] | str,
+    *,
+    ties: TiePolicy = "trec_eval",
+    queries: QueryPolicy = "qrels",
+    depth: int | None = None,
+    duplicates: DuplicatePolicy = "error",
+    npartitions: int | None = None,
+    qrels_cols: tuple[str | None, str | None, str | None] = (None, None, None),
+    run_cols: tuple[str | None, str | None, str | None] = (None, None, None),
+    partitioned_by_query: bool | None = None,
+) -> Plan:
+    """The tasks :func:`evaluate` computes (for inspection: which tasks read which
+    partitions). Parameters as :func:`evaluate`; with ERR's default ``g_max`` its value is
+    computed here, over all partitions."""
+    return _plan(
+        qrels,
+        run,
+        Options.of(measures, ties, queries, depth, duplicates),
+        npartitions,
+        qrels_cols,
+        run_cols,
+        partitioned_by_query,
+    )[0]
+
+
+def _plan(
+    qrels: Any,
+    run: Any,
+    options: Options,
+    npartitions: int | None,
+    qrels_cols: tuple[str | None, str | None, str | None],
+    run_cols: tuple[str | None, str | None, str | None],
+    partitioned_by_query: bool | None,
+) -> tuple[Plan, tuple[Any, Any], tuple[tuple[str, str, str], tuple[str, str, str]]]:
+    dd = require("dask.dataframe", "ranklens.dask")
+    dask = require("dask", "ranklens.dask")
+    hive = _hive_query(run, run_cols[0])
+    q_frame = _load(dd, qrels, _hive_query(qrels, qrels_cols[0]))
+    r_frame = _load(dd, run, hive)
+    q_frame, _ = _query_index(q_frame, qrels_cols[0])
+    r_frame, indexed = _query_index(r_frame, run_cols[0])
+    q_cols = qrels_columns([str(c) for c in q_frame.columns], qrels_cols)
+    r_cols = run_columns([str(c) for c in r_frame.columns], run_cols)
+    frames, columns = (q_frame, r_frame), (q_cols, r_cols)
+    q_prep = _prepare(q_frame, q_cols, SIDES[0], True)
+    r_prep = _prepare(r_frame, r_cols, SIDES[1], False)
+    aligned = None
+    if partitioned_by_query is not False and (partitioned_by_query or indexed or hive == r_cols[0]):
+        aligned = _aligned_units(dask, q_frame, r_frame, q_cols, r_cols, bool(partitioned_by_query))
+    if aligned is not None:
+        units, count = aligned
+        tasks = _unit_tasks(dask, q_prep, r_prep, units, options)
+        return Plan(tuple(tasks), False, count), frames, columns
+    parts = int(npartitions or max(r_frame.npartitions, q_frame.npartitions, 1))
+    method = _shuffle_method(dask)
+    q_split = q_prep.shuffle(on=KEY, npartitions=parts, shuffle_method=method, ignore_index=True)
+    r_split = r_prep.shuffle(on=KEY, npartitions=parts, shuffle_method=method, ignore_index=True)
+    q_parts, r_parts = q_split.to_delayed(), r_split.to_delayed()
+    if len(q_parts) != len(r_parts):  # pragma: no cover - shuffle(npartitions=) guarantees it
+        raise RuntimeError("qrels and run were not split into the same partitions")
+    if set_dependent(options.measures):
+        q_split, r_split = dask.persist(q_split, r_split)
+        q_parts, r_parts = q_split.to_delayed(), r_split.to_delayed()
+        grades = dask.compute(
+            *[
+                dask.delayed(_grade_of_pair)(a, b, options.queries)
+                for a, b in zip(q_parts, r_parts, strict=True)
+            ]
+        )
+        options = options.pinned(max([0, *grades]))
+    tasks = [
+        dask.delayed(_evaluate_pair)(a, b, options) for a, b in zip(q_parts, r_parts, strict=True)
+    ]
+    return Plan(tuple(tasks), True, parts), frames, columns
+
+
+def _unit_tasks(
+    dask: Any,
+    q_prep: Any,
+    r_prep: Any,
+    units: list[tuple[int | None, list[tuple[int, list[str] | None]]]],
+    options: Options,
+) -> list[Any]:
+    delayed = dask.delayed
+    q_parts, r_parts = q_prep.to_delayed(), r_prep.to_delayed()
+    inputs = [
+        (
+            [delayed(_select)(q_parts[k], ids) for k, ids in takes],
+            None if j is None else r_parts[j],
+        )
+        for j, takes in units
+    ]
+    if set_dependent(options.measures):
+        grades = dask.compute(*[delayed(_grade_of_unit)(q, r, options.queries) for q, r in inputs])
+        options = options.pinned(max([0, *grades]))
+    return [delayed(_evaluate_unit)(q, r, options) for q, r in inputs]
 
 
 def evaluate(
@@ -135,6 +399,7 @@ def evaluate(
     qrels_cols: tuple[str | None, str | None, str | None] = (None, None, None),
     run_cols: tuple[str | None, str | None, str | None] = (None, None, None),
     progress: Progress | None = None,
+    partitioned_by_query: bool | None = None,
 ) -> Results:
     """Evaluate a run against qrels held in Dask DataFrames: the same :class:`Results` as
     :func:`ranklens.evaluate` on the same rows (``==``, every per-query value and mean).
@@ -142,9 +407,9 @@ def evaluate(
     Parameters
     ----------
     qrels, run
-        Dask or pandas DataFrames, or Parquet paths or globs, with the usual columns
-        (``query_id``/``qid``, ``doc_id``/``docid``, ``relevance``/``rel`` or ``score``;
-        string, categorical or integer ids).
+        Dask or pandas DataFrames, or Parquet paths, globs or dataset directories, with the
+        usual columns (``query_id``/``qid``, ``doc_id``/``docid``, ``relevance``/``rel`` or
+        ``score``; string, categorical or integer ids; the query id may be the index).
     measures, ties, queries, depth, duplicates
         As :func:`ranklens.evaluate` (trec_eval's judgement-file measures excepted).
     name
@@ -152,112 +417,89 @@ def evaluate(
         a Parquet path's file name without its extensions (``bm25`` for
         ``runs/bm25.parquet``), ``"run"`` for a DataFrame.
     npartitions
-        Partitions of the shuffled tables (default: the run's).
+        Partitions of the shuffled tables (default: the larger table's).
     qrels_cols, run_cols
         ``(query, document, value)`` column names where they are not the usual ones.
     progress
-        Called as ``progress(done, partitions)`` as the partitions' evaluations finish
+        Called as ``progress(done, parts)`` as the parts' evaluations finish
         (:mod:`ranklens.base.progress`).
+    partitioned_by_query
+        ``True``: every query's run rows are in one partition of the run, which is then
+        evaluated without a shuffle (an error names a query found in two partitions).
+        ``False``: always shuffle. ``None`` (default): no shuffle for a Parquet dataset
+        directory partitioned on the query column (``run/query_id=.../``) or a run whose
+        index is the query id with known divisions, when every query is indeed in one
+        partition; otherwise both tables are hash-partitioned by query.
 
     Returns
     -------
     Results
         Computed on the current Dask scheduler (a ``distributed.Client`` if one is active).
     """
-    dd = require("dask.dataframe", "ranklens.dask")
-    dask = require("dask", "ranklens.dask")
     name = name or run_name(run)
     options = Options.of(measures, ties, queries, depth, duplicates)
-    q_frame, r_frame = _load(dd, qrels), _load(dd, run)
-    q_cols = qrels_columns(list(q_frame.columns), qrels_cols)
-    r_cols = run_columns(list(r_frame.columns), run_cols)
-    parts = int(npartitions or max(r_frame.npartitions, q_frame.npartitions, 1))
-    q_split = _split(dd, q_frame, q_cols, parts)
-    r_split = _split(dd, r_frame, r_cols, parts)
-    if q_split.npartitions != r_split.npartitions:  # pragma: no cover - set_index guarantees it
-        raise RuntimeError("qrels and run were not split into the same partitions")
+    frames: tuple[Any, Any] = (None, None)
+    columns: tuple[tuple[str, str, str], ...] = ()
     try:
-        return _evaluate_split(
-            dask,
-            q_split,
-            r_split,
-            options,
-            queries,
-            name,
-            measures,
-            (ties, depth, duplicates),
-            progress,
+        built, frames, columns = _plan(
+            qrels, run, options, npartitions, qrels_cols, run_cols, partitioned_by_query
         )
+        dask = require("dask", "ranklens.dask")
+        results = _compute(dask, list(built.tasks), progress)
     except InputError as exc:
-        raise _in_user_terms(exc, (qrels, run), (q_cols, r_cols)) from None
+        raise _in_user_terms(exc, (qrels, run), columns, frames) from None
+    combined = combine(name, options.measures, queries, results)
+    check_overlap(combined.query_counts, name, None)  # judged on the whole run
+    return combined
 
 
 def _in_user_terms(
-    exc: InputError, tables: tuple[Any, Any], columns: tuple[tuple[str, str, str], ...]
+    exc: InputError,
+    tables: tuple[Any, Any],
+    columns: tuple[tuple[str, str, str], ...],
+    frames: tuple[Any, Any],
 ) -> InputError:
     """An error from a partition's rows (path ``<qrels>`` or ``<run>``, internal column
-    names) in the user's terms: the table (its Parquet path, or ``<DataFrame>``), its
-    column names; rows are counted from 0 over the whole table."""
+    names, rows as ``partition << 40 | position``) in the user's terms: the table (its
+    Parquet path, or ``<DataFrame>``), its column names; rows counted from 0 over the
+    whole table (the partitions' lengths are counted for this)."""
     if exc.path not in SIDES:
         return exc
     side = SIDES.index(exc.path)
     table = tables[side]
     where = str(table) if isinstance(table, str) or hasattr(table, "__fspath__") else "<DataFrame>"
-    internal = dict(zip((QUERY, DOC, VALUE), columns[side], strict=True))
-    message = re.sub(
-        r"column '(\w+)'",
-        lambda m: f"column '{internal.get(m.group(1), m.group(1))}'",
-        exc.message,
-    )
+    message = exc.message
+    if columns:
+        internal = dict(zip((QUERY, DOC, VALUE), columns[side], strict=True))
+        message = re.sub(
+            r"column '(\w+)'",
+            lambda m: f"column '{internal.get(m.group(1), m.group(1))}'",
+            message,
+        )
+    rows: list[int] = [] if exc.line is None else [exc.line]
+    if isinstance(exc, DuplicateError) and exc.lines is not None:
+        rows = list(exc.lines)
+    first: Any = [0]
+    if rows and frames[side] is not None and max(rows) >> SHIFT:
+        lengths = frames[side].map_partitions(len).compute()
+        first = np.concatenate(([0], np.cumsum(np.asarray(lengths, dtype=np.int64))))
+    whole = [decode_row(r, first) for r in rows]
     if isinstance(exc, DuplicateError):
+        lines = exc.lines
+        if lines is not None:
+            message = message.replace(
+                f"rows {lines[0]} and {lines[1]}", f"rows {whole[0]} and {whole[1]}"
+            )
+            lines = (whole[0], whole[1])
         return DuplicateError(
-            message, path=where, lines=exc.lines, query=exc.query, document=exc.document
+            message, path=where, lines=lines, query=exc.query, document=exc.document
         )
-    return type(exc)(message, path=where, line=exc.line)
-
-
-def _evaluate_split(
-    dask: Any,
-    q_split: Any,
-    r_split: Any,
-    options: Options,
-    queries: QueryPolicy,
-    name: str,
-    measures: Sequence[str | Measure] | str,
-    conventions: tuple[Any, Any, Any],
-    progress: Progress | None = None,
-) -> Results:
-    ties, depth, duplicates = conventions
-    q_parts, r_parts = q_split.to_delayed(), r_split.to_delayed()
-    if set_dependent(options.measures):
-        q_split, r_split = dask.persist(q_split, r_split)
-        q_parts, r_parts = q_split.to_delayed(), r_split.to_delayed()
-        grades = dask.compute(
-            *[
-                dask.delayed(_grade_of_pair)(a, b, queries)
-                for a, b in zip(q_parts, r_parts, strict=True)
-            ]
-        )
-        options = options.pinned(max([0, *grades]))
-    results = _compute(
-        dask,
-        [
-            dask.delayed(_evaluate_pair)(a, b, options)
-            for a, b in zip(q_parts, r_parts, strict=True)
-        ],
-        progress,
-    )
-    original = Options.of(measures, ties, queries, depth, duplicates)
-    combined = combine(name, original.measures, queries, results)
-    check_overlap(combined.query_counts, name, None)  # judged on the whole run
-    return combined
+    return type(exc)(message, path=where, line=whole[0] if whole else None)
 
 
 def run_name(run: Any) -> str:
     """A run's default name: a path's (or glob's) file name up to its first dot, as
     ``ranklens eval --dask`` names its runs; ``"run"`` for a DataFrame."""
-    import os
-
     if isinstance(run, str) or hasattr(run, "__fspath__"):
         path = str(os.fspath(run)).rstrip("/")
         return os.path.basename(path).split(".")[0] or path

@@ -1,39 +1,59 @@
-"""Evaluation on Spark: DataFrames co-grouped by query, the ordinary evaluation per group,
-the per-query values combined in query order.
+"""Evaluation on Spark: Arrow batches partitioned by query, ranklens' native readers and
+the ordinary evaluation per partition, the per-query values combined in query order.
 
 How the numbers stay exact:
 
-1. Every row gets its position (``monotonically_increasing_id``, which follows the
-   DataFrame's row order: the "input order" of ``ties="input"`` and of duplicates) and a
-   bucket computed from the query id alone (``pmod(xxhash64(qid), B)``), so all rows of a
-   query, qrels and run alike, share a bucket.
-2. ``run.groupBy(bucket).cogroup(qrels.groupBy(bucket)).applyInPandas(...)`` hands each
-   bucket's rows of both tables to :func:`ranklens.scale.partition.evaluate_frames` (an
-   ordinary :class:`~ranklens.Evaluator` on pandas rows, sorted back into input order),
-   which returns one row per evaluated query (its values as a ``double`` array, exact
-   through Arrow) and one row of query counts.
-3. The driver collects those rows, and :func:`ranklens.evaluation.parts.combine` sorts the
-   queries into byte order and sums each column in that order: the same floating-point
-   sum as :func:`ranklens.evaluate`.
+1. Both tables are cut down to their query, document and value columns (ids as Spark
+   has them when both sides hold strings, or both the same integer type; cast to strings
+   otherwise, which writes an integer as its decimal digits, as ranklens reads it), each
+   row gets its position (``monotonically_increasing_id``, which follows the DataFrame's
+   row order: the "input order" of ``ties="input"`` and of duplicates) and its side; the
+   two are put one under the other (``unionByName``) and ``repartition(P, query id)``
+   hashes every row of a query, qrels and run alike, to the same partition. No sort, no
+   ``groupBy``: one exchange.
+2. ``mapInArrow`` hands each partition's Arrow record batches to a Python worker, which
+   splits them by side (in input order where the conventions depend on it) and gives the
+   Arrow columns to :meth:`ranklens.Qrels.from_frame` and :meth:`ranklens.Run.from_frame`
+   (the native readers read Arrow's string buffers where they are: no pandas, no Python
+   object per row), then an ordinary :class:`~ranklens.Evaluator`
+   (:func:`ranklens.scale.partition.evaluate_part`). Only one Arrow batch comes back per
+   partition: each evaluated query's values (a ``double`` array, exact through Arrow) and
+   the partition's query counts.
+3. The driver reads those batches (``toArrow``), and
+   :func:`ranklens.evaluation.parts.combine` sorts the queries into byte order and sums
+   each column in that order: the same floating-point sum as :func:`ranklens.evaluate`.
 
 ERR's default ``g_max`` (the highest grade of the evaluated queries) is one Spark
-aggregation, done first and given to every group.
+aggregation, done first and given to every partition. An error in a partition's rows
+(a duplicate, a missing id) comes back as data and is raised on the driver as the same
+:class:`~ranklens.base.errors.InputError` ``ranklens.evaluate`` raises, the row counted
+from 0 over the whole DataFrame (one more Spark job, only then, counts the rows of each
+input partition).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from ranklens.base.errors import MissingDependencyError
+from ranklens.base.errors import (
+    DuplicateError,
+    EmptyInputError,
+    InputError,
+    MissingDependencyError,
+    RanklensError,
+)
 from ranklens.base.optional import require
 from ranklens.base.progress import Progress
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
+from ranklens.data.frames import RANK_COLUMN
 from ranklens.evaluation.evaluator import check_overlap
 from ranklens.evaluation.parts import Part, combine, set_dependent
 from ranklens.evaluation.results import Results
@@ -42,66 +62,213 @@ from ranklens.scale.partition import (
     DOC,
     QUERY,
     ROW,
-    VALUE,
     Options,
-    evaluate_frames,
+    evaluate_part,
     qrels_columns,
     run_columns,
 )
 
-_BUCKET = "_bucket"
-_SCHEMA = (
-    "query_id string, vals array<double>, qrels_queries long, run_queries long, both long, "
-    "retrieving long, matched long, retrieved long, tied long, counts boolean"
-)
+_SIDE, _GRADE, _SCORE = "_side", "relevance", "score"
+_SCHEMA = "query_id string, vals array<double>, counts array<long>, error string"
+_COUNTS = ("qrels_queries", "run_queries", "both", "retrieving", "matched", "retrieved", "tied")
+_POSITION_BITS = 33  # monotonically_increasing_id: partition index << 33 | row in partition
+_ID_TYPES = ("StringType", "ByteType", "ShortType", "IntegerType", "LongType")
 
 
-def _normalised(fn: Any, frame: Any, columns: tuple[str, str, str], buckets: int) -> Any:
-    q, d, v = columns
-    qid = fn.col(q).cast("string")
-    return frame.select(
-        qid.alias(QUERY),
-        fn.col(d).cast("string").alias(DOC),
-        fn.col(v).alias(VALUE),
+def _id_column(fn: Any, frames: tuple[Any, Any], names: tuple[str, str]) -> tuple[Any, Any]:
+    """The id column of each side, as it is where both sides hold strings or the same
+    integer type (the native readers write integers as their decimal digits), otherwise
+    cast to strings; an id column of another type is refused as ranklens refuses it."""
+    kinds = []
+    for frame, name in zip(frames, names, strict=True):
+        kind = frame.schema[name].dataType
+        if type(kind).__name__ not in _ID_TYPES:
+            raise InputError(
+                f"column '{name}' holds {kind.simpleString()}: ids must be strings, "
+                "categoricals or integers",
+                path="<DataFrame>",
+            )
+        kinds.append(kind)
+    if kinds[0] == kinds[1]:
+        return fn.col(names[0]), fn.col(names[1])
+    return fn.col(names[0]).cast("string"), fn.col(names[1]).cast("string")
+
+
+def _sides(
+    fn: Any,
+    qrels: Any,
+    run: Any,
+    q_cols: tuple[str, str, str],
+    r_cols: tuple[str, str, str],
+    with_rank: bool,
+) -> tuple[Any, Any]:
+    """The qrels and the run as frames of the same columns (side, query, document, grade,
+    score, position, and ``rank`` for ``ties="rank"``), the other side's value null."""
+    q_id, r_id = _id_column(fn, (qrels, run), (q_cols[0], r_cols[0]))
+    q_doc, r_doc = _id_column(fn, (qrels, run), (q_cols[1], r_cols[1]))
+    grade_type = qrels.schema[q_cols[2]].dataType
+    score_type = run.schema[r_cols[2]].dataType
+    rank = [fn.lit(None).cast("double").alias(RANK_COLUMN)] if with_rank else []
+    q_side = qrels.select(
+        fn.lit(0).cast("byte").alias(_SIDE),
+        q_id.alias(QUERY),
+        q_doc.alias(DOC),
+        fn.col(q_cols[2]).alias(_GRADE),
+        fn.lit(None).cast(score_type).alias(_SCORE),
         fn.monotonically_increasing_id().alias(ROW),
-        fn.pmod(fn.xxhash64(qid), fn.lit(buckets)).alias(_BUCKET),
+        *rank,
     )
+    r_rank = [fn.col(RANK_COLUMN).cast("double").alias(RANK_COLUMN)] if with_rank else []
+    r_side = run.select(
+        fn.lit(1).cast("byte").alias(_SIDE),
+        r_id.alias(QUERY),
+        r_doc.alias(DOC),
+        fn.lit(None).cast(grade_type).alias(_GRADE),
+        fn.col(r_cols[2]).alias(_SCORE),
+        fn.monotonically_increasing_id().alias(ROW),
+        *r_rank,
+    )
+    return q_side, r_side
 
 
-def _group_function(options: Options) -> Any:
-    def evaluate_group(run: Any, qrels: Any) -> Any:
-        pd = require("pandas", "ranklens.spark")
+def _error_record(exc: RanklensError, side: int, table: Any) -> dict[str, Any]:
+    """An error of one side's rows as data: its kind, message, ids, and the rows it names
+    as their positions (``monotonically_increasing_id``) in the input."""
+    record: dict[str, Any] = {"kind": type(exc).__name__, "message": str(exc), "side": side}
+    if isinstance(exc, InputError) and exc.path in (None, "<DataFrame>"):
+        record["message"] = exc.message
+        positions = table.column(ROW)
 
-        part = evaluate_frames(qrels, run, options)
-        rows = {
-            "query_id": [*part.queries, None],
-            "vals": [*np.asarray(part.values, dtype=np.float64), None],
-            "qrels_queries": [0] * len(part.queries) + [part.qrels_queries],
-            "run_queries": [0] * len(part.queries) + [part.run_queries],
-            "both": [0] * len(part.queries) + [part.both],
-            "retrieving": [0] * len(part.queries) + [part.retrieving],
-            "matched": [0] * len(part.queries) + [part.matched],
-            "retrieved": [0] * len(part.queries) + [part.retrieved],
-            "tied": [0] * len(part.queries) + [-1 if part.tied is None else part.tied],
-            "counts": [False] * len(part.queries) + [True],
-        }
-        return pd.DataFrame(rows)
+        def position(row: int) -> int:
+            return int(positions[row].as_py())
 
-    return evaluate_group
+        if isinstance(exc, DuplicateError) and exc.lines is not None:
+            record["rows"] = [position(r) for r in exc.lines]
+            record["local"] = list(exc.lines)
+            record["query"], record["document"] = exc.query, exc.document
+        elif exc.line is not None:
+            record["rows"] = [position(exc.line)]
+    return record
+
+
+def _partition_function(options: Options, in_order: bool) -> Any:
+    """What each partition runs: its Arrow batches in, one Arrow batch out."""
+
+    def evaluate_partition(batches: Iterator[Any]) -> Iterator[Any]:
+        pa = require("pyarrow", "ranklens.spark")
+        pc = require("pyarrow.compute", "ranklens.spark")
+
+        chunks = list(batches)
+        if not chunks:
+            return
+        rows = pa.Table.from_batches(chunks)
+        del chunks
+        read = _read_sides(*_split(rows, in_order, pa, pc), options)
+        if isinstance(read, dict) and not in_order:  # the error the input order meets first
+            read = _read_sides(*_split(rows, True, pa, pc), options)
+        del rows
+        if isinstance(read, dict):
+            yield _error_batch(pa, read)
+            return
+        qrels, run = read
+        try:
+            part = evaluate_part(qrels, run, options)
+        except RanklensError as exc:
+            yield _error_batch(pa, {"kind": type(exc).__name__, "message": str(exc)})
+            return
+        width = len(options.measures)
+        flat = np.ascontiguousarray(part.values, dtype=np.float64).reshape(-1)
+        offsets = np.arange(0, len(part.queries) * width + 1, width, dtype=np.int32)
+        tied = -1 if part.tied is None else part.tied
+        counts = [
+            part.qrels_queries,
+            part.run_queries,
+            part.both,
+            part.retrieving,
+            part.matched,
+            part.retrieved,
+            tied,
+        ]
+        yield pa.RecordBatch.from_arrays(
+            [
+                pa.array([*part.queries, None], pa.string()),
+                pa.ListArray.from_arrays(
+                    pa.array(np.append(offsets, offsets[-1]), pa.int32()),
+                    pa.array(flat, pa.float64()),
+                ),
+                pa.array([None] * len(part.queries) + [counts], pa.list_(pa.int64())),
+                pa.nulls(len(part.queries) + 1, pa.string()),
+            ],
+            names=["query_id", "vals", "counts", "error"],
+        )
+
+    return evaluate_partition
+
+
+def _split(rows: Any, in_order: bool, pa: Any, pc: Any) -> tuple[Any, Any]:
+    """A partition's qrels rows and run rows, each in input order (``in_order``) or in
+    the order they arrived (enough where no convention depends on the order)."""
+    keys = [(_SIDE, "ascending")] + ([(ROW, "ascending")] if in_order else [])
+    table = rows.take(pc.sort_indices(rows, sort_keys=keys))  # a stable sort
+    n_qrels = len(table) - int(pc.sum(table.column(_SIDE)).as_py() or 0)
+    value = {0: _GRADE, 1: _SCORE}
+    sides = []
+    for side, (start, stop) in enumerate(((0, n_qrels), (n_qrels, len(table)))):
+        used = [QUERY, DOC, value[side], ROW]
+        if side == 1 and RANK_COLUMN in table.column_names:
+            used.append(RANK_COLUMN)
+        sides.append(table.slice(start, stop - start).select(used))
+    return sides[0], sides[1]
+
+
+def _read_sides(q_rows: Any, r_rows: Any, options: Options) -> tuple[Any, Any] | dict[str, Any]:
+    """The partition's :class:`~ranklens.Qrels` and :class:`~ranklens.Run` (``None`` for a
+    side without rows) from their Arrow rows, or the first error as a record."""
+    from ranklens.data.qrels import Qrels
+    from ranklens.data.run import Run
+
+    qrels = run = None
+    try:
+        if len(q_rows):
+            qrels = Qrels.from_frame(
+                q_rows, qid_col=QUERY, doc_col=DOC, rel_col=_GRADE, duplicates=options.duplicates
+            )
+    except RanklensError as exc:
+        return _error_record(exc, 0, q_rows)
+    try:
+        if len(r_rows):
+            run = Run.from_frame(
+                r_rows, qid_col=QUERY, doc_col=DOC, score_col=_SCORE, duplicates=options.duplicates
+            )
+    except RanklensError as exc:
+        return _error_record(exc, 1, r_rows)
+    return qrels, run
+
+
+def _error_batch(pa: Any, record: dict[str, Any]) -> Any:
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.nulls(1, pa.string()),
+            pa.nulls(1, pa.list_(pa.float64())),
+            pa.nulls(1, pa.list_(pa.int64())),
+            pa.array([json.dumps(record)], pa.string()),
+        ],
+        names=["query_id", "vals", "counts", "error"],
+    )
 
 
 def _g_max(fn: Any, qrels: Any, run: Any, queries: QueryPolicy) -> int:
     judged = qrels
     if queries != "qrels":
         judged = qrels.join(run.select(QUERY).distinct(), on=QUERY, how="left_semi")
-    top = judged.agg(fn.max(fn.col(VALUE).cast("long")).alias("g")).collect()[0]["g"]
+    top = judged.agg(fn.max(fn.col(_GRADE).cast("long")).alias("g")).collect()[0]["g"]
     return max(int(top), 0) if top is not None else 0
 
 
 def check_spark_pandas() -> None:
-    """Raise :class:`MissingDependencyError` if this pyspark cannot exchange data with the
-    installed pandas and pyarrow (its pandas functions need newer releases than ranklens'
-    core does: pandas 2.2 for pyspark 4)."""
+    """Raise :class:`MissingDependencyError` if this pyspark cannot exchange Arrow data with
+    the installed pandas and pyarrow (its Arrow functions check for newer releases than
+    ranklens' core needs: pandas 2.2 for pyspark 4)."""
     from pyspark.sql.pandas import utils
 
     try:
@@ -111,16 +278,17 @@ def check_spark_pandas() -> None:
             utils.require_minimum_pyarrow_version()
     except ImportError as exc:
         raise MissingDependencyError(
-            f"ranklens.spark runs pandas functions on Spark, and this pyspark says: {exc} "
+            f"ranklens.spark runs Arrow functions on Spark, and this pyspark says: {exc} "
             "(pip install 'ranklens[spark]' upgrades them)"
         ) from None
 
 
-def _collect(frame: Any, progress: Progress | None) -> list[Any]:
-    """``frame.collect()``; with ``progress``, its jobs run in a job group of their own
-    (this thread's, restored after) whose tasks a polling thread reports."""
+def _collect(frame: Any, progress: Progress | None) -> Any:
+    """``frame.toArrow()`` (a pyarrow Table); with ``progress``, its jobs run in a job
+    group of their own (this thread's, restored after) whose tasks a polling thread
+    reports."""
     if progress is None:
-        return list(frame.collect())
+        return _to_arrow(frame)
     context = frame.sparkSession.sparkContext
     group = f"ranklens-{uuid.uuid4().hex}"
     previous = context.getLocalProperty("spark.jobGroup.id")
@@ -149,14 +317,84 @@ def _collect(frame: Any, progress: Progress | None) -> list[Any]:
     watcher = threading.Thread(target=poll, name="ranklens-spark-progress", daemon=True)
     watcher.start()
     try:
-        rows = list(frame.collect())
+        table = _to_arrow(frame)
     finally:
         stop.set()
         watcher.join()
         context.setLocalProperty("spark.jobGroup.id", previous)
     total = max(tasks()[1], known[1], 1)
     progress(total, total)  # skipped stages never complete their tasks
-    return rows
+    return table
+
+
+def _to_arrow(frame: Any) -> Any:
+    with warnings.catch_warnings():  # pyspark's "not yet fully supports pandas 3"
+        warnings.simplefilter("ignore", FutureWarning)
+        return frame.toArrow()
+
+
+def _positions(fn: Any, frame: Any, ids: Sequence[int]) -> list[int]:
+    """The positions, counted from 0 over the whole DataFrame, of the rows whose
+    ``monotonically_increasing_id`` is ``ids`` (one job: the rows of each partition)."""
+    sizes = {
+        int(row["p"]): int(row["n"])
+        for row in frame.groupBy(fn.spark_partition_id().alias("p"))
+        .agg(fn.count(fn.lit(1)).alias("n"))
+        .collect()
+    }
+    before = np.cumsum([0] + [sizes.get(p, 0) for p in range(max(sizes, default=0) + 1)])
+    out = []
+    for value in ids:
+        partition, row = value >> _POSITION_BITS, value & ((1 << _POSITION_BITS) - 1)
+        out.append(int(before[partition]) + row)
+    return out
+
+
+def _raise_error(
+    fn: Any,
+    records: list[dict[str, Any]],
+    inputs: tuple[Any, Any],
+    columns: tuple[tuple[str, str, str], tuple[str, str, str]],
+) -> None:
+    """Raise the error of the first record (qrels before run, then by row), in the user's
+    terms: their column names, rows counted from 0 over the whole DataFrame."""
+    record = min(records, key=lambda r: (r.get("side", 2), min(r.get("rows", [0]))))
+    kind, message = record["kind"], record["message"]
+    known: list[type[RanklensError]] = [RanklensError, *_subclasses(RanklensError)]
+    kinds = {cls.__name__: cls for cls in known}
+    if "side" not in record:
+        raise kinds.get(kind, RanklensError)(message)
+    side = int(record["side"])
+    internal = dict(zip((QUERY, DOC, (_GRADE, _SCORE)[side]), columns[side], strict=True))
+    message = re.sub(
+        r"column '(\w+)'", lambda m: f"column '{internal.get(m.group(1), m.group(1))}'", message
+    )
+    error = kinds.get(kind, InputError)
+    if not issubclass(error, InputError):
+        raise error(message)
+    if "rows" not in record:
+        raise error(message, path="<DataFrame>")
+    rows = _positions(fn, inputs[side], record["rows"])
+    if kind == "DuplicateError":
+        local = record["local"]
+        message = message.replace(
+            f"rows {local[0]} and {local[1]}", f"rows {rows[0]} and {rows[1]}"
+        )
+        raise DuplicateError(
+            message,
+            path="<DataFrame>",
+            lines=(rows[0], rows[1]),
+            query=record["query"],
+            document=record["document"],
+        )
+    raise error(message, path="<DataFrame>", line=rows[0])
+
+
+def _subclasses(cls: type[RanklensError]) -> list[type[RanklensError]]:
+    out: list[type[RanklensError]] = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
 
 
 def evaluate(
@@ -184,17 +422,25 @@ def evaluate(
         ``relevance``/``rel`` or ``score``; string or integer ids).
     measures, ties, queries, depth, duplicates
         As :func:`ranklens.evaluate` (trec_eval's judgement-file measures excepted).
-        ``ties="input"`` and duplicates follow the DataFrames' row order.
+        ``ties="input"`` and duplicates follow the DataFrames' row order; ``ties="rank"``
+        reads the run's ``rank`` column.
     name
         The run's name in the results.
     buckets
-        Groups of queries evaluated together (default: ``spark.sql.shuffle.partitions``).
+        The number of partitions the rows are hashed into by query id, each evaluated by
+        one task (default: ``spark.sql.shuffle.partitions``).
     qrels_cols, run_cols
         ``(query, document, value)`` column names where they are not the usual ones.
     progress
         Called as ``progress(done, total)`` with the Spark tasks of the evaluation finished
         and known so far (:mod:`ranklens.base.progress`), polled from Spark's status
         tracker while it runs.
+
+    Raises
+    ------
+    InputError
+        As :func:`ranklens.evaluate` would on the same rows (a duplicate, a missing id or
+        value), naming the row counted from 0 over the whole DataFrame.
     """
     fn = require("pyspark.sql.functions", "ranklens.spark")
     check_spark_pandas()
@@ -203,35 +449,33 @@ def evaluate(
     count = int(buckets or int(spark.conf.get("spark.sql.shuffle.partitions", "200")))
     q_cols = qrels_columns(list(qrels.columns), qrels_cols)
     r_cols = run_columns(list(run.columns), run_cols)
-    q_frame = _normalised(fn, qrels, q_cols, count)
-    r_frame = _normalised(fn, run, r_cols, count)
+    with_rank = ties == "rank" and RANK_COLUMN in run.columns
+    q_side, r_side = _sides(fn, qrels, run, q_cols, r_cols, with_rank)
     if set_dependent(options.measures):
-        options = options.pinned(_g_max(fn, q_frame, r_frame, queries))
-    out = (
-        r_frame.groupBy(_BUCKET)
-        .cogroup(q_frame.groupBy(_BUCKET))
-        .applyInPandas(_group_function(options), schema=_SCHEMA)
-    )
-    rows = _collect(out, progress)
+        options = options.pinned(_g_max(fn, q_side, r_side, queries))
+    in_order = ties == "input" or duplicates != "error"
+    rows = q_side.unionByName(r_side).repartition(count, QUERY)
+    out = rows.mapInArrow(_partition_function(options, in_order), schema=_SCHEMA)
+    table = _collect(out, progress)
+    errors = table.column("error").drop_null().to_pylist()
+    if errors:
+        _raise_error(fn, [json.loads(e) for e in errors], (q_side, r_side), (q_cols, r_cols))
+    pc = require("pyarrow.compute", "ranklens.spark")
+    is_count = pc.is_null(table.column("query_id"))
+    values = table.filter(pc.invert(is_count))
     width = len(options.measures)
-    ids: list[str] = []
-    values: list[list[float]] = []
-    nq = nr = both = retrieving = matched = retrieved = 0
+    ids = [str(q) for q in values.column("query_id").to_pylist()]
+    flat = values.column("vals").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    matrix = np.asarray(flat, dtype=np.float64).reshape(len(ids), width)
+    sums = [0] * len(_COUNTS)
     tied: int | None = 0
-    for row in rows:
-        if row["counts"]:
-            nq += int(row["qrels_queries"])
-            nr += int(row["run_queries"])
-            both += int(row["both"])
-            retrieving += int(row["retrieving"])
-            matched += int(row["matched"])
-            retrieved += int(row["retrieved"])
-            count = int(row["tied"])
-            tied = None if tied is None or count < 0 else tied + count
-        else:
-            ids.append(row["query_id"])
-            values.append(list(row["vals"]))
-    matrix = np.asarray(values, dtype=np.float64).reshape(len(ids), width)
+    for counts in table.filter(is_count).column("counts").to_pylist():
+        for k in range(len(_COUNTS) - 1):
+            sums[k] += int(counts[k])
+        tied = None if tied is None or counts[-1] < 0 else tied + int(counts[-1])
+    nq, nr, both, retrieving, matched, retrieved = sums[:-1]
+    if nq == 0 or nr == 0:  # every row has a query: a side without queries has no rows
+        raise EmptyInputError("holds no entries", path="<DataFrame>")
     part = Part(tuple(ids), matrix, nq, nr, both, retrieving, matched, retrieved, tied)
     original = Options.of(measures, ties, queries, depth, duplicates)
     combined = combine(name, original.measures, queries, [part])

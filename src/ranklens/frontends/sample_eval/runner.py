@@ -33,6 +33,11 @@ its last judgment while both lines count in their strata; ``inum_rel`` of ``all`
 every qrels topic; a topic whose sample holds no relevant document has infAP and infNDCG 0.
 Values are printed ``%6.4f`` (counts ``%14.4f`` and ``%9d``).
 
+The qrels are read by :func:`ranklens.data.strata.read_strata` and the estimates computed by
+:mod:`ranklens.kernels.sampled`, the arithmetic that the sampled measures of the language
+(``xinfAP``, ``infNDCG``, ``infP@k``, ...) share; this module orders the run, reads it as
+sample_eval does and prints.
+
 Deliberate differences: each line must have its 5 (qrels) or 6 (run) fields, where
 sample_eval reads the file as one stream of words and silently shifts; a run without a
 topic in the qrels is an error (sample_eval divides by zero).
@@ -41,33 +46,24 @@ topic in the qrels is an error (sample_eval divides by zero).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ranklens.base.errors import InputError, ParseError
 from ranklens.data.source import read_bytes
+from ranklens.data.strata import StrataTopic, read_strata
 from ranklens.frontends.gdeval.runner import perl_number
+from ranklens.kernels.sampled import (
+    MAX_RESULT_SIZE,
+    RECALL_LEVELS,
+    SampledValues,
+    estimated_relevant,
+    ideal_dcg,
+    interpolated_points,
+    precision_at,
+    topic_values,
+)
 
-MAX_RESULT_SIZE = 1000
 PRECISION_RANKS = (10, 50, MAX_RESULT_SIZE)
-RECALL_LEVELS = ("0", ".1", ".2", ".3", ".4", ".5", ".6", ".7", ".8", ".9", "1")
-
-
-@dataclass
-class _Topic:
-    """One qrels topic: judgments and the per-stratum counts."""
-
-    rel: dict[bytes, float] = field(default_factory=dict)  # docno -> judgment (last line)
-    stratum: dict[bytes, bytes] = field(default_factory=dict)  # docno -> stratum (last line)
-    docs: dict[bytes, int] = field(default_factory=dict)  # stratum -> pooled lines
-    sampled: dict[bytes, int] = field(default_factory=dict)  # stratum -> judged lines
-    relevant: dict[bytes, int] = field(default_factory=dict)  # stratum -> relevant lines
-    per_grade: dict[bytes, dict[bytes, int]] = field(default_factory=dict)  # stratum -> grade
-    num_rel: float = 0.0
-    optimal_dcg: float = 0.0
-
-    def strata(self) -> list[bytes]:
-        """The strata in sample_eval's order (string order of their labels)."""
-        return sorted(self.docs)
 
 
 @dataclass
@@ -79,6 +75,16 @@ class _Measures:
     num_rel: float
     num_ret: int
     rel_at_rank: list[float]  # estimated relevant retrieved up to each rank
+    values: SampledValues
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """A qrels topic with its estimated relevant count and ideal DCG (computed once)."""
+
+    entry: StrataTopic
+    num_rel: float
+    optimal_dcg: float
 
 
 def _lines(source: object) -> tuple[list[bytes], str]:
@@ -86,69 +92,12 @@ def _lines(source: object) -> tuple[list[bytes], str]:
     return data.splitlines(), name
 
 
-def _read_qrels(source: object) -> dict[bytes, _Topic]:
-    lines, name = _lines(source)
-    topics: dict[bytes, _Topic] = {}
-    for number, line in enumerate(lines, 1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 5:
-            raise ParseError(
-                "expected 'topic 0 docno stratum judgment' (5 fields): sample_eval reads "
-                "stratified qrels; give ordinary qrels to 'ranklens eval'",
-                path=name,
-                line=number,
-            )
-        topic, _, docno, stratum, judgment = fields
-        try:
-            grade = float(judgment)
-        except ValueError:
-            raise ParseError(
-                f"the judgment {judgment.decode(errors='replace')!r} is not a number",
-                path=name,
-                line=number,
-            ) from None
-        if not math.isfinite(grade):
-            raise ParseError("the judgment must be a finite number", path=name, line=number)
-        entry = topics.setdefault(topic, _Topic())
-        entry.rel[docno] = grade
-        entry.stratum[docno] = stratum
-        entry.docs[stratum] = entry.docs.get(stratum, 0) + 1
-        if grade >= 0:
-            entry.sampled[stratum] = entry.sampled.get(stratum, 0) + 1
-        if grade > 0:
-            key = judgment  # sample_eval keys grades by their text
-            grades = entry.per_grade.setdefault(stratum, {})
-            grades[key] = grades.get(key, 0) + 1
-            entry.relevant[stratum] = entry.relevant.get(stratum, 0) + 1
-    for entry in topics.values():
-        _estimate(entry)
-    return topics
-
-
-def _estimate(entry: _Topic) -> None:
-    """The estimated number of relevant documents and the ideal DCG of one topic."""
-    for stratum in entry.strata():
-        sampled = entry.sampled.get(stratum, 0)
-        if sampled != 0:
-            entry.num_rel += entry.relevant.get(stratum, 0) * entry.docs[stratum] / sampled
-    per_grade: dict[bytes, float] = {}
-    for stratum in entry.strata():
-        for grade in sorted(entry.per_grade.get(stratum, {})):
-            count = entry.per_grade[stratum][grade]
-            per_grade[grade] = per_grade.get(grade, 0.0) + (
-                count * entry.docs[stratum] / entry.sampled[stratum]
-            )
-    start = 0
-    for grade in sorted(per_grade, reverse=True):
-        value = perl_number(grade)
-        documents = int(per_grade[grade] + 0.5)
-        for r in range(start + 1, start + documents + 1):
-            entry.optimal_dcg += value / (math.log(r + 1) / math.log(2))
-            if r >= MAX_RESULT_SIZE:
-                break
-        start += documents
+def _read_qrels(source: object) -> dict[bytes, _Judged]:
+    topics = read_strata(source).topics
+    return {
+        topic: _Judged(entry, estimated_relevant(entry), ideal_dcg(entry))
+        for topic, entry in topics.items()
+    }
 
 
 def _read_run(source: object) -> dict[bytes, tuple[dict[bytes, float], int]]:
@@ -169,87 +118,23 @@ def _read_run(source: object) -> dict[bytes, tuple[dict[bytes, float], int]]:
     return topics
 
 
-def _smoothed(weight: float, relevant: int, sampled: int) -> float:
-    """``weight * (relevant + 1e-5) / (sampled + 3e-5)``, in sample_eval's order of operations."""
-    return weight * (relevant + 0.00001) / (sampled + 0.00003)
-
-
-def _evaluate_topic(entry: _Topic, scores: dict[bytes, float], num_ret: int) -> _Measures:
-    strata = entry.strata()
-    docs_above = dict.fromkeys(strata, 0)
-    sampled_above = dict.fromkeys(strata, 0)
-    relevant_above = dict.fromkeys(strata, 0)
-    gain = dict.fromkeys(strata, 0.0)
-    precision_sum = dict.fromkeys(strata, 0.0)
-    pooled_above = 0
+def _evaluate_topic(judged: _Judged, scores: dict[bytes, float], num_ret: int) -> _Measures:
     order = sorted(scores, reverse=True)  # docno descending, then (stable) score descending
     order.sort(key=lambda doc: -scores[doc] if not math.isnan(scores[doc]) else 0.0)
-    rel_at_rank: list[float] = []
-    precision: dict[int, float] = {}
-    for rank, doc in enumerate(order[:MAX_RESULT_SIZE], 1):
-        grade = entry.rel.get(doc, -1.0)
-        stratum = entry.stratum.get(doc)
-        if grade > 0 and stratum is not None:
-            above = 0.0
-            for s in strata:
-                if pooled_above != 0:
-                    share = docs_above[s] / pooled_above
-                    if share != 0:
-                        above += _smoothed(share, relevant_above[s], sampled_above[s])
-            precision_sum[stratum] += 1 / rank + (pooled_above / rank) * above
-            relevant_above[stratum] += 1
-            gain[stratum] += grade / (math.log(rank + 1) / math.log(2))
-        if stratum is not None:
-            pooled_above += 1
-            docs_above[stratum] += 1
-            if grade >= 0:
-                sampled_above[stratum] += 1
-        estimate = 0.0
-        for s in strata:
-            estimate += _smoothed(docs_above[s], relevant_above[s], sampled_above[s])
-        rel_at_rank.append(estimate)
-        if rank in PRECISION_RANKS:
-            precision[rank] = estimate / rank
-    num_rel_ret = rel_at_rank[-1] if rel_at_rank else 0.0
-    cut_precision = [precision.get(k, num_rel_ret / k) for k in PRECISION_RANKS]
-    ap = 0.0
-    for s in strata:
-        sampled = entry.sampled.get(s, 0)
-        if sampled != 0:
-            relevant = entry.relevant.get(s, 0)
-            estimated = relevant * entry.docs[s] / sampled
-            if entry.num_rel != 0:
-                share = estimated / entry.num_rel
-                within = precision_sum[s] / relevant if relevant != 0 else 0.0
-                ap += share * within
-    dcg = 0.0
-    for s in strata:
-        if pooled_above != 0:
-            share = docs_above[s] / pooled_above
-            if sampled_above[s] != 0:
-                dcg += share * gain[s] / sampled_above[s]
-    ndcg = pooled_above * dcg / entry.optimal_dcg if entry.optimal_dcg != 0 else 0.0
-    return _Measures(ap, ndcg, cut_precision, num_rel_ret, entry.num_rel, num_ret, rel_at_rank)
-
-
-def _interpolated(m: _Measures) -> list[float]:
-    """The 11-point interpolated precision of one topic, as sample_eval sums it."""
-    cutoffs = [float(level) * m.num_rel for level in RECALL_LEVELS]
-    points = [0.0] * len(cutoffs)
-    best = 0.0
-    current = len(cutoffs) - 1
-    while current >= 0 and cutoffs[current] > m.num_rel_ret:
-        current -= 1
-    for rank in range(len(m.rel_at_rank), 0, -1):
-        value = m.rel_at_rank[rank - 1]
-        best = max(best, value / rank)
-        if current >= 0 and cutoffs[current] > value:
-            points[current] += best
-            current -= 1
-    while current >= 0:
-        points[current] += best
-        current -= 1
-    return points
+    values = topic_values(
+        judged.entry, order, num_rel=judged.num_rel, optimal_dcg=judged.optimal_dcg
+    )
+    precision = [precision_at(values, k) for k in PRECISION_RANKS]
+    return _Measures(
+        values.ap,
+        values.ndcg,
+        precision,
+        values.num_rel_ret,
+        values.num_rel,
+        num_ret,
+        values.rel_at_rank,
+        values,
+    )
 
 
 def _topic_sort_key(topic: bytes) -> float:
@@ -282,7 +167,7 @@ def sample_eval_values(qrels: object, run: object) -> SampleEvalResult:
         num_ret_all += len(m.rel_at_rank)
     # sample_eval sums the interpolated points over its topics in string order
     for name in sorted(topics, key=lambda t: t.encode("utf-8", errors="surrogateescape")):
-        for i, value in enumerate(_interpolated(topics[name])):
+        for i, value in enumerate(interpolated_points(topics[name].values)):
             interpolated[i] += value
     num_rel_all = 0.0
     for judged_topic in sorted(judged):

@@ -50,6 +50,9 @@ def build_report(
     depth: int | None = None,
     duplicates: str = "error",
     qrels_b: QrelsLike | None = None,
+    popularity: Any = None,
+    num_items: int | None = None,
+    num_users: int | None = None,
 ) -> str:
     """One self-contained HTML page: the summary and significance tables, plots, a
     sortable and filterable per-query table, and the worked computation of each measure
@@ -97,7 +100,15 @@ def build_report(
     measure_list = [measures] if isinstance(measures, str) else list(measures)
     options: dict[str, Any] = {"ties": ties, "queries": queries, "depth": depth}
     with _progress(progress, len(sources) * 2 + 4) as step:
-        evaluator = Evaluator(qrels, measure_list, duplicates=duplicates, **options)  # type: ignore[arg-type]
+        evaluator = Evaluator(
+            qrels,
+            measure_list,
+            duplicates=duplicates,  # type: ignore[arg-type]
+            popularity=popularity,
+            num_items=num_items,
+            num_users=num_users,
+            **options,
+        )
         step("qrels read")
         loaded: list[Run] = []
         results: list[Results] = []
@@ -154,7 +165,7 @@ def build_report(
             worked, skipped = explanations(
                 evaluator.qrels,
                 loaded,
-                [m.name for m in evaluator.measures],
+                results[0].per_query_names,  # run-level measures have no per-query form
                 shown,
                 options,
                 DIGITS,
@@ -171,6 +182,7 @@ def build_report(
     columns = [
         {"label": f"{r.run} · {name}", "values": r.values[:, j].tolist()}
         for j, name in enumerate(results[0].names)
+        if name in results[0].per_query_names  # run-level measures: the summary only
         for r in results
     ]
     payload = {
@@ -391,10 +403,10 @@ def _figures(
         "P@k, R@k and nDCG@k for k = 1..20",
         wide=True,
     )
-    names = results[0].names
+    names = results[0].per_query_names  # run-level measures have no per-query values
     for name in names[:4]:
         add(plot_dist(results, name, figsize=size), f"Per-query distribution of {name}")
-    if cmp is not None:
+    if cmp is not None and names:
         base = results[cmp.runs.index(cmp.baseline)]
         for other in [r for r in results if r is not base][:4]:
             pair = _common(base, other)  # queries="both": each run has its own queries

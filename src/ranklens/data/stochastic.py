@@ -1,0 +1,240 @@
+"""Stochastic runs (several sampled rankings per query) and document group labels, as
+expected exposure and AWRF read them.
+
+A stochastic run is ``{qid: [ranking, ranking, ...]}``, each ranking a list of document ids
+best first. It is read from
+
+- a file of ``qid sample docno rank score [tag]`` lines (TREC Fair Ranking's and expeval's
+  run format: the second column numbers the sample);
+- a pandas/polars DataFrame or pyarrow Table with query (``query_id``, ``qid``, ``query``,
+  ``user_id``, ``user``), sample (``sample``, ``sample_id``, ``iteration``, ``iter``),
+  document (``doc_id``, ``docno``, ``doc``, ``docid``, ``item_id``, ``item``) and,
+  optionally, ``rank`` columns (without ``rank``: the rows' order);
+- a dict ``{qid: [[docid, ...], ...]}``.
+
+Within a sample, documents are ordered by rank (ranks 1, 2, 5 are positions 1, 2, 3); a
+rank repeated within a sample is an error.
+
+Group labels are ``{docid: label or [labels]}``, a DataFrame with a document and a
+``group`` column, or a file of ``docid,group[,group...]`` (TREC Fair Ranking's group CSV)
+or ``docid group`` lines.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+from ranklens.base.errors import EmptyInputError, InputError, ParseError
+from ranklens.data.frames import column_names, is_frame
+from ranklens.data.source import read_bytes
+
+StochasticRun = dict[str, list[list[str]]]
+DocGroups = dict[str, list[Hashable]]
+
+QUERY_COLUMNS = ("query_id", "qid", "query", "user_id", "user")
+SAMPLE_COLUMNS = ("sample", "sample_id", "iteration", "iter")
+DOC_COLUMNS = ("doc_id", "docno", "doc", "docid", "item_id", "item")
+GROUP_COLUMNS = ("group", "groups", "group_id", "label")
+PLAIN_RUN_SAMPLE = "Q0"
+
+_NO_SAMPLES = (
+    "expected exposure needs several sampled rankings per query, and this run has no "
+    "sample numbers ({why}); give 'qid sample docno rank score' lines (a sample number in "
+    "the second column), a table with a 'sample' column, or pass single_ranking=True to "
+    "evaluate each query's one ranking as a deterministic policy"
+)
+
+
+def read_stochastic_run(obj: object, *, single_ranking: bool = False) -> StochasticRun:
+    """``{qid: [ranking, ...]}`` from a file, a DataFrame or a dict (module docstring).
+
+    ``single_ranking``: accept a plain TREC run (``Q0`` in the second column, or a table
+    without a sample column) as one sample per query; otherwise it is an error.
+
+    >>> read_stochastic_run({"q1": [["a", "b"], ["b", "a"]]})
+    {'q1': [['a', 'b'], ['b', 'a']]}
+    """
+    if isinstance(obj, Mapping):
+        return _from_mapping(obj)
+    if is_frame(obj):
+        return _from_frame(obj, single_ranking)
+    if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
+        return _from_file(obj, single_ranking)
+    raise InputError(
+        f"cannot read a stochastic run from a {type(obj).__name__}: give a path, a DataFrame "
+        "(query, sample, doc, rank columns) or {qid: [[docid, ...], ...]}"
+    )
+
+
+def _from_mapping(obj: Mapping[Any, Any]) -> StochasticRun:
+    out: StochasticRun = {}
+    for qid, rankings in obj.items():
+        if isinstance(rankings, str | bytes) or not isinstance(rankings, Sequence):
+            raise InputError(
+                f"query {qid!r}: expected a list of rankings (lists of document ids), got "
+                f"{type(rankings).__name__}"
+            )
+        samples = []
+        for ranking in rankings:
+            if isinstance(ranking, str | bytes) or not isinstance(ranking, Sequence):
+                raise InputError(
+                    f"query {qid!r}: each sample must be a list of document ids, got "
+                    f"{type(ranking).__name__}"
+                )
+            samples.append([str(d) for d in ranking])
+        out[str(qid)] = samples
+    return out
+
+
+def _ordered(
+    ranks: dict[str, dict[str, dict[int, str]]],
+) -> StochasticRun:
+    return {
+        qid: [[by_rank[r] for r in sorted(by_rank)] for by_rank in samples.values()]
+        for qid, samples in ranks.items()
+    }
+
+
+def _from_file(obj: object, single_ranking: bool) -> StochasticRun:
+    data, name = read_bytes(obj)
+    ranks: dict[str, dict[str, dict[int, str]]] = {}
+    plain = True
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape")
+    for number, line in enumerate(text, 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) < 4:
+            raise ParseError(
+                f"expected 'qid sample docno rank score [tag]', got {len(fields)} field(s)",
+                path=name,
+                line=number,
+            )
+        qid, sample, doc, rank_text = fields[:4]
+        try:
+            rank = int(rank_text)
+        except ValueError:
+            raise ParseError(
+                f"the rank {rank_text!r} is not an integer", path=name, line=number
+            ) from None
+        plain = plain and sample == PLAIN_RUN_SAMPLE
+        by_rank = ranks.setdefault(qid, {}).setdefault(sample, {})
+        if rank in by_rank:
+            raise ParseError(
+                f"rank {rank} occurs twice in sample {sample!r} of query {qid!r}; a sampled "
+                "ranking holds one document per rank",
+                path=name,
+                line=number,
+            )
+        by_rank[rank] = doc
+    if not ranks:
+        raise EmptyInputError("the run holds no rankings", path=name)
+    if plain and not single_ranking:
+        raise InputError(f"{name}: " + _NO_SAMPLES.format(why="the second column is Q0"))
+    return _ordered(ranks)
+
+
+def _column(frame: Any, name: str) -> list[Any]:
+    if type(frame).__module__.split(".")[0] == "pyarrow":
+        arrow_values: list[Any] = frame.column(name).to_pylist()
+        return arrow_values
+    values: list[Any] = frame[name].to_list()  # pandas and polars
+    return values
+
+
+def _first(columns: list[str], names: tuple[str, ...]) -> str | None:
+    return next((c for c in names if c in columns), None)
+
+
+def _from_frame(frame: Any, single_ranking: bool) -> StochasticRun:
+    columns = column_names(frame)
+    query, sample = _first(columns, QUERY_COLUMNS), _first(columns, SAMPLE_COLUMNS)
+    doc, rank = _first(columns, DOC_COLUMNS), _first(columns, ("rank",))
+    if query is None or doc is None:
+        raise InputError(
+            f"the run table needs a query column (one of {list(QUERY_COLUMNS)}) and a document "
+            f"column (one of {list(DOC_COLUMNS)}); columns present: {columns}"
+        )
+    if sample is None and not single_ranking:
+        raise InputError(_NO_SAMPLES.format(why=f"no column of {list(SAMPLE_COLUMNS)}"))
+    qids = [str(q) for q in _column(frame, query)]
+    docs = [str(d) for d in _column(frame, doc)]
+    samples = [str(s) for s in _column(frame, sample)] if sample else ["0"] * len(qids)
+    positions = [int(r) for r in _column(frame, rank)] if rank else list(range(len(qids)))
+    ranks: dict[str, dict[str, dict[int, str]]] = {}
+    for row, (qid, smp, position, docid) in enumerate(
+        zip(qids, samples, positions, docs, strict=True)
+    ):
+        by_rank = ranks.setdefault(qid, {}).setdefault(smp, {})
+        if position in by_rank:
+            raise InputError(
+                f"row {row}: rank {position} occurs twice in sample {smp!r} of query {qid!r}; "
+                "a sampled ranking holds one document per rank"
+            )
+        by_rank[position] = docid
+    if not ranks:
+        raise EmptyInputError("the run table holds no rows")
+    return _ordered(ranks)
+
+
+def read_groups(obj: object) -> DocGroups:
+    """``{docid: [labels]}`` from a dict, a DataFrame or a file (module docstring).
+
+    >>> read_groups({"a": "x", "b": ["x", "y"]})
+    {'a': ['x'], 'b': ['x', 'y']}
+    """
+    if isinstance(obj, Mapping):
+        out: DocGroups = {}
+        for doc, labels in obj.items():
+            if isinstance(labels, str | bytes | int) or not isinstance(labels, Sequence):
+                out[str(doc)] = [labels]
+            else:
+                out[str(doc)] = list(dict.fromkeys(labels))
+            if not out[str(doc)]:
+                raise InputError(f"document {doc!r} has an empty list of groups")
+        return out
+    if is_frame(obj):
+        columns = column_names(obj)
+        doc, group = _first(columns, DOC_COLUMNS), _first(columns, GROUP_COLUMNS)
+        if doc is None or group is None:
+            raise InputError(
+                f"the groups table needs a document column (one of {list(DOC_COLUMNS)}) and a "
+                f"group column (one of {list(GROUP_COLUMNS)}); columns present: {columns}"
+            )
+        table: DocGroups = {}
+        for docid, label in zip(_column(obj, doc), _column(obj, group), strict=True):
+            labels = table.setdefault(str(docid), [])
+            if label not in labels:
+                labels.append(label)
+        return table
+    if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
+        return _groups_file(obj)
+    raise InputError(
+        f"cannot read groups from a {type(obj).__name__}: give {{docid: group}}, a DataFrame "
+        "(doc, group columns) or a file of 'docid,group' lines"
+    )
+
+
+def _groups_file(obj: object) -> DocGroups:
+    data, name = read_bytes(obj)
+    out: DocGroups = {}
+    for number, line in enumerate(data.decode("utf-8", errors="surrogateescape").split("\n"), 1):
+        text = line.strip()
+        if not text:
+            continue
+        fields = [f.strip() for f in text.split(",")] if "," in text else text.split()
+        if len(fields) < 2 or not all(fields):
+            raise ParseError(
+                "expected 'docid,group' (or 'docid group'): a document id and at least one "
+                "group label",
+                path=name,
+                line=number,
+            )
+        labels = out.setdefault(fields[0], [])
+        labels.extend(g for g in fields[1:] if g not in labels)
+    if not out:
+        raise EmptyInputError("the groups file holds no labels", path=name)
+    return out

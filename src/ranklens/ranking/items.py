@@ -1,0 +1,344 @@
+"""What the recommender measures know about items beside the run and the qrels: their
+popularity (interactions in the training data) and the size of the catalogue.
+
+Popularity is given as ``{item: count}``, as a table (pandas, polars or pyarrow; either an
+item column with a ``count`` / ``popularity`` column, or training interactions, one row per
+interaction, counted per item) or as a file: text lines ``item count`` (whitespace
+separated, ``#`` comments skipped) or a Parquet file holding such a table. An item the
+popularity data does not list has popularity 0.
+
+The catalogue is ``num_items`` items when given, else the items of the popularity data.
+
+>>> items = ItemData.of({"a": 5, "b": 3, "c": 1, "d": 1})
+>>> items.catalogue_size("Coverage@10"), items.popularity.tolist()
+(4, [5.0, 3.0, 1.0, 1.0])
+>>> codes = items.codes(*encode(["b", "z", "a"]))
+>>> codes.tolist(), items.popularity_of(codes).tolist()
+([1, 4, 0], [3.0, 0.0, 5.0])
+>>> items.long_tail(0.2).tolist()  # the head holds 20% of the 10 interactions: item a
+[False, True, True, True]
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import numpy as np
+
+from ranklens.base.errors import InputError, MeasureError, ParseError
+from ranklens.base.types import BoolArray, Float64Array, Int64Array, UInt8Array
+from ranklens.data.native import core as _core
+from ranklens.data.qrels import Qrels
+
+PopularityLike = Mapping[str, float] | str | os.PathLike[str] | IO[bytes] | IO[str] | Any
+"""Item popularity: ``{item: count}``, a table (pandas / polars / pyarrow), or a file."""
+
+COUNT_NAMES = ("count", "popularity", "pop", "interactions", "n")
+USER_NAMES = ("user_id", "user", "query_id", "qid")
+ITEM_NAMES = ("item_id", "item", "doc_id", "docid", "docno", "document_id", "doc")
+
+
+def encode(ids: list[str]) -> tuple[UInt8Array, Int64Array]:
+    """The UTF-8 string column (bytes, offsets) of ``ids``."""
+    return _core.encode_strings(ids)
+
+
+@dataclass(frozen=True, eq=False)
+class ItemData:
+    """Item popularity and catalogue size, prepared once for many runs.
+
+    Attributes
+    ----------
+    ids_data, ids_offsets : the items of the popularity data (a string column), distinct.
+    popularity : float64, the popularity of each of them.
+    num_items : the catalogue size given (``None``: the items of the popularity data).
+    has_popularity : whether popularity data was given.
+    source : where the popularity came from, for messages.
+    num_users : the number of training users (instances) N of the propensity-scored
+        measures: given, or the distinct users of a table of training interactions.
+    qrels : the evaluator's qrels, for the measures that rank each user's relevant items
+        (the best achievable value of ``PSP``, ...).
+    """
+
+    ids_data: UInt8Array
+    ids_offsets: Int64Array
+    popularity: Float64Array
+    num_items: int | None = None
+    has_popularity: bool = True
+    source: str | None = None
+    num_users: int | None = None
+    qrels: Qrels | None = None
+    _memo: dict[object, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(
+        cls,
+        popularity: PopularityLike | None = None,
+        num_items: int | None = None,
+        num_users: int | None = None,
+        qrels: Qrels | None = None,
+    ) -> ItemData:
+        """Read ``popularity`` (see the module's description) and check ``num_items``.
+
+        Raises
+        ------
+        InputError
+            A count is negative or not finite, an item is listed twice, a table has no
+            item column, ``num_items`` is not a positive integer
+            (:class:`~ranklens.base.errors.ParseError` names a file's bad line).
+        """
+        if num_items is not None and (
+            isinstance(num_items, bool) or not isinstance(num_items, int) or num_items < 1
+        ):
+            raise InputError(f"num_items must be a positive number of items, not {num_items!r}")
+        if num_users is not None and (
+            isinstance(num_users, bool) or not isinstance(num_users, int) or num_users < 1
+        ):
+            raise InputError(f"num_users must be a positive number of users, not {num_users!r}")
+        if popularity is None:
+            empty = encode([])
+            return cls(empty[0], empty[1], np.zeros(0), num_items, False, None, num_users, qrels)
+        if isinstance(popularity, ItemData):
+            return cls(
+                popularity.ids_data,
+                popularity.ids_offsets,
+                popularity.popularity,
+                num_items if num_items is not None else popularity.num_items,
+                popularity.has_popularity,
+                popularity.source,
+                num_users if num_users is not None else popularity.num_users,
+                qrels if qrels is not None else popularity.qrels,
+            )
+        ids, counts, source, users = _read(popularity)
+        seen: dict[str, int] = {}
+        for row, item in enumerate(ids):
+            if item in seen:
+                raise InputError(
+                    f"popularity: item {item!r} is listed twice (rows {seen[item] + 1} and "
+                    f"{row + 1}); give one count per item, or the training interactions as a "
+                    "table with an item column",
+                    path=source,
+                )
+            seen[item] = row
+        values = np.asarray(counts, dtype=np.float64).reshape(-1)
+        bad = ~np.isfinite(values) | (values < 0)
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise InputError(
+                f"popularity of item {ids[row]!r} must be a finite number >= 0, got "
+                f"{counts[row]!r}",
+                path=source,
+            )
+        data, offsets = encode(ids)
+        users = num_users if num_users is not None else users
+        return cls(data, offsets, values, num_items, True, source, users, qrels)
+
+    @property
+    def num_known(self) -> int:
+        """How many items the popularity data lists."""
+        return int(self.popularity.shape[0])
+
+    def require_popularity(self, measure: str) -> None:
+        """Raise :class:`MeasureError` unless popularity data was given."""
+        if not self.has_popularity:
+            raise MeasureError(
+                f"{measure} needs item popularity: pass popularity= to ranklens.evaluate / "
+                "Evaluator ({item: count}, a table of training interactions or a file of "
+                "'item count' lines; ranklens eval --popularity FILE)"
+            )
+
+    def catalogue_size(self, measure: str) -> int:
+        """``num_items``, else the number of items of the popularity data.
+
+        Raises
+        ------
+        MeasureError
+            Neither was given.
+        """
+        if self.num_items is not None:
+            return self.num_items
+        if self.has_popularity and self.num_known > 0:
+            return self.num_known
+        raise MeasureError(
+            f"{measure} needs the catalogue size: pass num_items= (ranklens eval "
+            "--num-items N) or popularity= (its items are the catalogue)"
+        )
+
+    def training_users(self, measure: str) -> int:
+        """The number of training users N (``num_users``).
+
+        Raises
+        ------
+        MeasureError
+            It is not known.
+        """
+        if self.num_users is None:
+            raise MeasureError(
+                f"{measure} needs the number of training users N for its propensities: pass "
+                "num_users= (ranklens eval --num-users N), or popularity= as a table of "
+                "training interactions with a user column"
+            )
+        return self.num_users
+
+    def relevant(self, qids: tuple[str, ...], threshold: int) -> tuple[Int64Array, Int64Array]:
+        """The user (index into ``qids``) and item code of every qrels item of grade >=
+        ``threshold`` of the users ``qids``.
+
+        Raises
+        ------
+        MeasureError
+            The qrels were not attached (the item data was not made by an evaluator).
+        """
+        if self.qrels is None:
+            raise MeasureError("the relevant items are not known: evaluate with an Evaluator")
+        qrels = self.qrels
+        index = qrels.query_index()
+        rows = np.fromiter((index.get(q, -1) for q in qids), dtype=np.int64, count=len(qids))
+        present = np.flatnonzero(rows >= 0)
+        starts = qrels.q_offsets[rows[present]].astype(np.int64)
+        sizes = (qrels.q_offsets[rows[present] + 1] - starts).astype(np.int64)
+        entries = _core.ranges(starts, sizes, 1)
+        users = np.repeat(present, sizes)
+        keep = qrels.rels[entries] >= threshold
+        entries, users = entries[keep], users[keep]
+        data, offsets = _core.take_strings(qrels.doc_data, qrels.doc_offsets, entries)
+        return users.astype(np.int64), self.codes(data, offsets)
+
+    def codes(self, data: UInt8Array, offsets: Int64Array) -> Int64Array:
+        """A code for each string of the column ``(data, offsets)``: the item's row in the
+        popularity data (``0 .. num_known - 1``), or ``num_known`` and up for items it does
+        not list (equal strings get equal codes)."""
+        known = self.ids_data.shape[0]
+        joined = np.concatenate([self.ids_data, data]) if known else data
+        bounds = (
+            np.concatenate([self.ids_offsets, offsets[1:] + known]) if known else offsets
+        ).astype(np.int64)
+        codes, _ = _core.intern_strings(joined, bounds)
+        out: Int64Array = codes[self.num_known :]
+        return out
+
+    def popularity_of(self, codes: Int64Array) -> Float64Array:
+        """The popularity of the items ``codes`` (0 for items the data does not list)."""
+        padded = np.concatenate([self.popularity, [0.0]])
+        out: Float64Array = padded[np.minimum(codes, self.num_known)]
+        return out
+
+    def long_tail(self, head_share: float) -> BoolArray:
+        """Whether each item of the popularity data is in the long tail: not in the short
+        head, the most popular items that together hold ``head_share`` of the interactions.
+
+        Items are ranked by popularity, highest first, equal popularity by item id in byte
+        order; the head is the shortest prefix of that ranking whose popularity adds up to
+        at least ``head_share`` of the total (no item if the total is 0). An item without
+        interactions is always in the long tail.
+        """
+        key = ("long_tail", head_share)
+        if key not in self._memo:
+            ids = [
+                bytes(self.ids_data[a:b])
+                for a, b in zip(
+                    self.ids_offsets[:-1].tolist(), self.ids_offsets[1:].tolist(), strict=True
+                )
+            ]
+            by_id = (
+                np.argsort(np.array(ids, dtype=object), kind="stable")
+                if ids
+                else np.zeros(0, dtype=np.int64)
+            )
+            order = by_id[np.argsort(-self.popularity[by_id], kind="stable")]
+            total = float(self.popularity.sum())
+            tail = np.ones(self.num_known, dtype=bool)
+            if total > 0:
+                running = np.cumsum(self.popularity[order])
+                size = int(np.searchsorted(running, head_share * total, side="left")) + 1
+                size = min(size, self.num_known)
+                head = order[:size]
+                tail[head[self.popularity[head] > 0]] = False
+            self._memo[key] = tail
+        found: BoolArray = self._memo[key]
+        return found
+
+
+def _read(popularity: object) -> tuple[list[str], list[Any], str | None, int | None]:
+    """Item ids, their counts, the source's name and the number of distinct users (of a
+    table of interactions with a user column; else ``None``)."""
+    from ranklens.data.frames import is_frame
+
+    if isinstance(popularity, Mapping):
+        return [str(k) for k in popularity], list(popularity.values()), "<dict>", None
+    if is_frame(popularity):
+        return _of_frame(popularity, "<DataFrame>")
+    name = os.fspath(popularity) if isinstance(popularity, (str, os.PathLike)) else None
+    if name is not None and name.endswith(".parquet"):
+        from ranklens.data.table_files import open_parquet
+
+        return _of_frame(open_parquet(name, "popularity="), name)
+    return _of_text(popularity)
+
+
+def _of_frame(frame: Any, source: str) -> tuple[list[str], list[Any], str | None, int | None]:
+    module = type(frame).__module__.split(".")[0]
+    if module != "pandas":
+        frame = frame.to_pandas()
+    columns = [str(c) for c in frame.columns]
+    item = next((c for c in ITEM_NAMES if c in columns), None)
+    if item is None:
+        raise InputError(
+            f"popularity table has no item column (columns: {columns}); name it one of "
+            f"{list(ITEM_NAMES)}",
+            path=source,
+        )
+    count = next((c for c in COUNT_NAMES if c in columns), None)
+    items = frame[item].astype(str)
+    if count is None:  # training interactions: one row per interaction
+        counted = items.value_counts(sort=False)
+        user = next((c for c in USER_NAMES if c in columns), None)
+        users = None if user is None else int(frame[user].nunique())
+        return [str(i) for i in counted.index], counted.to_numpy().tolist(), source, users
+    values = frame[count].to_numpy()
+    try:
+        numbers = values.astype(np.float64).tolist()
+    except (TypeError, ValueError):
+        raise InputError(
+            f"popularity column {count!r} holds something that is not a number", path=source
+        ) from None
+    return items.tolist(), numbers, source, None
+
+
+def _of_text(source: object) -> tuple[list[str], list[Any], str | None, None]:
+    from ranklens.data.source import read_bytes
+
+    data, name = read_bytes(source)
+    ids: list[str] = []
+    counts: list[float] = []
+    for number, raw in enumerate(data.decode("utf-8").splitlines(), start=1):
+        fields = raw.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != 2:
+            raise ParseError(
+                f"a popularity line has 2 fields (item count), not {len(fields)}",
+                path=name,
+                line=number,
+            )
+        try:
+            value = float(fields[1])
+        except ValueError:
+            raise ParseError(
+                f"popularity of item {fields[0]!r} is not a number: {fields[1]!r}",
+                path=name,
+                line=number,
+            ) from None
+        if not math.isfinite(value) or value < 0:
+            raise InputError(
+                f"popularity of item {fields[0]!r} must be a finite number >= 0, got {fields[1]!r}",
+                path=name,
+                line=number,
+            )
+        ids.append(fields[0])
+        counts.append(value)
+    return ids, counts, name, None
