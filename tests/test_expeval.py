@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 import math
 import random
 from pathlib import Path
@@ -25,20 +26,7 @@ from ranklens.frontends.expeval import ExpevalOptions, expeval_values, run_expev
 DATA = Path(__file__).parent / "data" / "expeval"
 
 # the option sets of tests/data/expeval/generate.py (out.SEED.NAME.txt)
-OPTION_SETS: dict[str, list[str]] = {
-    "default": [],
-    "B": ["-B"],
-    "C": ["-C"],
-    "U": ["-U"],
-    "G": ["-G"],
-    "GC": ["-G", "-C"],
-    "GU": ["-G", "-U"],
-    "CU-rbp": ["-C", "-U", "-u", "rbp", "-p", "0.8"],
-    "rbp": ["-u", "rbp", "-p", "0.8"],
-    "gerr-p7-r3": ["-p", "0.7", "-r", "0.3"],
-    "BGC-r9": ["-B", "-G", "-C", "-r", "0.9"],
-    "C-p7-r3": ["-C", "-p", "0.7", "-r", "0.3"],
-}
+OPTION_SETS: dict[str, list[str]] = json.loads((DATA / "options.json").read_text())
 
 
 def test_every_golden_file_is_checked():

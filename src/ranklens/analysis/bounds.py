@@ -325,15 +325,20 @@ def _strings(qrels: Qrels, run: Run, extra: list[str]) -> tuple[np.ndarray, Int6
 
 
 def _grouped(
-    names: Sequence[str], codes: Int64Array, strings: tuple[np.ndarray, Int64Array]
+    names: Sequence[str],
+    codes: Int64Array,
+    docs: Int64Array,
+    strings: tuple[np.ndarray, Int64Array],
 ) -> tuple[Int64Array, np.ndarray, Int64Array, Int64Array]:
-    """Entries (query code, string index) grouped by query, ``names`` being in byte order:
-    the query offsets, the documents' bytes and offsets, and the order of the entries."""
+    """Entries (query code, string index ``docs``) grouped by query, ``names`` being in
+    byte order: the query offsets, the documents' bytes and offsets in that grouping, and
+    the order of the entries."""
     order = np.argsort(codes, kind="stable").astype(np.int64)
     counts = np.bincount(codes, minlength=len(names))
     q_offsets = np.zeros(len(names) + 1, dtype=np.int64)
     np.cumsum(counts, out=q_offsets[1:])
-    return q_offsets, strings[0], strings[1], order
+    doc_data, doc_offsets = _core.take_strings(strings[0], strings[1], docs[order])
+    return q_offsets, doc_data, doc_offsets, order
 
 
 def _make_qrels(
@@ -343,8 +348,7 @@ def _make_qrels(
     grades: Int64Array,
     strings: tuple[np.ndarray, Int64Array],
 ) -> Qrels:
-    q_offsets, data, offsets, order = _grouped(names, codes, strings)
-    doc_data, doc_offsets = _core.take_strings(data, offsets, docs[order])
+    q_offsets, doc_data, doc_offsets, order = _grouped(names, codes, docs, strings)
     return Qrels(
         qids=names,
         q_offsets=q_offsets,
@@ -365,8 +369,7 @@ def _make_run(
     strings: tuple[np.ndarray, Int64Array],
     name: str,
 ) -> Run:
-    q_offsets, data, offsets, order = _grouped(names, codes, strings)
-    doc_data, doc_offsets = _core.take_strings(data, offsets, docs[order])
+    q_offsets, doc_data, doc_offsets, order = _grouped(names, codes, docs, strings)
     return Run(
         qids=names,
         q_offsets=q_offsets,

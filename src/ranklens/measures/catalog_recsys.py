@@ -7,6 +7,7 @@ evaluated users (the ``queries=`` policy)."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ranklens.kernels import recommender as rec
 from ranklens.measures.base import MeasureSpec, Param
@@ -154,45 +155,46 @@ _PROPENSITY = (
     "per-user ratios. Reference: Jain, Prabhu and Varma, KDD 2016"
 )
 
+
+def _propensity_scored(form: rec.PropensityKind, summary: str, formula: str) -> MeasureSpec:
+    """``PS`` + ``form``: a propensity-scored measure over the whole run."""
+
+    def kernel(r: Any, rel: int, cutoff: int, A: float, B: float) -> Any:  # noqa: N803
+        return rec.propensity_scored(r, cutoff, rel, form, A, B)
+
+    return MeasureSpec(
+        f"PS{form}",
+        summary,
+        f"{formula}; {_PROPENSITY}",
+        kernel,
+        (PS_REL, PS_A, PS_B),
+        PS_CUTOFF,
+        at_required=True,
+        aggregate="run",
+        no_rel_value=None,
+    )
+
+
 _PROPENSITY_SCORED: tuple[MeasureSpec, ...] = (
-    MeasureSpec(
-        "PSP",
+    _propensity_scored(
+        "P",
         "propensity-scored precision: relevant items in the top k weighted by their inverse "
         "propensity, over the best achievable",
         "PSP@k = sum_u (1/k) sum_{j <= k} y_uj w_(l_uj) / sum_u (1/k) sum_{j <= k} y*_uj "
-        f"w*_uj, y_uj = 1 if the j-th item of u's list is relevant; {_PROPENSITY}",
-        lambda r, rel, cutoff, A, B: rec.propensity_scored(r, cutoff, rel, "P", A, B),  # noqa: N803
-        (PS_REL, PS_A, PS_B),
-        PS_CUTOFF,
-        at_required=True,
-        aggregate="run",
-        no_rel_value=None,
+        "w*_uj, y_uj = 1 if the j-th item of u's list is relevant",
     ),
-    MeasureSpec(
-        "PSnDCG",
+    _propensity_scored(
+        "nDCG",
         "propensity-scored nDCG: the DCG of inverse-propensity gains, over the best achievable",
         "PSnDCG@k = sum_u psDCG_u / Z_u over sum_u psDCG*_u / Z_u, psDCG_u = sum_{j <= k} "
-        "y_uj w_(l_uj) / log2(j + 1), Z_u = sum_{j <= min(R_u, k)} 1/log2(j + 1); "
-        f"{_PROPENSITY}",
-        lambda r, rel, cutoff, A, B: rec.propensity_scored(r, cutoff, rel, "nDCG", A, B),  # noqa: N803
-        (PS_REL, PS_A, PS_B),
-        PS_CUTOFF,
-        at_required=True,
-        aggregate="run",
-        no_rel_value=None,
+        "y_uj w_(l_uj) / log2(j + 1), Z_u = sum_{j <= min(R_u, k)} 1/log2(j + 1)",
     ),
-    MeasureSpec(
-        "PSR",
+    _propensity_scored(
+        "R",
         "propensity-scored recall: relevant items in the top k weighted by their inverse "
         "propensity, per relevant item, over the best achievable",
         "PSR@k = sum_u sum_{j <= k} y_uj w_(l_uj) / max(R_u, 1) over the same for the best "
-        f"lists; R_u the relevant items of u; {_PROPENSITY}",
-        lambda r, rel, cutoff, A, B: rec.propensity_scored(r, cutoff, rel, "R", A, B),  # noqa: N803
-        (PS_REL, PS_A, PS_B),
-        PS_CUTOFF,
-        at_required=True,
-        aggregate="run",
-        no_rel_value=None,
+        "lists; R_u the relevant items of u",
     ),
 )
 
