@@ -412,3 +412,15 @@ def test_errors_are_the_single_machines(dask_client: Any, tmp_path: Path) -> Non
     with pytest.raises(InputError) as spread_grade:
         rdask.evaluate(dd.from_pandas(graded, npartitions=3, sort=False), r, ["AP"])
     assert str(spread_grade.value) == str(single_grade.value)
+
+
+def test_ties_rank_is_refused_in_one_line_naming_what_to_do() -> None:
+    """The partitions carry scores, not the run's rank column: ``ties="rank"`` is refused
+    before any work (not with the in-memory message asking for a rank column the frame has)."""
+    q, r = frames(11, n_queries=3)
+    r = r.assign(rank=np.arange(1, len(r) + 1))
+    with pytest.raises(ranklens.OptionError, match="not available on Dask") as caught:
+        rdask.evaluate(
+            dd.from_pandas(q, npartitions=1), dd.from_pandas(r, npartitions=2), ["P@1"], ties="rank"
+        )
+    assert "\n" not in str(caught.value)

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.base.errors import DuplicateError, InputError
+from ranklens.base.errors import DuplicateError, InputError, OptionError
 from ranklens.base.optional import require
 from ranklens.base.progress import Progress, stage
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
@@ -436,6 +436,12 @@ def evaluate(
     Results
         Computed on the current Dask scheduler (a ``distributed.Client`` if one is active).
     """
+    if ties == "rank":
+        raise OptionError(
+            "ties='rank' is not available on Dask: the partitions carry the run's score, not "
+            "its rank column; evaluate the run in memory (ranklens.evaluate) or choose "
+            "ties='trec_eval' or 'input'"
+        )
     name = name or run_name(run)
     options = Options.of(measures, ties, queries, depth, duplicates)
     frames: tuple[Any, Any] = (None, None)
