@@ -572,3 +572,32 @@ def test_pop_reo_equals_its_published_formula(case, pop, k, share, unlisted) -> 
         assert math.isnan(got)
     else:
         assert got == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+def test_bootstrap_interval_of_a_run_level_measure_covers_the_true_difference() -> None:
+    """Coverage by simulation: with every item equally popular, PSP@1 is the share of users
+    whose top item is relevant, so the true difference of two runs hitting with
+    probabilities 0.55 and 0.4 is 0.15. The 90% bootstrap interval over users must hold
+    it in about 90% of the simulated experiments (binomial tolerance for 200 of them)."""
+    rng = np.random.default_rng(2026)
+    users = [f"u{i}" for i in range(120)]
+    qrels = {u: {"rel": 1} for u in users}
+    pop = {"rel": 5, "other": 5}
+    ev = ranklens.Evaluator(qrels, ["PSP@1"], popularity=pop, num_users=1000)
+
+    def run(hits: np.ndarray) -> dict[str, dict[str, float]]:
+        return {
+            u: {"rel": 2.0, "other": 1.0} if hit else {"rel": 1.0, "other": 2.0}
+            for u, hit in zip(users, hits, strict=True)
+        }
+
+    experiments, covered = 200, 0
+    for seed in range(experiments):
+        a = ev.evaluate(run(rng.random(len(users)) < 0.4), "a")
+        b = ev.evaluate(run(rng.random(len(users)) < 0.55), "b")
+        stats = compare_results(
+            [a, b], test="bootstrap", permutations=400, seed=seed, confidence=0.9
+        ).stats("b", "PSP@1")
+        assert stats.delta == pytest.approx(b.aggregate["PSP@1"] - a.aggregate["PSP@1"])
+        covered += stats.ci_low <= 0.15 <= stats.ci_high
+    assert 0.84 <= covered / experiments <= 0.96
