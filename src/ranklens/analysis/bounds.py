@@ -34,13 +34,18 @@ How the extremes are found (each method is exact; see docs/incomplete.md):
     the grades in decreasing order down the ranking and smallest in increasing order. One
     assignment of each kind per multiset: ``C(u' + G, G)`` each, ``u'`` the unjudged
     documents within the cutoff (beyond it a grade only raises the ideal: 0 for the
-    maximum, ``G`` for the minimum). Beyond ``limit`` assignments or
-    :data:`_SEARCH_ROWS` rows, the sorted assignments are searched
-    (:class:`_NdcgSearch`; with one grade, all scored at once) and the results evaluated.
+    maximum, ``G`` for the minimum). With one grade and more than two sorted
+    assignments, all are scored at once by formula (:func:`_binary_extreme`) and the two
+    extremes evaluated; beyond ``limit`` assignments or :data:`_SEARCH_ROWS` rows, the
+    sorted assignments are searched (:class:`_NdcgSearch`) and the results evaluated.
 ``exhaustive``
     every other measure: every assignment, ``(G + 1)^u`` per query (``2^u`` for the binary
     measures infAP, YAAP, AUC, Accuracy and Utility, which read a grade only through
     ``rel``).
+
+A query without a document to grade keeps its value as its range. The copies of a
+query evaluated for a measure with a cutoff that reads only its top ``k`` ranks
+(:data:`_TOP_ONLY`) keep only those ranks.
 
 Where an exhaustive query needs more than ``limit`` assignments, :func:`bounds` raises an
 :class:`~ranklens.base.errors.OptionError` naming the measure, the query and the count,
@@ -575,6 +580,9 @@ def _candidates(
         inside = int(np.count_nonzero(unjudged_ranks < last)) if retrieved is not None else u
         count = math.comb(inside + max_grade, max_grade)
         too_many = 2 * count > limit or 2 * count * (2 * (retrieved or 0) + u) > _SEARCH_ROWS
+        # one grade: the sorted assignments are scored at once in O(u) (_binary_extreme);
+        # evaluating only its two extremes is cheaper than evaluating every one
+        too_many = too_many or (max_grade == 1 and count > 2)
         if too_many and ndcg is not None:
             return _ndcg_candidates(unjudged_ranks, inside, max_grade, ndcg, cutoff, measure)
         _check_count(measure, qid, 2 * count, limit, f"C({inside} + {max_grade}, {max_grade}) x 2")
@@ -631,12 +639,14 @@ class _NdcgSearch:
         cutoff: int | None,
         form: str,
         at_top: int,
+        weights: Float64Array | None = None,
     ) -> None:
         self.u = int(ranks.shape[0])
         self.top = top
         self.form = form
         self.cutoff = cutoff
-        weights = 1.0 / np.log2(ranks.astype(np.float64) + 2.0)
+        if weights is None:  # otherwise each document's own weight, in list order
+            weights = 1.0 / np.log2(ranks.astype(np.float64) + 2.0)
         self.prefix = np.concatenate([[0.0], np.cumsum(weights)])
         judged = dict(info.judged)
         if at_top:  # unjudged documents beyond the cutoff, at the top grade for the minimum
@@ -802,6 +812,22 @@ def _query_grading(layout: _Layout, i: int, judged: int) -> tuple[Int64Array, In
     return ranks, np.concatenate([layout.entry[start + flags] + judged, extra])
 
 
+_TOP_ONLY = frozenset({"nDCG", "AP", "R", "P", "DCG", "CG", "NumRelRet", "Hits", "RR", "Success"})
+"""Measures that, given a cutoff ``k`` (and not ``judged_only``), read only the top ``k``
+ranks of the run (and the qrels): the copies of a query evaluated for them keep only those."""
+
+
+def _read_depth(measures: Sequence[Measure]) -> int | None:
+    """The ranks of the run every one of ``measures`` reads at most (``None``: all)."""
+    depth = 0
+    for m in measures:
+        cutoff = m.params.get("cutoff")
+        if m.spec.name not in _TOP_ONLY or cutoff is None or m.params.get("judged_only"):
+            return None
+        depth = max(depth, int(cutoff))
+    return depth
+
+
 def _evaluate_grids(
     measures: Sequence[Measure],
     qrels: Qrels,
@@ -815,6 +841,7 @@ def _evaluate_grids(
     order): ``{i: (candidates x measures)}``, evaluated in batches of pseudo-queries."""
     out: dict[int, list[Float64Array]] = {i: [] for i in grids}
     q_bounds = qrels.q_offsets
+    depth = _read_depth(measures)
     names: list[str] = []
     owner: list[int] = []
     pieces: dict[str, list[np.ndarray]] = {k: [] for k in ("qc", "qd", "qg", "rc", "rd", "rs")}
@@ -855,7 +882,7 @@ def _evaluate_grids(
         start, stop = int(layout.offsets[i]), int(layout.offsets[i + 1])
         _ranks, graded = _query_grading(layout, i, len(qrels))
         count = grid.shape[0]
-        entries = layout.entry[start:stop]
+        entries = layout.entry[start:stop] if depth is None else layout.entry[start:stop][:depth]
         judged_docs = np.arange(int(q_bounds[row]), int(q_bounds[row + 1]), dtype=np.int64)
         judged_grades = np.asarray(qrels.rels[judged_docs], dtype=np.int64)
         size = count * (judged_docs.shape[0] + graded.shape[0] + entries.shape[0])
@@ -887,8 +914,11 @@ def _searched(
     max_grade: int,
     limit: int,
     strings: tuple[np.ndarray, Int64Array],
+    known: Float64Array | None = None,
 ) -> tuple[Float64Array, Float64Array]:
-    """The per-query (low, high) of a searched measure."""
+    """The per-query (low, high) of a searched measure. ``known``: the measure's value of
+    each query as the qrels stand, the range of a query without a document to grade (its
+    one assignment is the qrels as they are)."""
     nq = len(layout.qids)
     low = np.full(nq, np.nan)
     high = np.full(nq, np.nan)
@@ -906,6 +936,9 @@ def _searched(
         if row < 0:
             continue
         ranks, _graded = _query_grading(layout, i, len(qrels))
+        if known is not None and ranks.shape[0] == 0:
+            low[i] = high[i] = known[i]
+            continue
         info = None
         if judged_dcg is not None:
             grades = np.asarray(qrels.rels[int(q_bounds[row]) : int(q_bounds[row + 1])])
@@ -1079,7 +1112,7 @@ def bounds(
         method = methods[m.name]
         if method == "corner":
             continue
-        lo, hi = _searched(m, method, the_qrels, the_run, layout, grade, limit, table)
+        lo, hi = _searched(m, method, the_qrels, the_run, layout, grade, limit, table, value[:, j])
         low[:, j] = lo
         high[:, j] = hi
     running = np.concatenate([[0], np.cumsum(layout.unjudged)])

@@ -12,10 +12,22 @@ runs' unjudged retrieved documents (:func:`~ranklens.analysis.bounds.bounds` wit
 
 bounds ``d_q`` over every joint assignment. It is a *sound outer bound*: every joint
 assignment's difference lies in it; it is exact where one assignment reaches both
-extremes (always for the measures whose extreme is a corner, all at 0 or all at ``G``, in
-the same direction for both runs), and wider otherwise. The aggregate difference is
-bounded the same way (the aggregate of the lows and of the highs: queries are graded
-independently).
+extremes, and wider otherwise. The exact range of ``d_q`` is found instead, per query and
+measure:
+
+- at any depth for the measures :func:`~ranklens.analysis.comparison_separable.joint_method`
+  covers (P, DCG, CG, RBP binary or raw, NumRelRet, Hits, NumRet(rel=), NumNonRelJudgedRet
+  by a per-document choice of grade; RR and Success with one document made relevant;
+  nDCG by a search over the multisets of grades, up to
+  :data:`~ranklens.analysis.comparison_separable.RATIO_LIMIT` union documents with grades
+  above 1; the qrels-only counts exactly), two to four gradings evaluated per query
+  (:mod:`ranklens.analysis.comparison_separable`);
+- for the others (AP, R, Rprec, bpref, ERR, ``judged_only`` ...), by trying every joint
+  grading where the union has at most :data:`JOINT_LIMIT` of them; elsewhere the outer
+  bound stays.
+
+The aggregate difference is bounded the same way (the aggregate of the lows and of the
+highs: queries are graded independently).
 
 A pair **could flip** when that range of the aggregate difference reaches zero or the
 other sign: ``delta > 0`` and ``low <= 0``, ``delta < 0`` and ``high >= 0``, or ``delta = 0``
@@ -44,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from ranklens.analysis.bounds import Bounds, bounds
+from ranklens.analysis.comparison_separable import joint_method, separable_differences
 from ranklens.base.types import Float64Array
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
@@ -65,8 +78,9 @@ class PairBounds:
         significant at the least favourable differences (``p_value_worst``).
     p_value_worst : the Bonferroni-corrected p-value at the least favourable differences
         (an upper bound for the t, sign and Wilcoxon tests); ``nan`` where not computed.
-    exact : ``low`` and ``high`` are the exact range (every query's joint gradings were
-        tried, and the measure's aggregate is a mean or a sum).
+    exact : ``low`` and ``high`` are the exact range (every query's joint range is exact,
+        by a closed form or by trying every joint grading, and the measure's aggregate is
+        a mean or a sum).
     """
 
     delta: float
@@ -158,6 +172,7 @@ def pair_bounds(
     queries: Iterable[str] | None = None,
     joint: Mapping[str, tuple[Float64Array, Float64Array]] | None = None,
     tester: Callable[[str, Float64Array], float] | None = None,
+    separable: Mapping[str, Mapping[str, tuple[float, float]]] | None = None,
 ) -> dict[str, PairBounds]:
     """:class:`PairBounds` of ``run - other`` for every measure of the two ranges (each
     computed by :func:`joint_bounds`, over the same documents); ``significant`` says which
@@ -165,7 +180,11 @@ def pair_bounds(
     correction covers. ``joint``: for some queries, every measure's values of ``run`` and of
     ``other`` under the same assignments ((candidates x measures) each, the measures of
     ``run_ranges``): their differences' range is exact. ``tester(test, differences)``: the
-    two-sided p-value of the tests other than ``"t"`` (``compare`` passes its own)."""
+    two-sided p-value of the tests other than ``"t"`` (``compare`` passes its own).
+    ``separable``: ``{measure name: {qid: (low, high)}}``, the exact range of the
+    difference on those queries at any depth
+    (:func:`~ranklens.analysis.comparison_separable.separable_differences`); it takes
+    precedence over ``joint``."""
 
     chosen = list(run_ranges.queries if queries is None else queries)
     mine = {q: i for i, q in enumerate(run_ranges.queries)}
@@ -183,8 +202,13 @@ def pair_bounds(
         )
         delta = aggregate(m, value_b) - aggregate(m, value_a)
         lows, highs = low_b - high_a, high_b - low_a
-        exact = m.spec.aggregate in ("mean", "sum") and joint is not None
+        closed = None if separable is None else separable.get(m.name)
+        exact = m.spec.aggregate in ("mean", "sum") and (joint is not None or closed is not None)
         for row, q in enumerate(chosen):
+            known = None if closed is None else closed.get(q)
+            if known is not None:
+                lows[row], highs[row] = known
+                continue
             tried = None if joint is None else joint.get(q)
             if tried is None:
                 exact = False
@@ -240,7 +264,27 @@ def comparison_flips(
             raise OptionError(f"bounds: no run named {other!r} or {run!r}")
         mine = joint_bounds(qrels, by_name[run], by_name[other], measures, max_grade)
         theirs = joint_bounds(qrels, by_name[other], by_name[run], measures, max_grade)
-        joint = tried_jointly(qrels, by_name[run], by_name[other], measures, mine.max_grade)
+        # the measures some query may leave to the joint search (nDCG: with grades above
+        # 1, a query with more than RATIO_LIMIT documents to grade)
+        searched = [
+            m
+            for m in measures
+            if joint_method(m) is None or (joint_method(m) == "ratio" and mine.max_grade > 1)
+        ]
+        joint = (
+            tried_jointly(qrels, by_name[run], by_name[other], measures, mine.max_grade)
+            if searched
+            else None
+        )
+        separable = separable_differences(
+            qrels,
+            by_name[run],
+            by_name[other],
+            measures,
+            mine.max_grade,
+            _unjudged(qrels, by_name[run]),
+            _unjudged(qrels, by_name[other]),
+        )
         significant = {m: comparison.stats(run, m, other).significant for m in comparison.measures}
         out[(other, run)] = pair_bounds(
             mine,
@@ -252,6 +296,7 @@ def comparison_flips(
             queries=comparison.queries,
             joint=joint,
             tester=tester,
+            separable=separable,
         )
     return out
 
