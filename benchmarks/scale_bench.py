@@ -204,7 +204,7 @@ def _spark_warm_up(spark: Any) -> None:
 
 def _task_seconds(tasks: list[dict[str, Any]]) -> dict[str, float]:
     """Seconds of worker time per kind of Dask task (the key's name up to its token:
-    ``_prepare_partition``, ``split-taskshuffle``, ``_evaluate_pair`` ...), summed over the
+    ``read_parquet``, ``ranklens-split``, ``ranklens-evaluate`` ...), summed over the
     workers: where the time goes."""
     import re
 

@@ -215,14 +215,20 @@ def test_per_query_requests_are_refused_or_leave_run_level_measures_out() -> Non
     assert res.to_dict()["aggregate"]["Coverage@5"] == res["Coverage@5"]
 
 
-def test_streaming_refuses_run_level_measures() -> None:
+def test_streaming_gives_run_level_measures_but_not_their_bootstrap() -> None:
+    """A streamed run gives the in-memory value (tests/test_run_level_parts.py has the
+    differential tests); its exposure counts do not resample users."""
     case = next(iter(random_cases(8, 1)))
     text = "".join(
         f"{q} Q0 {d} 1 {s} r\n" for q in sorted(case.run) for d, s in case.run[q].items()
     )
     ev = ranklens.Evaluator(case.qrels, ["Coverage@5"], num_items=50)
+    streamed = ev.evaluate(io.BytesIO(text.encode()), stream=True)
+    assert streamed["Coverage@5"] == ev.evaluate(io.BytesIO(text.encode()), stream=False)[
+        "Coverage@5"
+    ]
     with pytest.raises(MeasureError, match="in memory"):
-        ev.evaluate(io.BytesIO(text.encode()), stream=True)
+        streamed.run_statistics["Coverage@5"].value(np.ones(len(streamed.queries)))
 
 
 # --- compare: the paired bootstrap over users -----------------------------------------

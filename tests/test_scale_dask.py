@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ranklens
 from scale_data import MEASURES, MEASURES_FIXED, make_case
@@ -414,13 +416,137 @@ def test_errors_are_the_single_machines(dask_client: Any, tmp_path: Path) -> Non
     assert str(spread_grade.value) == str(single_grade.value)
 
 
-def test_ties_rank_is_refused_in_one_line_naming_what_to_do() -> None:
-    """The partitions carry scores, not the run's rank column: ``ties="rank"`` is refused
-    before any work (not with the in-memory message asking for a rank column the frame has)."""
-    q, r = frames(11, n_queries=3)
-    r = r.assign(rank=np.arange(1, len(r) + 1))
-    with pytest.raises(ranklens.OptionError, match="not available on Dask") as caught:
+def _ranked(frame: Any, seed: int) -> Any:
+    """The run with a ``rank`` column that disagrees with the scores: each query's rows
+    numbered in a random order, from a random start (gaps allowed, never a repeat)."""
+    rng = np.random.default_rng(seed)
+    ranks = np.zeros(len(frame), dtype=np.int64)
+    for rows in frame.groupby("query_id", sort=False).indices.values():
+        ranks[rows] = rng.permutation(len(rows)) * 2 + int(rng.integers(-3, 4))
+    return frame.assign(rank=ranks)
+
+
+@pytest.mark.parametrize(("queries", "depth"), [("qrels", None), ("both", 5), ("run", 3)])
+def test_ties_rank_equals_single_machine(
+    dask_client: Any, tmp_path: Path, queries: str, depth: int | None
+) -> None:
+    """The run's rank column travels with its rows: ``ties="rank"`` gives the in-memory
+    Results whether the queries are cut across partitions (hash-partitioned), read from
+    Parquet row groups, or already partitioned by query (no shuffle)."""
+    q, r = frames(16)
+    r = _ranked(r, 16)
+    options = {"ties": "rank", "queries": queries, "depth": depth}
+    expected = ranklens.evaluate(q, r, MEASURES, **options)
+    assert expected.values.shape[0] > 0
+    by_score = ranklens.evaluate(q, r, MEASURES, queries=queries, depth=depth)
+    assert not np.array_equal(by_score.values, expected.values)  # the ranks matter here
+    cut = dd.from_pandas(r, npartitions=4, sort=False)
+    same(rdask.evaluate(dd.from_pandas(q, npartitions=2), cut, MEASURES, **options), expected)
+    r.assign(rank=r["rank"].astype(float)).to_parquet(tmp_path / "run.parquet", row_group_size=50)
+    same(rdask.evaluate(q, str(tmp_path / "run.parquet"), MEASURES, **options), expected)
+    grouped = _grouped(r, 3)
+    order = pd.concat(grouped.to_delayed()[k].compute() for k in range(3))
+    in_order = ranklens.evaluate(q, order, MEASURES, **options)
+    got = rdask.evaluate(q, grouped, MEASURES, partitioned_by_query=True, **options)
+    same(got, in_order)
+
+
+def test_ties_rank_errors_are_the_single_machines(dask_client: Any) -> None:
+    """A repeated rank within a query, a rank that is not an integer, and a run without a
+    rank column: the in-memory error (the rows counted over the whole table), in one line."""
+    q, r = frames(17)
+    r = _ranked(r, 17)
+    rows = r.groupby("query_id", sort=False).indices
+    longest = max(rows.values(), key=len)
+    repeated = r.copy()
+    repeated.loc[longest[-1], "rank"] = repeated.loc[longest[0], "rank"]
+    broken = r.assign(rank=r["rank"].astype(float))
+    broken.loc[longest[len(longest) // 2], "rank"] = 2.5
+    for bad in (repeated, broken):
+        with pytest.raises(ranklens.InputError) as single:
+            ranklens.evaluate(q, bad, ["P@5"], ties="rank")
+        with pytest.raises(ranklens.InputError) as spread:
+            rdask.evaluate(q, dd.from_pandas(bad, npartitions=5, sort=False), ["P@5"], ties="rank")
+        assert spread.value.message == single.value.message
+        assert spread.value.line == single.value.line
+    assert "rows" in str(single.value) or "not an integer" in str(single.value)
+    with pytest.raises(ranklens.OptionError, match="'rank' column") as caught:
         rdask.evaluate(
-            dd.from_pandas(q, npartitions=1), dd.from_pandas(r, npartitions=2), ["P@1"], ties="rank"
+            q, dd.from_pandas(r.drop(columns="rank"), npartitions=2), ["P@5"], ties="rank"
         )
     assert "\n" not in str(caught.value)
+
+
+def test_arrow_shuffle_moves_arrow_tables_of_a_share_of_the_rows(dask_client: Any) -> None:
+    """The default shuffle: one task per input partition splits its Arrow rows by query
+    hash, each part's evaluation reads one table from each input partition, each table a
+    share of the rows; no pandas shuffle, no set_index, no sort."""
+    case = make_case(22, n_queries=400)
+    q = pd.DataFrame(case.qrels, columns=["query_id", "doc_id", "relevance"])
+    r = pd.DataFrame(case.run, columns=["query_id", "doc_id", "score"])
+    dask_client.register_plugin(_TaskSizes("ranklens-task-sizes-arrow"))
+    with dask.config.set({"dataframe.shuffle.method": None}):
+        got = rdask.evaluate(
+            dd.from_pandas(q, npartitions=8, sort=False),
+            dd.from_pandas(r, npartitions=8, sort=False),
+            MEASURES,
+            queries="both",
+        )
+    same(got, ranklens.evaluate(q, r, MEASURES, queries="both"))
+    sizes, inputs = dask_client.run_on_scheduler(_sizes, "ranklens-task-sizes-arrow")
+    names = {
+        key.strip("('").split("-")[1] for key in sizes if key.strip("('").startswith("ranklens")
+    }
+    assert not any("shuffle" in key or "set_index" in key or "sort" in key for key in sizes)
+    splits = [n for key, n in sizes.items() if "ranklens-split" in key]
+    assert len(splits) == 16, names
+    whole = sum(splits)  # both tables, prepared, over all partitions
+    evaluations = [key for key in inputs if "ranklens-evaluate" in key]
+    assert len(evaluations) == 8  # one per part
+    for key in evaluations:
+        pieces = [dep for dep in inputs[key] if "ranklens-piece" in dep]
+        assert len(pieces) == 16, inputs[key]  # a table from each input partition
+        assert all("ranklens-g-max" in dep for dep in set(inputs[key]) - set(pieces))  # ERR
+        assert sum(sizes[dep] for dep in pieces) < whole / 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    runs=st.lists(
+        st.tuples(st.sampled_from(["q1", "q2", "\u65e5", "", "007", None]), st.integers(1, 12)),
+        max_size=30,
+    ),
+    parts=st.integers(1, 7),
+)
+def test_query_keys_and_split_by_stretches_match_the_dictionary(
+    runs: list[tuple[str | None, int]], parts: int
+) -> None:
+    """Hashing once per stretch of equal ids (the fast path for rows grouped by query)
+    gives each row the key of the per-distinct-id hash; the split puts every query in one
+    part, keeps the input order within each part, and loses no row."""
+    import pyarrow as pa
+
+    from ranklens.scale.arrow_parts import _distinct_keys, prepared_table, query_keys, split_table
+
+    ids = [qid for qid, count in runs for _ in range(count)]
+    column = pa.chunked_array([pa.array(ids, pa.large_string())])
+    np.testing.assert_array_equal(query_keys(column), _distinct_keys(column))
+    present = [x if x is not None else "none" for x in ids]
+    frame = pd.DataFrame(
+        {
+            "q": pd.Series(present, dtype="string[pyarrow]"),
+            "d": pd.Series([f"d{k}" for k in range(len(ids))], dtype="string[pyarrow]"),
+            "v": np.ones(len(ids)),
+        }
+    )
+    table = prepared_table(frame, ("q", "d", "v"), "<run>", "float64", 2)
+    pieces = split_table(table, parts)
+    assert len(pieces) == parts
+    owner: dict[str, int] = {}
+    for j, piece in enumerate(pieces):
+        rows = piece.column("_row").to_pylist()
+        assert rows == sorted(rows)
+        for qid in piece.column("query_id").to_pylist():
+            assert owner.setdefault(qid, j) == j
+    everything = sorted(r for piece in pieces for r in piece.column("_row").to_pylist())
+    assert everything == table.column("_row").to_pylist()

@@ -839,6 +839,8 @@ def compare(
     popularity: Any = None,
     num_items: int | None = None,
     num_users: int | None = None,
+    item_features: Any = None,
+    train: Any = None,
     bounds: bool = False,
     max_grade: int | None = None,
 ) -> Comparison:
@@ -846,7 +848,8 @@ def compare(
 
     Run-level measures (``Coverage@10``, ``Gini@10``, ``Entropy@10``) are compared by a
     paired bootstrap over users (:mod:`ranklens.analysis.run_level`); ``popularity``,
-    ``num_items`` and ``num_users`` are the item data of the recommender measures (see
+    ``num_items``, ``num_users``, ``item_features`` and ``train`` are the item data of the
+    recommender measures (see
     :class:`~ranklens.Evaluator`).
 
     Parameters
@@ -945,9 +948,16 @@ def compare(
         "popularity": popularity,
         "num_items": num_items,
         "num_users": num_users,
+        "item_features": item_features,
+        "train": train,
     }
     measure_list = [measures] if isinstance(measures, str) else list(measures)
     evaluator = Evaluator(qrels, measure_list, **options)
+    if evaluator.sampled is not None:
+        raise OptionError(
+            "compare does not read stochastic runs (expected exposure, EE-*): evaluate each "
+            "run with ranklens.evaluate and compare the per-query values"
+        )
     given = list(names) if names is not None else [None] * len(run_list)
     # read each run once (it may be a file object), evaluate it once or twice
     run_objects = [as_run(run, duplicates, name) for run, name in zip(run_list, given, strict=True)]

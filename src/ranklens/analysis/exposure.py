@@ -18,19 +18,12 @@ from ranklens.data.stochastic import read_groups, read_stochastic_run
 from ranklens.kernels.exposure import (
     UserModel,
     UserModelKind,
-    Vector,
-    document_bounds,
-    exposure_values,
     fair_ndcg,
-    grade_levels,
-    group_bounds,
-    group_exposure,
-    run_exposure,
-    target_exposure,
 )
 from ranklens.kernels.exposure import (
     awrf as ranking_awrf,
 )
+from ranklens.kernels.exposure_measures import kept_grades, query_exposure
 
 EE_MEASURES = ("EE-L", "EE-D", "EE-R")
 
@@ -69,7 +62,7 @@ def _means(per_query: dict[str, dict[str, float]], measures: tuple[str, ...]) ->
 def _grades(qrels: object, binary: bool, complete: bool) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for qid, judged in as_qrels(qrels).to_dict().items():
-        kept = {d: (1 if binary and g > 0 else g) for d, g in judged.items() if complete or g > 0}
+        kept = kept_grades(judged, binary, complete)
         if kept:
             out[qid] = kept
     return out
@@ -143,27 +136,7 @@ def expected_exposure(
     labels = read_groups(groups) if groups is not None else None
     per_query: dict[str, dict[str, float]] = {}
     for qid, judged in grades.items():
-        doc_target = target_exposure(judged, user, fixed=True)
-        samples = rankings.get(qid)
-        doc_run = run_exposure(samples, judged, user) if samples else None
-        target: Vector = doc_target
-        exposure: Vector | None = doc_run
-        if labels is not None:
-            counted = [d for d in judged if (complete or judged[d] > 0) and d in labels]
-            target = group_exposure(doc_target, labels, counted)
-            if not target:
-                raise InputError(
-                    f"query {qid!r}: none of its judged documents has a group label; give "
-                    "groups for the judged documents"
-                )
-            relevant = sum(1 for g in judged.values() if g > 0)
-            bounds = group_bounds(target, relevant, user, True, len(counted))
-            if doc_run is not None:
-                exposure = group_exposure(doc_run, labels, counted)
-        else:
-            levels = len(grade_levels(judged))
-            bounds = document_bounds(doc_target, levels, user, complete, fixed=True)
-        value = exposure_values(target, exposure or None, bounds, fixed=True)
+        value = query_exposure(qid, judged, rankings.get(qid), labels, user, complete)
         if normalise:
             scores = (value.difference, value.disparity, value.relevance)
         else:

@@ -193,6 +193,20 @@ def add_item_data(p: argparse.ArgumentParser) -> None:
         help="the number of training users for the propensity-scored measures (PSP, "
         "PSnDCG, PSR; default: the distinct users of a --popularity table of interactions)",
     )
+    p.add_argument(
+        "--item-features",
+        metavar="FILE",
+        help="item features for ILD: lines 'item v1 v2 ...' (vectors, cosine distance), "
+        "lines 'item label' (label sets, one line per label; ILD(distance='jaccard')), a "
+        ".csv of the same, or a Parquet table with an item column",
+    )
+    p.add_argument(
+        "--train",
+        metavar="FILE",
+        help="training interactions for PopRSP: lines 'user item' (more fields ignored), a "
+        ".csv, or a Parquet table with user and item columns; also the popularity when "
+        "--popularity is not given",
+    )
 
 
 def add_max_grade(p: argparse.ArgumentParser) -> None:

@@ -116,6 +116,8 @@ def run_compare(args: argparse.Namespace) -> int:
             popularity=args.popularity,
             num_items=args.num_items,
             num_users=args.num_users,
+            item_features=args.item_features,
+            train=args.train,
             **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
             **extra,
         )

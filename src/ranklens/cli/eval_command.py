@@ -59,6 +59,13 @@ def register(commands: Any) -> None:
         "cost'; unlisted documents cost the measure's max_cost (default: every document 1)",
     )
     _options.add_item_data(p)
+    p.add_argument(
+        "--groups",
+        metavar="FILE",
+        help="group labels of the documents for expected exposure (EE-L, EE-D, EE-R, which "
+        "read a stochastic run: 'qid sample docno rank score' lines): lines 'docid,group' "
+        "(TREC Fair Ranking's groups CSV) or 'docid group'",
+    )
     _options.add_conventions(p)
     _options.add_scale(p)
     _options.add_example(p, "evaluate")
@@ -124,6 +131,13 @@ def run_eval(args: argparse.Namespace) -> int:
     measures = with_num_docs(_options.measure_names(args.measures, DEFAULT_MEASURES), args.num_docs)
     _refuse_run_level_per_query(measures, args.per_query)
     _check_bounds_options(args)
+    if args.dask is not None or args.bounds:
+        from ranklens.measures.base import is_sampled
+
+        sampled = next((m.name for m in measures if is_sampled(m)), None)
+        if sampled is not None:
+            option = "--dask" if args.dask is not None else "--bounds"
+            raise OptionError(f"{option} is not supported for {sampled} (a stochastic run)")
     if args.dask is not None:
         if args.costs is not None:
             raise OptionError("--costs is not supported with --dask")
@@ -137,6 +151,11 @@ def run_eval(args: argparse.Namespace) -> int:
                 args.runs,
                 measures,
                 progress=progress,
+                popularity=args.popularity,
+                num_items=args.num_items,
+                num_users=args.num_users,
+                item_features=args.item_features,
+                train=args.train,
                 **_options.chosen(args, ("ties", "queries", "depth", "duplicates")),
             )
         full = args.precision == "full"
@@ -154,11 +173,16 @@ def run_eval(args: argparse.Namespace) -> int:
         popularity=args.popularity,
         num_items=args.num_items,
         num_users=args.num_users,
+        item_features=args.item_features,
+        train=args.train,
+        groups=args.groups,
     )
     if args.names is not None and len(args.names) != len(args.runs):
         raise OptionError(
             f"--name given {len(args.names)} times for {len(args.runs)} runs (once per run)"
         )
+    if evaluator.sampled is not None:  # stochastic runs: expected exposure
+        return _eval_sampled(args, evaluator)
     from ranklens.data.chunks import should_stream
     from ranklens.data.coerce import as_run
     from ranklens.data.naming import distinct_names
@@ -254,13 +278,34 @@ def _refuse_run_level_per_query(measures: list[Any], per_query: bool) -> None:
         )
 
 
-def _report_counts(path: str, counts: dict[str, int] | Any, policy: str) -> None:
+def _eval_sampled(args: argparse.Namespace, evaluator: Any) -> int:
+    """``ranklens eval`` of stochastic runs (the expected exposure measures)."""
+    from pathlib import Path
+
+    from ranklens.cli.output import write_results
+
+    given = args.names or [None] * len(args.runs)
+    results = []
+    for path, name in zip(args.runs, given, strict=True):
+        result = evaluator.evaluate(path, name or Path(path).stem or "run")
+        if not args.quiet:
+            _report_counts(path, result.query_counts, args.queries, sampled=True)
+        results.append(result)
+    _refuse_repeated([result.run for result in results])
+    write_results(results, args.format, args.per_query, sys.stdout, full=args.precision == "full")
+    return 0
+
+
+def _report_counts(
+    path: str, counts: dict[str, int] | Any, policy: str, sampled: bool = False
+) -> None:
     parts = [
         f"{counts['qrels']} queries in the qrels, {counts['run']} in the run",
         f"{counts['evaluated']} evaluated",
     ]
     if counts.get("missing"):
-        parts.append(f"{counts['missing']} qrels queries missing from the run scored 0")
+        worst = "given the worst values" if sampled else "scored 0"
+        parts.append(f"{counts['missing']} qrels queries missing from the run {worst}")
     if counts.get("unjudged"):
         parts.append(f"{counts['unjudged']} run queries without judgments left out")
     sys.stderr.write(f"ranklens: {path}: {'; '.join(parts)} (--queries {policy})\n")

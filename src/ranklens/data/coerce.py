@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import IO, Any, cast
 
-from ranklens.base.errors import InputError
+from ranklens.base.errors import DuplicateError, InputError
 from ranklens.base.types import DuplicatePolicy
 from ranklens.data.frames import is_frame, refuse_lazy
 from ranklens.data.idioms import accept_one_input
@@ -74,9 +74,14 @@ def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None
     if kind == "jsonl":
         return Run.from_jsonl(cast("str | os.PathLike[str]", obj), name, duplicates)
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
-        return Run.from_file(
-            cast("str | os.PathLike[str] | IO[str]", obj), name=name, duplicates=duplicates
-        )
+        try:
+            return Run.from_file(
+                cast("str | os.PathLike[str] | IO[str]", obj), name=name, duplicates=duplicates
+            )
+        except DuplicateError as exc:  # a stochastic run given to ordinary measures?
+            from ranklens.data.stochastic import stochastic_duplicate
+
+            raise stochastic_duplicate(exc) from None
     if isinstance(obj, Mapping):
         return Run.from_dict(obj, name=name or "run", duplicates=duplicates)
     if is_frame(obj):

@@ -14,7 +14,7 @@ import zlib
 from pathlib import Path
 from typing import IO
 
-from ranklens.base.errors import InputError, ParseError, ResourceError
+from ranklens.base.errors import DuplicateError, InputError, ParseError, ResourceError
 
 Source = str | os.PathLike[str] | IO[bytes] | IO[str]
 
@@ -177,3 +177,26 @@ def _decompress(raw: bytes | mmap.mmap, name: str) -> bytes | mmap.mmap:
                     f"is not a valid {kind} file: it is corrupt or truncated ({exc})", path=name
                 ) from None
     return raw
+
+
+def second_fields_of_duplicate(exc: DuplicateError) -> tuple[str, str] | None:
+    """The second fields of the two lines of a file that ``exc`` (a repeated pair) names,
+    when both are there and differ (a subtopic column of diversity qrels, a sample column
+    of a stochastic run): a hint that the file is of another kind; else ``None``."""
+    if exc.path is None or exc.lines is None or str(exc.path).startswith("<"):
+        return None
+    try:
+        content, _ = read_bytes(exc.path)
+    except (OSError, ValueError):
+        return None
+    import io
+
+    wanted = {exc.lines[0] - 1: "", exc.lines[1] - 1: ""}
+    for number, line in enumerate(io.BytesIO(content)):
+        if number in wanted:
+            fields = line.split()
+            wanted[number] = fields[1].decode("utf-8", "replace") if len(fields) > 1 else ""
+        if number >= max(wanted):
+            break
+    first, second = wanted[exc.lines[0] - 1], wanted[exc.lines[1] - 1]
+    return (first, second) if first != second and first and second else None

@@ -27,9 +27,9 @@ import os
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from ranklens.base.errors import EmptyInputError, InputError, ParseError
+from ranklens.base.errors import DuplicateError, EmptyInputError, InputError, ParseError
 from ranklens.data.frames import column_names, is_frame
-from ranklens.data.source import read_bytes
+from ranklens.data.source import read_bytes, second_fields_of_duplicate
 
 StochasticRun = dict[str, list[list[str]]]
 DocGroups = dict[str, list[Hashable]]
@@ -41,18 +41,32 @@ GROUP_COLUMNS = ("group", "groups", "group_id", "label")
 PLAIN_RUN_SAMPLE = "Q0"
 
 _NO_SAMPLES = (
-    "expected exposure needs several sampled rankings per query, and this run has no "
+    "{what} needs several sampled rankings per query, and this run has no "
     "sample numbers ({why}); give 'qid sample docno rank score' lines (a sample number in "
-    "the second column), a table with a 'sample' column, or pass single_ranking=True to "
-    "evaluate each query's one ranking as a deterministic policy"
+    "the second column), a table with a 'sample' column{remedy}"
+)
+_SINGLE_RANKING = (
+    ", or pass single_ranking=True to evaluate each query's one ranking as a deterministic "
+    "policy"
 )
 
 
-def read_stochastic_run(obj: object, *, single_ranking: bool = False) -> StochasticRun:
+def no_samples_message(why: str, measure: str | None = None) -> str:
+    """The error for a run without sample numbers, read for expected exposure (``measure``:
+    the measure that reads it, which has no ``single_ranking`` option)."""
+    if measure is None:
+        return _NO_SAMPLES.format(what="expected exposure", why=why, remedy=_SINGLE_RANKING)
+    return _NO_SAMPLES.format(what=measure, why=why, remedy=" or {qid: [[docid, ...], ...]}")
+
+
+def read_stochastic_run(
+    obj: object, *, single_ranking: bool = False, measure: str | None = None
+) -> StochasticRun:
     """``{qid: [ranking, ...]}`` from a file, a DataFrame or a dict (module docstring).
 
     ``single_ranking``: accept a plain TREC run (``Q0`` in the second column, or a table
-    without a sample column) as one sample per query; otherwise it is an error.
+    without a sample column) as one sample per query; otherwise it is an error (naming
+    ``measure``, the measure that reads the run, when given).
 
     >>> read_stochastic_run({"q1": [["a", "b"], ["b", "a"]]})
     {'q1': [['a', 'b'], ['b', 'a']]}
@@ -60,9 +74,9 @@ def read_stochastic_run(obj: object, *, single_ranking: bool = False) -> Stochas
     if isinstance(obj, Mapping):
         return _from_mapping(obj)
     if is_frame(obj):
-        return _from_frame(obj, single_ranking)
+        return _from_frame(obj, single_ranking, measure)
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
-        return _from_file(obj, single_ranking)
+        return _from_file(obj, single_ranking, measure)
     raise InputError(
         f"cannot read a stochastic run from a {type(obj).__name__}: give a path, a DataFrame "
         "(query, sample, doc, rank columns) or {qid: [[docid, ...], ...]}"
@@ -98,7 +112,7 @@ def _ordered(
     }
 
 
-def _from_file(obj: object, single_ranking: bool) -> StochasticRun:
+def _from_file(obj: object, single_ranking: bool, measure: str | None) -> StochasticRun:
     data, name = read_bytes(obj)
     ranks: dict[str, dict[str, dict[int, str]]] = {}
     plain = True
@@ -133,7 +147,7 @@ def _from_file(obj: object, single_ranking: bool) -> StochasticRun:
     if not ranks:
         raise EmptyInputError("the run holds no rankings", path=name)
     if plain and not single_ranking:
-        raise InputError(f"{name}: " + _NO_SAMPLES.format(why="the second column is Q0"))
+        raise InputError(f"{name}: " + no_samples_message("the second column is Q0", measure))
     return _ordered(ranks)
 
 
@@ -149,7 +163,7 @@ def _first(columns: list[str], names: tuple[str, ...]) -> str | None:
     return next((c for c in names if c in columns), None)
 
 
-def _from_frame(frame: Any, single_ranking: bool) -> StochasticRun:
+def _from_frame(frame: Any, single_ranking: bool, measure: str | None) -> StochasticRun:
     columns = column_names(frame)
     query, sample = _first(columns, QUERY_COLUMNS), _first(columns, SAMPLE_COLUMNS)
     doc, rank = _first(columns, DOC_COLUMNS), _first(columns, ("rank",))
@@ -159,7 +173,8 @@ def _from_frame(frame: Any, single_ranking: bool) -> StochasticRun:
             f"column (one of {list(DOC_COLUMNS)}); columns present: {columns}"
         )
     if sample is None and not single_ranking:
-        raise InputError(_NO_SAMPLES.format(why=f"no column of {list(SAMPLE_COLUMNS)}"))
+        why = f"no column of {list(SAMPLE_COLUMNS)}"
+        raise InputError(no_samples_message(why, measure))
     qids = [str(q) for q in _column(frame, query)]
     docs = [str(d) for d in _column(frame, doc)]
     samples = [str(s) for s in _column(frame, sample)] if sample else ["0"] * len(qids)
@@ -238,3 +253,24 @@ def _groups_file(obj: object) -> DocGroups:
     if not out:
         raise EmptyInputError("the groups file holds no labels", path=name)
     return out
+
+
+def stochastic_duplicate(exc: DuplicateError) -> DuplicateError:
+    """``exc`` (a run file's repeated (query, document) pair), told that the file looks like
+    a stochastic run when the two lines' second columns differ and neither is ``Q0``: they
+    are two sampled rankings, which the expected exposure measures read; otherwise ``exc``
+    itself."""
+    fields = second_fields_of_duplicate(exc)
+    if fields is None or exc.lines is None or PLAIN_RUN_SAMPLE in fields:
+        return exc
+    first, second = fields
+    return DuplicateError(
+        f"{exc.message}. This looks like a stochastic run: the second column numbers sampled "
+        f"rankings (lines {exc.lines[0]} and {exc.lines[1]} rank it in samples {first} and "
+        f"{second}); the expected exposure measures read it (EE-L, EE-D, EE-R), ordinary "
+        "measures need one ranking per query (evaluate one sample)",
+        path=exc.path,
+        lines=exc.lines,
+        query=exc.query,
+        document=exc.document,
+    )

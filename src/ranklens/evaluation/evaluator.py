@@ -34,6 +34,8 @@ from ranklens.measures.base import Measure, RunStatistic, is_run_level
 from ranklens.measures.language import parse_measures
 from ranklens.ranking.align import Aligned, PreparedQrels, align
 from ranklens.ranking.costs import CostsLike, DocumentCosts
+from ranklens.ranking.interactions import TrainLike
+from ranklens.ranking.item_features import ItemFeaturesLike
 from ranklens.ranking.items import ItemData, PopularityLike
 from ranklens.ranking.judgments import Judgments, JudgmentsLike, read_judgments
 
@@ -78,25 +80,10 @@ def read_qrels(qrels: QrelsLike, duplicates: DuplicatePolicy) -> Qrels:
 
 def _subtopics_of(exc: Any) -> tuple[str, str] | None:
     """The second columns of the two lines of a qrels file's duplicate, when they differ."""
-    from ranklens.data.source import read_bytes
+    from ranklens.data.source import second_fields_of_duplicate
 
-    if exc.path is None or exc.lines is None or str(exc.path).startswith("<"):
-        return None
-    try:
-        content, _ = read_bytes(exc.path)
-    except (OSError, ValueError):
-        return None
-    import io
-
-    wanted = {exc.lines[0] - 1: "", exc.lines[1] - 1: ""}
-    for number, line in enumerate(io.BytesIO(content)):
-        if number in wanted:
-            fields = line.split()
-            wanted[number] = fields[1].decode("utf-8", "replace") if len(fields) > 1 else ""
-        if number >= max(wanted):
-            break
-    first, second = (wanted[exc.lines[0] - 1], wanted[exc.lines[1] - 1])
-    return (first, second) if first != second and first and second else None
+    found: tuple[str, str] | None = second_fields_of_duplicate(exc)
+    return found
 
 
 def _examples(ids: Sequence[str]) -> str:
@@ -271,7 +258,25 @@ class Evaluator:
     num_users
         The number of training users N of the propensity-scored measures (``PSP``,
         ``PSnDCG``, ``PSR``; default: the distinct users of ``popularity`` given as a table
-        of training interactions with a user column).
+        of training interactions with a user column, or of ``train``).
+    item_features
+        The item features of ``ILD``: ``{item: vector}``, ``{item: set of labels}``, a
+        table (an item column and numeric feature columns, or an item column and a label
+        column) or a file (lines ``item v1 v2 ...`` or ``item label``, or Parquet); see
+        :mod:`ranklens.ranking.item_features`.
+    train
+        The training interactions, for ``PopRSP`` (each user's training items leave its
+        denominators): a table with user and item columns, ``{user: [items]}`` or a file of
+        ``user item`` lines (or Parquet); see :mod:`ranklens.ranking.interactions`. Without
+        ``popularity`` they give it (interactions per item).
+    groups
+        Group labels of the documents for expected exposure (``EE-L``, ``EE-D``, ``EE-R``):
+        ``{docid: label or [labels]}``, a table (a document and a ``group`` column) or a
+        file of ``docid,group[,group...]`` lines (:mod:`ranklens.data.stochastic`); with
+        them these measures compare the exposure of groups, without them of documents.
+        These measures read a stochastic run (several sampled rankings per query, a sample
+        column) and are evaluated by :mod:`ranklens.evaluation.sampled`, without the
+        measures of one ranking per query: a run is either stochastic or not.
 
     Examples
     --------
@@ -294,9 +299,15 @@ class Evaluator:
         popularity: PopularityLike | None = None,
         num_items: int | None = None,
         num_users: int | None = None,
+        item_features: ItemFeaturesLike | None = None,
+        train: TrainLike | None = None,
+        groups: object | None = None,
     ) -> None:
         check_options(ties, queries, depth, duplicates)
         self.measures: tuple[Measure, ...] = tuple(parse_measures(measures))
+        from ranklens.evaluation.sampled import sampled_groups
+
+        self.sampled = sampled_groups(self.measures, groups)
         self.ties: TiePolicy = ties
         self.queries: QueryPolicy = queries
         self.depth = depth
@@ -322,8 +333,9 @@ class Evaluator:
                 if self._judgments is None
                 else dataclasses.replace(self._judgments, costs=read)
             )
-        if popularity is not None or num_items is not None or num_users is not None:
-            items = ItemData.of(popularity, num_items, num_users, self.qrels)
+        side = (popularity, num_items, num_users, item_features, train)
+        if any(given is not None for given in side):
+            items = ItemData.of(popularity, num_items, num_users, self.qrels, item_features, train)
             self._judgments = (
                 Judgments(items=items)
                 if self._judgments is None
@@ -382,6 +394,10 @@ class Evaluator:
             streaming = should_stream(run) or should_stream_parquet(run)
         else:
             streaming = stream and (is_text_source(run) or is_parquet_source(run))
+        if self.sampled is not None:  # a stochastic run: read whole, by its own reader
+            from ranklens.evaluation.sampled import evaluate_sampled
+
+            return evaluate_sampled(self, run, name, check_overlap)
         if streaming:
             from ranklens.evaluation.streaming import evaluate_stream
 
@@ -471,6 +487,10 @@ class Evaluator:
             given = list(names) if names is not None else [None] * len(run_list)
         if len(given) != len(run_list):
             raise OptionError(f"{len(given)} names for {len(run_list)} runs")
+        if self.sampled is not None:
+            from ranklens.evaluation.sampled import evaluate_many_sampled
+
+            return evaluate_many_sampled(self, run_list, given)
         read = [as_run(r, self.duplicates, n) for r, n in zip(run_list, given, strict=True)]
         final = distinct_names(read, given)
         return ResultSet(
@@ -505,6 +525,9 @@ def evaluate(
     popularity: PopularityLike | None = ...,
     num_items: int | None = ...,
     num_users: int | None = ...,
+    item_features: ItemFeaturesLike | None = ...,
+    train: TrainLike | None = ...,
+    groups: object | None = ...,
     name: str | Sequence[str] | None = ...,
 ) -> Results | ResultSet: ...
 
@@ -524,6 +547,9 @@ def evaluate(
     popularity: PopularityLike | None = ...,
     num_items: int | None = ...,
     num_users: int | None = ...,
+    item_features: ItemFeaturesLike | None = ...,
+    train: TrainLike | None = ...,
+    groups: object | None = ...,
     name: str | Sequence[str] | None = ...,
 ) -> Results: ...
 
@@ -542,6 +568,9 @@ def evaluate(
     popularity: PopularityLike | None = None,
     num_items: int | None = None,
     num_users: int | None = None,
+    item_features: ItemFeaturesLike | None = None,
+    train: TrainLike | None = None,
+    groups: object | None = None,
     name: str | Sequence[str] | None = None,
 ) -> Results | ResultSet:
     """Evaluate one run (``evaluate(qrels, run, ["nDCG@10", "AP"])`` gives
@@ -570,6 +599,9 @@ def evaluate(
     trec_eval's preference and judgement-group measures read a judgement file
     (``judgments=``, by default the qrels file):
     ``evaluate("qrels.txt", "run.txt", ["PrefsSimp", "APAvgJG", "PAvgJG@10"])``.
+    Expected exposure reads a stochastic run (``qid sample docno rank score`` lines, or
+    ``{qid: [[docid, ...], ...]}``) and, for group fairness, ``groups=``:
+    ``evaluate("qrels.txt", "samples.run", ["EE-L", "EE-D", "EE-R"], groups="groups.csv")``.
     """
     parsed = parse_measures(measures)
     if not parsed:
@@ -586,8 +618,16 @@ def evaluate(
         popularity=popularity,
         num_items=num_items,
         num_users=num_users,
+        item_features=item_features,
+        train=train,
+        groups=groups,
     )
-    if is_many_runs(run):
+    many = is_many_runs(run)
+    if evaluator.sampled is not None:  # {qid: [[docid, ...], ...]} is one stochastic run
+        from ranklens.evaluation.sampled import is_many_sampled_runs
+
+        many = is_many_sampled_runs(run)
+    if many:
         if isinstance(name, str):
             raise OptionError("several runs take a list of names (name=[...]), not one name")
         runs = cast("Sequence[RunLike] | Mapping[str, RunLike]", run)

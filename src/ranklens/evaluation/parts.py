@@ -8,6 +8,11 @@ per-query values come back; :func:`combine` puts the queries in byte order (the 
 the in-memory evaluation) and :class:`~ranklens.Results` sums each column in that order,
 so the aggregates are the same floating-point sums as on one machine.
 
+The run-level measures (``Coverage@10``, ``PSP@5``, ...) have no per-query values: each
+part gives a small mergeable state instead (:mod:`ranklens.kernels.run_parts`: exposure
+counts by item id, or a few numbers per user), merged into the statistic of the whole run
+with the in-memory value (:class:`RunLevelStates`).
+
 Queries present on one side only follow the ``queries=`` policy exactly as the in-memory
 evaluation does: with ``"qrels"`` a qrels query missing from the run is scored on an empty
 ranking, with ``"run"`` a run query without judgments is scored with no relevant document,
@@ -18,9 +23,9 @@ the sums of the parts'.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,6 +63,9 @@ class Part:
     retrieved: int = 0
     tied: int | None = 0
     """Queries whose tied scores can decide a value (``None``: not counted)."""
+    statistics: Mapping[str, Any] = field(default_factory=dict)
+    """The run-level measures' mergeable states, by measure name
+    (:func:`ranklens.kernels.run_parts.state_of`; per-user ones in :attr:`queries`' order)."""
 
 
 def absent_id(taken: Iterable[str]) -> str:
@@ -130,7 +138,79 @@ def evaluate_run_part(
         counts["matched"],
         counts["retrieved"],
         res.tie_affected_queries,
+        states_of(res),
     )
+
+
+def states_of(res: Results, rows: Sequence[int] | None = None) -> dict[str, Any]:
+    """The mergeable states of the run-level statistics of a part's results (of its
+    queries ``rows`` only, when given)."""
+    from ranklens.kernels.run_parts import state_of
+
+    picked = None if rows is None else np.asarray(rows, dtype=np.int64)
+    return {name: state_of(stat, name, picked) for name, stat in res.run_statistics.items()}
+
+
+FOLD_ITEMS = 1 << 16
+"""Exposure states waiting to be merged are folded into the merged one once they hold at
+least as many items as it does, and at least this many."""
+
+
+class RunLevelStates:
+    """The run-level measures' states of the parts seen so far, merged as they come: the
+    exposure counts are folded by item id whenever the waiting states hold as many items as
+    the merged one (so memory stays bounded by the catalogue and the work linear); the
+    per-user states are kept in the parts' order."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, list[Any]] = {}
+        self._waiting: dict[str, int] = {}
+
+    def add(self, part: Part) -> Part:
+        """Take ``part``'s states; the part without them."""
+        from ranklens.kernels.run_parts import ExposureState, merge_states, state_size
+
+        if not part.statistics:
+            return part
+        for name, state in part.statistics.items():
+            held = self._states.setdefault(name, [])
+            held.append(state)
+            if isinstance(state, ExposureState):
+                waiting = self._waiting.get(name, 0) + state_size(state)
+                if len(held) > 1 and waiting >= max(state_size(held[0]), FOLD_ITEMS):
+                    held[:] = [merge_states(held)]
+                    waiting = 0
+                self._waiting[name] = waiting
+        return replace(part, statistics={})
+
+    def finish(self, measures: Sequence[Measure], order: Any) -> dict[str, Any]:
+        """The run-level statistics of the combined results (``order``: the part rows of
+        the results' queries, in the results' order).
+
+        Raises
+        ------
+        MeasureError
+            A run-level measure has no state (no part evaluated a user).
+        """
+        from ranklens.base.errors import MeasureError
+        from ranklens.kernels.run_parts import ExposureState, finish, merge_states, state_size
+        from ranklens.measures.base import is_run_level
+
+        out: dict[str, Any] = {}
+        for m in measures:
+            if not is_run_level(m):
+                continue
+            held = self._states.get(m.name)
+            if not held:
+                raise MeasureError(f"{m.name}: no user was evaluated, so it has no value")
+            merged = merge_states(held)
+            if not isinstance(merged, ExposureState) and state_size(merged) != len(order):
+                raise MeasureError(
+                    f"{m.name}: the parts' states cover {state_size(merged)} users, the "
+                    f"results {len(order)}"
+                )
+            out[m.name] = finish(merged, m.name, order)
+        return out
 
 
 def missing_part(
@@ -149,7 +229,8 @@ def missing_part(
         empty = replace(empty, ranks=np.ones(1, dtype=np.int64))
     res = with_policy(evaluator, "qrels", measures).evaluate_part(empty)
     values = np.asarray(res.values)[np.asarray(rows, dtype=np.int64)]
-    return Part(tuple(qids[i] for i in rows), values, 0, 0, 0)
+    states = states_of(res, rows)
+    return Part(tuple(qids[i] for i in rows), values, 0, 0, 0, statistics=states)
 
 
 def combine(
@@ -158,32 +239,33 @@ def combine(
     queries: QueryPolicy,
     parts: Iterable[Part],
     qrels_queries: int | None = None,
+    states: RunLevelStates | None = None,
 ) -> Results:
     """One :class:`Results` from parts that hold disjoint queries: rows in query byte order,
     query counts summed (``qrels_queries`` overrides the qrels count where the parts do not
     carry it).
 
+    The run-level measures (``Coverage@10``, ...) are made from the parts' states
+    (:mod:`ranklens.kernels.run_parts`), taken from the parts here or already gathered in
+    ``states`` (a caller that streams many parts takes them as they come, in the order of
+    ``parts``).
+
     Raises
     ------
     MeasureError
-        A measure is run-level (``Coverage@10``, ...): its value is not made from
-        per-query values, so parts cannot be combined into it.
+        A run-level measure's states show more items than the catalogue holds, or it has
+        none (see :meth:`RunLevelStates.finish`).
     """
-    from ranklens.base.errors import MeasureError
     from ranklens.measures.base import is_run_level
 
-    run_level = [m.name for m in measures if is_run_level(m)]
-    if run_level:
-        raise MeasureError(
-            f"{', '.join(run_level)}: computed over the whole run, not from per-query "
-            "values, so a run evaluated in parts (streamed, Dask, Spark) cannot give it; "
-            "evaluate it in memory (stream=False)"
-        )
+    run_level = any(is_run_level(m) for m in measures)
+    gathered = states if states is not None else RunLevelStates()
     ids: list[str] = []
     blocks: list[Float64Array] = []
     nq = nr = both = retrieving = matched = retrieved = 0
     tied: int | None = 0
-    for part in parts:
+    for whole in parts:
+        part = gathered.add(whole)
         ids.extend(part.queries)
         blocks.append(part.values)
         nq += part.qrels_queries
@@ -212,4 +294,13 @@ def combine(
         "matched": matched,
         "retrieved": retrieved,
     }
-    return Results(name, tuple(measures), qids, values, counts, tie_affected_queries=tied)
+    statistics = gathered.finish(measures, order) if run_level else {}
+    return Results(
+        name,
+        tuple(measures),
+        qids,
+        values,
+        counts,
+        tie_affected_queries=tied,
+        run_statistics=statistics,
+    )

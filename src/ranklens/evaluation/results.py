@@ -251,7 +251,8 @@ class Results:
 
     def to_parquet(self, path: str | os.PathLike[str]) -> None:
         """Save as Parquet: a ``query_id`` column and a float64 column per measure; the
-        run's name, the measures and the query counts in the file's metadata.
+        run's name, the measures, the query counts and the run-level measures' values
+        (``Coverage@10``, ...) in the file's metadata.
         :meth:`from_parquet` reads back equal Results (see
         :mod:`ranklens.evaluation.results_files`)."""
         from ranklens.evaluation.results_files import write_parquet
@@ -261,13 +262,15 @@ class Results:
     @classmethod
     def from_parquet(cls, path: str | os.PathLike[str]) -> Results:
         """Read Results saved by :meth:`to_parquet`."""
-        from ranklens.evaluation.results_files import read_parquet
+        from ranklens.evaluation.results_files import read_parquet, read_parquet_run_values
 
-        return cls(*read_parquet(path))
+        parts = read_parquet(path)  # run-level measures: their saved values
+        return cls(*parts, run_statistics=read_parquet_run_values(path))
 
     def to_jsonl(self, path: str | os.PathLike[str] | IO[str]) -> None:
         """Save as JSON lines, ``{"run", "query_id", "<measure>": value, ...}`` per query
-        (exact floats, nan as null; the query counts are not kept)."""
+        (exact floats, nan as null; a run-level measure's value on every line; the query
+        counts are not kept)."""
         from ranklens.evaluation.results_files import write_jsonl
 
         write_jsonl(self, path)
@@ -275,9 +278,10 @@ class Results:
     @classmethod
     def from_jsonl(cls, path: str | os.PathLike[str] | IO[str]) -> Results:
         """Read Results saved by :meth:`to_jsonl`."""
-        from ranklens.evaluation.results_files import read_jsonl
+        from ranklens.evaluation.results_files import read_jsonl, split_run_values
 
-        return cls(*read_jsonl(path))
+        parts, statistics = split_run_values(read_jsonl(path))
+        return cls(*parts, run_statistics=statistics)
 
     def plot_dist(
         self, measure: str | Measure, style: str = "box", *, ax: Axes | None = None

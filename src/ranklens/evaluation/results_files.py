@@ -8,8 +8,11 @@ column per measure, named by the measure's canonical name (read back with
   metadata (key ``ranklens.results``, a JSON object). Needs pyarrow.
 - JSON lines: ``{"run": name, "query_id": qid, "<measure>": value, ...}`` a line; values are
   written as Python's ``repr`` (the shortest text that reads back as the same float64), nan
-  as ``null``. The query counts are not kept, and results of no query write no line (so
-  their measures are lost); use Parquet for those.
+  as ``null``; a run-level measure (``Coverage@10``, ...) has its value for the run on every
+  line (Parquet keeps those values in its metadata). Either way, read back they give the
+  value, not the users' data that the bootstrap over users of ``compare`` needs. The
+  query counts are not kept, and results of no query write no line (so their measures are
+  lost); use Parquet for those.
 """
 
 from __future__ import annotations
@@ -19,13 +22,15 @@ import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.base.errors import DuplicateError, InputError, ParseError
+from ranklens.base.errors import DuplicateError, InputError, MeasureError, ParseError
 from ranklens.base.optional import require
-from ranklens.measures.base import Measure
+from ranklens.base.types import Float64Array
+from ranklens.measures.base import Measure, is_run_level
 from ranklens.measures.language import parse_measure
 
 if TYPE_CHECKING:
@@ -46,9 +51,67 @@ def write_parquet(results: Results, path: PathLike) -> None:
         "run": results.run,
         "measures": results.names,
         "query_counts": dict(results.query_counts),
+        "run_values": run_values(results),
     }
     table = pa.table(data).replace_schema_metadata({META_KEY: json.dumps(meta).encode()})
     pq.write_table(table, os.fspath(path))
+
+
+def run_values(results: Results) -> dict[str, float]:
+    """The values of the run-level measures (``Coverage@10``, ...) of ``results`` whose
+    statistic was kept."""
+    return {
+        m.name: results.run_statistics[m.name].value(None)
+        for m in results.measures
+        if is_run_level(m) and m.name in results.run_statistics
+    }
+
+
+@dataclass(frozen=True)
+class StoredRunValue:
+    """The value of a run-level measure read back from a results file: the value only
+    (the users' data of the bootstrap over users is not saved)."""
+
+    name: str
+    stored: float
+    num_queries: int
+
+    def value(self, weights: Float64Array | None = None) -> float:
+        """The saved value (``weights`` only as ``None``).
+
+        Raises
+        ------
+        MeasureError
+            With ``weights``: the bootstrap over users needs the evaluation itself.
+        """
+        if weights is not None:
+            raise MeasureError(
+                f"{self.name}: these results were read from a file, which keeps the value of "
+                "this run-level measure but not the users' data that comparing it (the "
+                "bootstrap over users) or taking it on a subset of users needs: evaluate the "
+                "run again"
+            )
+        return self.stored
+
+    def values(self, weights: Float64Array) -> Float64Array:
+        """Refused (see :meth:`value`)."""
+        self.value(np.asarray(weights, dtype=np.float64))
+        return np.zeros(0)  # not reached
+
+
+def stored_statistics(
+    names: list[str], saved: dict[str, Any], num_queries: int
+) -> dict[str, StoredRunValue]:
+    """The run-level measures' values saved with results (``{name: value}``), as
+    statistics (see :class:`StoredRunValue`)."""
+    out: dict[str, StoredRunValue] = {}
+    for name in names:
+        if name in saved and is_run_level(parse_measure(name)):
+            value = saved[name]
+            out[name] = StoredRunValue(
+                name, math.nan if value is None else float(value), num_queries
+            )
+    return out
 
 
 Parts = tuple[str, tuple[Measure, ...], tuple[str, ...], np.ndarray, dict[str, int]]
@@ -90,6 +153,30 @@ def read_parquet(path: PathLike) -> Parts:
     return _build(str(meta["run"]), names, queries, values, counts)
 
 
+def split_run_values(parts: Parts) -> tuple[Parts, dict[str, StoredRunValue]]:
+    """JSON lines results with their run-level measures' columns (the run's value on
+    every line) made NaN again, and those values as statistics."""
+    run, measures, queries, values, counts = parts
+    saved: dict[str, Any] = {}
+    out = np.array(values, dtype=np.float64)
+    for j, m in enumerate(measures):
+        if is_run_level(m) and out.shape[0]:
+            saved[m.name] = float(out[0, j])
+            out[:, j] = math.nan
+    stats = stored_statistics([m.name for m in measures], saved, len(queries))
+    return (run, measures, queries, out, counts), stats
+
+
+def read_parquet_run_values(path: PathLike) -> dict[str, StoredRunValue]:
+    """The run-level measures' values saved by :func:`write_parquet` (only the file's
+    metadata is read)."""
+    pq = require("pyarrow.parquet", "Results.from_parquet")
+    schema = pq.read_schema(os.fspath(path))
+    meta = json.loads((schema.metadata or {})[META_KEY])
+    rows = pq.ParquetFile(os.fspath(path)).metadata.num_rows
+    return stored_statistics(list(meta["measures"]), meta.get("run_values", {}), int(rows))
+
+
 def _json_number(value: float) -> float | None:
     return None if math.isnan(value) else value
 
@@ -107,9 +194,12 @@ def write_jsonl(results: Results, out: PathLike | IO[str]) -> None:
     """Write ``results`` as JSON lines (see the module docstring)."""
     with _text(out, "w") as stream:
         names = results.names
+        kept = run_values(results)  # a run-level measure: its value on every line
         for qid, row in zip(results.queries, results.values.tolist(), strict=True):
             record: dict[str, Any] = {"run": results.run, "query_id": qid}
-            record.update({n: _json_number(v) for n, v in zip(names, row, strict=True)})
+            record.update(
+                {n: _json_number(kept.get(n, v)) for n, v in zip(names, row, strict=True)}
+            )
             stream.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 

@@ -33,6 +33,7 @@ from ranklens.data.chunks import DEFAULT_CHUNK_BYTES, grouped_runs
 from ranklens.data.run import Run
 from ranklens.evaluation.parts import (
     Part,
+    RunLevelStates,
     combine,
     evaluate_run_part,
     missing_part,
@@ -128,14 +129,20 @@ def evaluate_runs(evaluator: Evaluator, runs: Iterable[Run], name: str | None = 
             )
         measures = pinned(measures, max(int(evaluator.qrels.rels.max(initial=0)), 0))
     parts: list[Part] = []
+    states = RunLevelStates()  # the run-level measures' states, merged as the parts come
     tag = ""
     for run in runs:
         tag = run.name
-        parts.append(evaluate_run_part(evaluator, run, measures))
+        parts.append(states.add(evaluate_run_part(evaluator, run, measures)))
     present = {q for part in parts for q in part.queries}
     absent = missing_part(evaluator, present, measures)
     if absent is not None:
-        parts.append(absent)
+        parts.append(states.add(absent))
     return combine(
-        name or tag, evaluator.measures, evaluator.queries, parts, len(evaluator.qrels.qids)
+        name or tag,
+        evaluator.measures,
+        evaluator.queries,
+        parts,
+        len(evaluator.qrels.qids),
+        states,
     )

@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 
 from ranklens.base.errors import MeasureError
-from ranklens.base.types import Float64Array, Int64Array
+from ranklens.base.types import Float64Array, Int64Array, UInt8Array
 from ranklens.data.native import core as _core
 from ranklens.ranking.align import Ranked
 from ranklens.ranking.items import ItemData
@@ -66,7 +66,8 @@ def _list_lengths(view: Ranked, cutoff: int | None) -> Float64Array:
 def _per_user_mean(view: Ranked, cutoff: int | None, per_item: Float64Array) -> Float64Array:
     """Per user, the mean of ``per_item`` over its top-k list (0 for an empty list)."""
     users, _ = top_items(view, cutoff)
-    sums = np.bincount(users, weights=per_item, minlength=view.num_queries)
+    # float64 also for no entry (bincount of nothing is int64)
+    sums = np.bincount(users, weights=per_item, minlength=view.num_queries).astype(np.float64)
     sizes = _list_lengths(view, cutoff)
     out: Float64Array = np.divide(sums, sizes, out=np.zeros_like(sums), where=sizes > 0)
     return out
@@ -106,6 +107,33 @@ def long_tail_count(view: Ranked, cutoff: int | None, head_share: float) -> Floa
     return out
 
 
+def exposure_value(
+    shown: Float64Array, catalogue: int | None, kind: ExposureKind, scope: str, variant: str
+) -> float:
+    """Coverage, Gini or Entropy from the exposures of the items shown (> 0) in increasing
+    order (the same arithmetic for a run in memory and for one evaluated in parts, whose
+    counts are merged by item id)."""
+    if kind == "entropy":
+        if shown.shape[0] == 0:
+            return 0.0
+        p = shown / shown.sum()
+        logs = np.log2(p) if variant == "log2" else np.log(p)
+        return float(-(p * logs).sum())
+    size = shown.shape[0] if scope == "shown" else catalogue
+    if size is None:
+        raise MeasureError("the catalogue size is needed")
+    if kind == "coverage":
+        return float(shown.shape[0]) / float(size)
+    total = float(shown.sum())
+    gini = 0.0
+    if total > 0.0:
+        ranks = np.arange(size - shown.shape[0] + 1, size + 1, dtype=np.float64)
+        gini = float(((2.0 * ranks - size - 1.0) * shown).sum() / (size * total))
+    if variant == "elliot":
+        return 1.0 - gini * size / (size - 1.0) if size > 1 else 1.0
+    return gini
+
+
 @dataclass(frozen=True, eq=False)
 class ExposureStatistic:
     """A measure of the items' exposure counts over the top-k lists of all the users.
@@ -129,6 +157,12 @@ class ExposureStatistic:
     scope: str = "catalogue"
     variant: str = ""
     """Gini: ``"elliot"`` reports ``1 - N/(N-1) G``; Entropy: ``"log2"`` in bits."""
+    known_ids: tuple[UInt8Array, Int64Array] | None = None
+    """The ids of the item codes ``0 .. len - 1`` (the popularity data's items, shared)."""
+    unknown_ids: tuple[UInt8Array, Int64Array] | None = None
+    """The ids of the item codes from ``len(known_ids)`` on (items the popularity data does
+    not list), so that the counts can be merged by item id with another part's
+    (:mod:`ranklens.kernels.run_parts`)."""
 
     def exposure(self, weights: Float64Array | None = None) -> Float64Array:
         """The exposure of each item code (users counted ``weights`` times)."""
@@ -144,27 +178,9 @@ class ExposureStatistic:
     def value(self, weights: Float64Array | None = None) -> float:
         """The measure's value (see :mod:`ranklens.kernels.recommender`)."""
         x = self.exposure(weights)
-        shown = x[x > 0]
-        if self.kind == "entropy":
-            if shown.shape[0] == 0:
-                return 0.0
-            p = shown / shown.sum()
-            logs = np.log2(p) if self.variant == "log2" else np.log(p)
-            return float(-(p * logs).sum())
-        size = shown.shape[0] if self.scope == "shown" else self.catalogue
-        if size is None:
-            raise MeasureError("the catalogue size is needed")
-        if self.kind == "coverage":
-            return float(shown.shape[0]) / float(size)
-        total = float(shown.sum())
-        gini = 0.0
-        if total > 0.0:
-            ordered = np.sort(shown)
-            ranks = np.arange(size - ordered.shape[0] + 1, size + 1, dtype=np.float64)
-            gini = float(((2.0 * ranks - size - 1.0) * ordered).sum() / (size * total))
-        if self.variant == "elliot":
-            return 1.0 - gini * size / (size - 1.0) if size > 1 else 1.0
-        return gini
+        return exposure_value(
+            np.sort(x[x > 0]), self.catalogue, self.kind, self.scope, self.variant
+        )
 
     def values(self, weights: Float64Array) -> Float64Array:
         """:meth:`value` for each row of ``weights`` (draws x users)."""
@@ -196,7 +212,34 @@ def exposure(
                 f"catalogue's {catalogue}: pass the catalogue size as num_items= (ranklens "
                 "eval --num-items N)"
             )
-    return ExposureStatistic(users, codes, view.num_queries, catalogue, kind, scope, variant)
+    items = item_data(view)
+    return ExposureStatistic(
+        users,
+        codes,
+        view.num_queries,
+        catalogue,
+        kind,
+        scope,
+        variant,
+        (items.ids_data, items.ids_offsets),
+        _unknown_ids(view, cutoff, codes, items.num_known),
+    )
+
+
+def _unknown_ids(
+    view: Ranked, cutoff: int | None, codes: Int64Array, known: int
+) -> tuple[UInt8Array, Int64Array]:
+    """The ids of the item codes ``known`` and up of the top-``cutoff`` lists (items the
+    popularity data does not list), in code order: one entry of each code is read."""
+    unknown = np.flatnonzero(codes >= known)
+    if unknown.shape[0] == 0 or view.source is None or view.entry is None:
+        return _core.encode_strings([])
+    where = np.empty(int(codes.max()) + 1 - known, dtype=np.int64)
+    where[codes[unknown] - known] = unknown  # any entry of a code has its id
+    rows = np.arange(view.rel.shape[0]) if cutoff is None else np.flatnonzero(view.pos < cutoff)
+    run = view.source.run
+    data, offsets = _core.take_strings(run.doc_data, run.doc_offsets, view.entry[rows[where]])
+    return data, offsets
 
 
 # --- propensity-scored measures (Jain, Prabhu and Varma, KDD 2016) ------------------------
@@ -320,8 +363,8 @@ def expected_novelty(
     discount = 1.0 / np.log2(view.pos[rows] + 2.0)
     hits = ((grades >= rel) & (grades >= 0)).astype(np.float64)
     nq = view.num_queries
-    top = np.bincount(users, weights=discount * hits * novelty, minlength=nq)
-    norm = np.bincount(users, weights=discount, minlength=nq)
+    top = np.bincount(users, weights=discount * hits * novelty, minlength=nq).astype(np.float64)
+    norm = np.bincount(users, weights=discount, minlength=nq).astype(np.float64)
     out: Float64Array = np.divide(top, norm, out=np.zeros_like(top), where=norm > 0)
     return out
 

@@ -15,6 +15,7 @@ from ranklens.base.types import Float64Array
 
 if TYPE_CHECKING:
     from ranklens.ranking.align import Aligned, Ranked
+    from ranklens.ranking.stochastic import SampledRankings
 
 Aggregate = Literal["mean", "sum", "gmean", "run"]
 """How a measure's value for the run is made: the ``mean``, ``sum`` or geometric mean
@@ -25,6 +26,9 @@ Judgments = Literal["qrels", "qrels_jg", "prefs", "subtopics", "strata"]
 """What a measure is computed from: ordinary qrels, judgement-group qrels (trec_eval
 ``-R qrels_jg``), preference judgments (``-R prefs`` / ``-R qrels_prefs``), subtopic
 qrels (the diversity measures) or stratified sampled qrels (the sampled measures)."""
+Rankings = Literal["one", "sampled"]
+"""What a measure reads of the run: one ranking per query, or several sampled rankings per
+query (a stochastic run, :mod:`ranklens.ranking.stochastic`)."""
 GMEAN_FLOOR = 1e-5
 """Per-query values below this are raised to it before a geometric mean (trec_eval)."""
 
@@ -62,6 +66,12 @@ def is_run_level(measure: Measure | MeasureSpec) -> bool:
     per-query values."""
     spec = measure.spec if isinstance(measure, Measure) else measure
     return spec.aggregate == "run"
+
+
+def is_sampled(measure: Measure | MeasureSpec) -> bool:
+    """Whether a measure reads several sampled rankings per query (a stochastic run)."""
+    spec = measure.spec if isinstance(measure, Measure) else measure
+    return spec.rankings == "sampled"
 
 
 @dataclass(frozen=True)
@@ -180,6 +190,11 @@ class MeasureSpec:
     by default the qrels file) that :func:`~ranklens.ranking.align.align` attaches to the
     ranking; their kernel gets the whole ranking and every parameter (``judged_only``
     included)."""
+    rankings: Rankings = "one"
+    """What the measure reads of the run: ``"one"`` ranking per query (the aligned arrays),
+    or ``"sampled"``: several sampled rankings per query (a stochastic run with sample
+    numbers; expected exposure), whose kernel gets a
+    :class:`~ranklens.ranking.stochastic.SampledRankings` and every parameter."""
 
     def all_params(self) -> tuple[Param, ...]:
         """Every parameter, the ``@`` one last."""
@@ -263,6 +278,11 @@ class Measure:
         """
         if is_run_level(self):
             raise MeasureError(no_per_query_message(self.name))
+        if is_sampled(self):
+            raise MeasureError(
+                f"{self.name} reads several sampled rankings per query (a stochastic run with "
+                "sample numbers), not one ranking: evaluate it with ranklens.evaluate"
+            )
         if self.spec.judgments != "qrels":
             # judged documents are those of its own judgement file: the kernel gets the
             # whole ranking and applies ``judged_only`` itself
@@ -283,6 +303,12 @@ class Measure:
         values = dict(self.items)
         stat: RunStatistic = self.spec.kernel(aligned.base, **values)
         return stat
+
+    def compute_sampled(self, sampled: SampledRankings) -> Float64Array:
+        """Per-query values of a measure that reads sampled rankings (:func:`is_sampled`), in
+        the query order of ``sampled``."""
+        values = dict(self.items)
+        return np.asarray(self.spec.kernel(sampled, **values), dtype=np.float64)
 
     def compute_on(self, view: Ranked) -> Float64Array:
         """Per-query values on ``view`` as it is (``judged_only`` is not applied again)."""

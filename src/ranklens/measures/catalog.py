@@ -45,6 +45,7 @@ EXTRA_CATALOGS = (
     "ranklens.measures.catalog_irm",
     "ranklens.measures.catalog_recsys",
     "ranklens.measures.catalog_sampled",
+    "ranklens.measures.catalog_exposure",
 )
 """Modules with more declarations (each exports ``SPECS``), merged into the registry."""
 

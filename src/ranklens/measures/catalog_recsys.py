@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from ranklens.kernels import recommender as rec
+from ranklens.kernels import recommender_lists as lists
 from ranklens.measures.base import MeasureSpec, Param
 
 CUTOFF = Param("cutoff", int, None, "only the top k items of each list count (k >= 1)", minimum=1)
@@ -261,9 +262,60 @@ _OPPORTUNITY_SPECS: tuple[MeasureSpec, ...] = (
     ),
 )
 
+DISTANCE = Param(
+    "distance",
+    str,
+    "cosine",
+    "'cosine': 1 - the cosine similarity of the feature vectors (of label sets: |A & B| / "
+    "sqrt(|A| |B|)); 'jaccard': 1 - |A & B| / |A | B| of label sets or 0/1 vectors",
+    choices=lists.DISTANCES,
+)
+_LIST_SPECS: tuple[MeasureSpec, ...] = (
+    MeasureSpec(
+        "ILD",
+        "intra-list diversity: the mean distance between the item features of the pairs of "
+        "distinct items of a user's top-k list, averaged over users",
+        "ILD@k = mean_u 2/(n_u (n_u - 1)) sum_{i < j in L_u} d(i, j), n_u = |L_u|, 0 for a "
+        "list of fewer than 2 items; d(i, j) = 1 - x_i.x_j / (|x_i| |x_j|) (cosine, the "
+        "default) or 1 - |A_i & A_j| / |A_i | A_j| (distance='jaccard'; two empty label sets "
+        "are at distance 0); x_i, A_i: item i's features (item_features=); L_u: user u's "
+        "top-k list (the first k items of its ranking, all of them if it has fewer). "
+        "Reference: Ziegler, McNee, Konstan and Lausen, WWW 2005 (intra-list similarity); "
+        "Smyth and McClave, ICCBR 2001",
+        lambda r, distance, cutoff: lists.intra_list_diversity(r, cutoff, distance),
+        (DISTANCE,),
+        CUTOFF,
+        bounds=(0.0, 2.0),
+        no_rel_value=None,
+    ),
+    MeasureSpec(
+        "PopRSP",
+        "popularity-based ranking-based statistical parity: how unequal the rates at which "
+        "short-head and long-tail items are recommended are (0: equal)",
+        "PopRSP@k = std(P_head, P_tail) / mean(P_head, P_tail) (population std: "
+        "|P_head - P_tail| / (P_head + P_tail)), P_g = sum_u |(L_u & g) - I_u| / sum_u "
+        "|g - I_u|, I_u the training items of u (train=), the groups the short head and the "
+        "long tail (the rest of the catalogue: num_items=, else the items of the popularity "
+        "data) as for APLT (head_share); over the whole run; NaN when a group has no "
+        "candidate item or nothing is recommended. Reference: Zhu, Wang and Caverlee, "
+        "SIGIR 2021",
+        lambda r, head_share, unlisted, cutoff: lists.statistical_parity(
+            r, cutoff, head_share, unlisted
+        ),
+        (HEAD_SHARE, UNLISTED),
+        PS_CUTOFF,
+        at_required=True,
+        aggregate="run",
+        higher_is_better=False,
+        bounds=(0.0, 1.0),
+        no_rel_value=None,
+    ),
+)
+
 SPECS: tuple[MeasureSpec, ...] = (
     *_BEYOND_ACCURACY,
     *_PROPENSITY_SCORED,
     *_NOVELTY_SPECS,
     *_OPPORTUNITY_SPECS,
+    *_LIST_SPECS,
 )

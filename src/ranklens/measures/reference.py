@@ -30,6 +30,7 @@ from ranklens.measures import (
     reference_core,
     reference_cwl,
     reference_diversity,
+    reference_exposure,
     reference_irm,
     reference_more,
     reference_prefs,
@@ -55,6 +56,7 @@ def all_docs() -> Mapping[str, MeasureDoc]:
         reference_irm,
         reference_sampled,
         reference_recsys,
+        reference_exposure,
     ):
         merged.update(module.DOCS)
     return MappingProxyType(merged)
@@ -80,10 +82,14 @@ def measure_doc(name: str) -> MeasureDoc:
 # --- rendering ---------------------------------------------------------------------------
 
 
-def _literal(nested: Mapping[str, Mapping[str, Any]]) -> str:
-    """``nested`` as a Python dict literal with double-quoted keys."""
+def _literal(nested: Mapping[str, Any]) -> str:
+    """``nested`` as a Python dict literal with double-quoted keys (sampled rankings as
+    lists of lists)."""
     queries = []
     for qid, docs in nested.items():
+        if not isinstance(docs, Mapping):  # sampled rankings
+            queries.append(f"{json.dumps(qid)}: {json.dumps(docs)}")
+            continue
         inner = ", ".join(f"{json.dumps(d)}: {v!r}" for d, v in docs.items())
         queries.append(f"{json.dumps(qid)}: {{{inner}}}")
     return "{" + ", ".join(queries) + "}"
@@ -147,6 +153,11 @@ def conventions(spec: MeasureSpec, notes: str = "") -> str:
         "strata": "reads stratified sampled qrels (topic 0 docno stratum judgment, -1 for "
         "pooled but not sampled); ties: document id descending, as sample_eval",
     }[spec.judgments]
+    if spec.rankings == "sampled":
+        reads = (
+            "reads ordinary qrels and a stochastic run (several sampled rankings per query: "
+            "qid sample docno rank score lines), each sample in rank order"
+        )
     parts.append(reads)
     text = "; ".join(parts) + "."
     return f"{text} {notes}" if notes else text

@@ -4,7 +4,7 @@ example) and :class:`MeasureDoc` (equivalents in other tools, notes), which the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -17,10 +17,19 @@ this list, e.g. RecBole, Spark or gdeval, or why there is none)."""
 
 QrelsDict = Mapping[str, Mapping[str, int]]
 RunDict = Mapping[str, Mapping[str, float]]
+SampledRunDict = Mapping[str, Sequence[Sequence[str]]]
+"""A stochastic run ``{qid: [[docid, ...], ...]}`` (the expected exposure measures)."""
 
 
-def _freeze(nested: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Mapping[str, Any]]:
-    return MappingProxyType({q: MappingProxyType(dict(d)) for q, d in nested.items()})
+def _freeze(nested: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(
+        {
+            q: MappingProxyType(dict(d))
+            if isinstance(d, Mapping)
+            else tuple(tuple(ranking) for ranking in d)
+            for q, d in nested.items()
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -36,7 +45,8 @@ class MeasureExample:
         rel`` or 5 columns ``qid jg jsg docno rel_level``) for the measures that read one;
         the example then passes it as ``io.StringIO(text)`` in place of the qrels.
     run
-        ``{qid: {docid: score}}``.
+        ``{qid: {docid: score}}``, or ``{qid: [[docid, ...], ...]}`` (sampled rankings) for
+        the measures of a stochastic run.
     expected
         The aggregate value, as arithmetic on the hand computation.
     narration
@@ -48,7 +58,7 @@ class MeasureExample:
 
     measure: str
     qrels: QrelsDict | str
-    run: RunDict
+    run: RunDict | SampledRunDict
     expected: float
     narration: str
     options: Mapping[str, Any] | None = None

@@ -10,8 +10,11 @@ e 0. The short head (20% of the 20 interactions, 4) is item a alone.
 The propensity-scored examples take N = 20 training users: C = (ln 20 - 1) 2.5^0.55 and
 w(n) = 1 + C (n + 1.5)^-0.55 for an item with n interactions.
 
+The ILD example gives items 2-dimensional feature vectors (a and d (1, 0), b and e
+(0, 1), c (1, 1)); the PopRSP example trains u1 on b, u2 on c and u3 on a.
+
 >>> len(DOCS)
-12
+14
 """
 
 from __future__ import annotations
@@ -44,6 +47,10 @@ def _example(
 
 
 PS_OPTIONS: dict[str, Any] = {"popularity": POPULARITY, "num_users": 20}
+FEATURES = {"a": (1.0, 0.0), "b": (0.0, 1.0), "c": (1.0, 1.0), "d": (1.0, 0.0), "e": (0.0, 1.0)}
+FEATURE_OPTIONS: dict[str, Any] = {"item_features": FEATURES}
+TRAIN = {"u1": ("b",), "u2": ("c",), "u3": ("a",)}
+TRAIN_OPTIONS: dict[str, Any] = {"popularity": POPULARITY, "train": TRAIN}
 _C: float = (math.log(20) - 1) * math.pow(2.5, 0.55)
 
 
@@ -215,6 +222,51 @@ DOCS = MappingProxyType(
             other="Elliot PopREO (its groups hold only training items: "
             "PopREO(unlisted='ignore'); its denominators leave out each user's training "
             "items, which test items are not; its head from pop_ratio: head_share=)",
+        ),
+        "ILD": doc(
+            MeasureExample(
+                "ILD@3",
+                QRELS,
+                RUN,
+                ((3 - math.sqrt(2)) / 3 + 2 / 3 + 0) / 3,
+                "Top-3 lists: u1 a c b, u2 d a b, u3 none. u1: d(a, c) = d(c, b) = 1 - 1/sqrt 2, "
+                "d(a, b) = 1: (3 - sqrt 2)/3 = 0.5286; u2: d(d, a) = 0, d(d, b) = d(a, b) = 1: "
+                "2/3; u3 (no pair): 0; mean 0.3984.",
+                FEATURE_OPTIONS,
+            ),
+            "Needs item_features=. A user whose list has fewer than 2 items scores 0; an "
+            "item of a list without features is an error, and so is a zero vector with the "
+            "cosine distance. distance='jaccard' reads label sets (or 0/1 vectors).",
+            other="Microsoft recommenders diversity / user_diversity with "
+            "item_sim_measure='item_feature_vector' (1 - the mean cosine similarity of the "
+            "pairs of a list: ILD on its lists; users with fewer than 2 items have no pair "
+            "and leave its mean, here they score 0; a pair without a similarity counts 0, "
+            "here an item without features is an error); its default "
+            "item_sim_measure='item_cooccurrence_count' uses co-occurrence in the training "
+            "data, not features: no equivalent. RecBole and Elliot have no ILD",
+        ),
+        "PopRSP": doc(
+            MeasureExample(
+                "PopRSP@2",
+                QRELS,
+                RUN,
+                abs(2 / 2 - 2 / 10) / (2 / 2 + 2 / 10),
+                f"{_TOP2} Short head: a; the long tail: b c d e. Candidates (items not "
+                "trained on): u1 (b) head 1, tail 3; u2 (c) 1, 3; u3 (a) 0, 4. Recommended: "
+                "head a twice, tail c and d: P_head = 2/2, P_tail = 2/10; |1 - 0.2| / "
+                "(1 + 0.2) = 0.6667.",
+                TRAIN_OPTIONS,
+            ),
+            "Needs train= (each user's training items) and popularity= (else the "
+            "popularity is train='s interactions per item). Computed over the whole run "
+            "(aggregate 'run'), no per-query values. Only items of a list that the user did "
+            "not train on count (the published formula ranks un-interacted items). Items "
+            "the popularity data does not list are in the long tail, and the catalogue is "
+            "num_items= items, else the popularity data's (unlisted='ignore': the groups "
+            "hold only the popularity data's items).",
+            other="Elliot PopRSP (its groups hold only training items: "
+            "PopRSP(unlisted='ignore'); its head from pop_ratio: head_share=; its users are "
+            "those with recommendations: queries='run'); RecBole has no PopRSP",
         ),
     }
 )

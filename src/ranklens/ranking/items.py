@@ -21,6 +21,7 @@ The catalogue is ``num_items`` items when given, else the items of the popularit
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Mapping
@@ -33,6 +34,8 @@ from ranklens.base.errors import InputError, MeasureError, ParseError
 from ranklens.base.types import BoolArray, Float64Array, Int64Array, UInt8Array
 from ranklens.data.native import core as _core
 from ranklens.data.qrels import Qrels
+from ranklens.ranking.interactions import TrainingInteractions, TrainLike
+from ranklens.ranking.item_features import ItemFeatures, ItemFeaturesLike
 
 PopularityLike = Mapping[str, float] | str | os.PathLike[str] | IO[bytes] | IO[str] | Any
 """Item popularity: ``{item: count}``, a table (pandas / polars / pyarrow), or a file."""
@@ -72,6 +75,10 @@ class ItemData:
     source: str | None = None
     num_users: int | None = None
     qrels: Qrels | None = None
+    features: ItemFeatures | None = None
+    """The item features of ``ILD`` (``item_features=``)."""
+    train: TrainingInteractions | None = None
+    """Each user's training items, for ``PopRSP`` (``train=``)."""
     _memo: dict[object, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -81,8 +88,15 @@ class ItemData:
         num_items: int | None = None,
         num_users: int | None = None,
         qrels: Qrels | None = None,
+        item_features: ItemFeaturesLike | None = None,
+        train: TrainLike | None = None,
     ) -> ItemData:
         """Read ``popularity`` (see the module's description) and check ``num_items``.
+
+        ``item_features`` (:mod:`ranklens.ranking.item_features`) and ``train``
+        (:mod:`ranklens.ranking.interactions`) are read too; without ``popularity``, the
+        training interactions give it (interactions per item), and without
+        ``num_users`` their distinct users.
 
         Raises
         ------
@@ -99,6 +113,14 @@ class ItemData:
             isinstance(num_users, bool) or not isinstance(num_users, int) or num_users < 1
         ):
             raise InputError(f"num_users must be a positive number of users, not {num_users!r}")
+        if item_features is not None or train is not None:
+            features = None if item_features is None else ItemFeatures.of(item_features)
+            training = None if train is None else TrainingInteractions.of(train)
+            if popularity is None and training is not None:
+                popularity = training.popularity()
+                num_users = training.num_users if num_users is None else num_users
+            base = cls.of(popularity, num_items, num_users, qrels)
+            return dataclasses.replace(base, features=features, train=training, _memo={})
         if popularity is None:
             empty = encode([])
             return cls(empty[0], empty[1], np.zeros(0), num_items, False, None, num_users, qrels)
@@ -112,6 +134,8 @@ class ItemData:
                 popularity.source,
                 num_users if num_users is not None else popularity.num_users,
                 qrels if qrels is not None else popularity.qrels,
+                popularity.features,
+                popularity.train,
             )
         ids, counts, source, users = _read(popularity)
         seen: dict[str, int] = {}
@@ -211,15 +235,49 @@ class ItemData:
     def codes(self, data: UInt8Array, offsets: Int64Array) -> Int64Array:
         """A code for each string of the column ``(data, offsets)``: the item's row in the
         popularity data (``0 .. num_known - 1``), or ``num_known`` and up for items it does
-        not list (equal strings get equal codes)."""
-        known = self.ids_data.shape[0]
-        joined = np.concatenate([self.ids_data, data]) if known else data
-        bounds = (
-            np.concatenate([self.ids_offsets, offsets[1:] + known]) if known else offsets
-        ).astype(np.int64)
-        codes, _ = _core.intern_strings(joined, bounds)
-        out: Int64Array = codes[self.num_known :]
-        return out
+        not list, numbered in order of first appearance (equal strings get equal codes).
+
+        A column at least as long as the popularity data is interned together with it; a
+        shorter one (a streamed chunk's top-k lists against a large catalogue) looks its
+        distinct strings up in a table of the popularity ids built once, so that each
+        chunk costs its own size, not the catalogue's. Both give the same codes.
+        """
+        known = self.num_known
+        rows = offsets.shape[0] - 1
+        if rows >= known:
+            joined = np.concatenate([self.ids_data, data]) if known else data
+            bounds = (
+                np.concatenate([self.ids_offsets, offsets[1:] + self.ids_data.shape[0]])
+                if known
+                else offsets
+            ).astype(np.int64)
+            codes, _ = _core.intern_strings(joined, bounds)
+            out: Int64Array = codes[known:]
+            return out
+        local, first = _core.intern_strings(data, offsets.astype(np.int64))
+        table = self._id_rows()
+        starts, ends = offsets[first].tolist(), offsets[first + 1].tolist()
+        found = np.fromiter(
+            (table.get(bytes(data[a:b]), -1) for a, b in zip(starts, ends, strict=True)),
+            dtype=np.int64,
+            count=first.shape[0],
+        )
+        unknown = found < 0
+        found[unknown] = known + np.arange(int(unknown.sum()), dtype=np.int64)
+        looked_up: Int64Array = found[local]
+        return looked_up
+
+    def _id_rows(self) -> dict[bytes, int]:
+        """``{item id: row}`` of the popularity data, built once."""
+        key = "id_rows"
+        if key not in self._memo:
+            ends = self.ids_offsets.tolist()
+            self._memo[key] = {
+                bytes(self.ids_data[a:b]): row
+                for row, (a, b) in enumerate(zip(ends[:-1], ends[1:], strict=True))
+            }
+        table: dict[bytes, int] = self._memo[key]
+        return table
 
     def popularity_of(self, codes: Int64Array) -> Float64Array:
         """The popularity of the items ``codes`` (0 for items the data does not list)."""

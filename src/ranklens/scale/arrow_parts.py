@@ -15,6 +15,7 @@ their input order and evaluates them with :func:`~ranklens.scale.partition.evalu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from ranklens.base.errors import DuplicateError, InputError
 from ranklens.base.optional import require
+from ranklens.data.frames import RANK_COLUMN
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 from ranklens.evaluation.parts import Part
@@ -85,11 +87,32 @@ def arrow_ids(column: Any, name: str, side: str) -> Any:
 
 def query_keys(ids: Any) -> Any:
     """Each row's :data:`KEY`: pandas' SipHash (a fixed key, so every process agrees) of
-    its query id, computed once per distinct id; 0 for a missing id."""
+    its query id, computed once per distinct id; 0 for a missing id. Rows grouped by query
+    (a run as written) are hashed once per group: the first id of each stretch of equal
+    ids, repeated over the stretch."""
+    pa = require("pyarrow", "ranklens.dask")
+    pc = require("pyarrow.compute", "ranklens.dask")
+    rows = len(ids)
+    if rows > 1:
+        flat = ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids
+        changed = pc.fill_null(pc.not_equal(flat[1:], flat[:-1]), True)
+        heads = np.flatnonzero(
+            np.concatenate(([True], np.asarray(changed.to_numpy(zero_copy_only=False), bool)))
+        )
+        if len(heads) * 8 < rows:
+            lengths = np.diff(np.append(heads, rows))
+            return np.repeat(_distinct_keys(flat.take(pa.array(heads))), lengths)
+    return _distinct_keys(ids)
+
+
+def _distinct_keys(ids: Any) -> Any:
+    """:func:`query_keys` by dictionary: each distinct id hashed once."""
     pa = require("pyarrow", "ranklens.dask")
     pc = require("pyarrow.compute", "ranklens.dask")
     pd = require("pandas", "ranklens.dask")
-    encoded = pc.dictionary_encode(ids).combine_chunks()
+    encoded = pc.dictionary_encode(ids)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
     words = encoded.dictionary.to_numpy(zero_copy_only=False).astype(object)
     hashes = pd.util.hash_array(words, categorize=False).astype(np.uint64) >> np.uint64(1)
     table = np.concatenate([hashes.astype(np.int64), np.zeros(1, np.int64)])
@@ -122,29 +145,49 @@ def _values(column: Any, name: str, side: str, kind: ValueKind) -> Any:
     return np.asarray(column.to_numpy(), dtype=kind)
 
 
-def prepared(
+def _ranks(column: Any) -> Any:
+    """A run's ``rank`` column as ``float64`` (missing, or not a number: NaN), the values
+    the in-memory reader turns into ranks (a NaN becomes a rank that ``ties="rank"``
+    refuses, naming the row)."""
+    pc = require("pyarrow.compute", "ranklens.dask")
+    try:
+        return np.asarray(
+            pc.fill_null(pc.cast(column, "float64"), float("nan")).to_numpy(), np.float64
+        )
+    except (ValueError, TypeError, NotImplementedError):
+        return np.full(len(column), float("nan"))
+
+
+def prepared_table(
     frame: Any,
     columns: tuple[str, str, str],
     side: str,
     kind: ValueKind,
     number: int,
+    rank: bool = False,
 ) -> Any:
-    """One input partition (pandas, any id and value dtypes) as the rows the backends
-    partition and evaluate: :data:`QUERY` and :data:`DOC` as Arrow ``large_string``
-    (``pd.ArrowDtype``), :data:`VALUE` as ``kind``, :data:`ROW` and :data:`KEY` as int64.
-    Errors name the row as :data:`ROW` (see :func:`decode_row`)."""
+    """One input partition (a pandas DataFrame with any id and value dtypes, or a pyarrow
+    Table) as a pyarrow Table of the rows the backends partition and evaluate:
+    :data:`QUERY` and :data:`DOC` as ``large_string``, :data:`VALUE` as ``kind``,
+    :data:`ROW` as int64 and, with ``rank`` (a run evaluated with ``ties="rank"``), the
+    run's ``rank`` column as ``float64`` when it has one. Errors name the row as
+    :data:`ROW` (see :func:`decode_row`)."""
     pa = require("pyarrow", "ranklens.dask")
-    pd = require("pandas", "ranklens.dask")
     q, d, v = columns
-    picked = frame[list(dict.fromkeys(columns))]
-    try:
-        table = pa.Table.from_pandas(picked, preserve_index=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-        raise InputError(
-            f"a column cannot be read ({exc}); ids must be strings, categoricals or "
-            "integers, values numbers",
-            path=side,
-        ) from None
+    names = [str(c) for c in (frame.column_names if isinstance(frame, pa.Table) else frame.columns)]
+    keep_rank = rank and RANK_COLUMN in names and RANK_COLUMN not in columns
+    wanted = list(dict.fromkeys([*columns, *([RANK_COLUMN] if keep_rank else [])]))
+    if isinstance(frame, pa.Table):
+        table = frame.select(wanted)
+    else:
+        try:
+            table = pa.Table.from_pandas(frame[wanted], preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            raise InputError(
+                f"a column cannot be read ({exc}); ids must be strings, categoricals or "
+                "integers, values numbers",
+                path=side,
+            ) from None
     base = number << SHIFT
     try:
         qids = arrow_ids(table.column(q), q, side)
@@ -153,33 +196,75 @@ def prepared(
     except InputError as exc:
         line = None if exc.line is None else base + exc.line
         raise InputError(exc.message, path=side, line=line) from None
-    rows = np.arange(base, base + len(picked), dtype=np.int64)
+    out = {
+        QUERY: qids,
+        DOC: docs,
+        VALUE: values,
+        ROW: np.arange(base, base + table.num_rows, dtype=np.int64),
+    }
+    if keep_rank:
+        out[RANK_COLUMN] = _ranks(table.column(RANK_COLUMN))
+    return pa.table(out)
+
+
+def prepared(
+    frame: Any,
+    columns: tuple[str, str, str],
+    side: str,
+    kind: ValueKind,
+    number: int,
+    rank: bool = False,
+) -> Any:
+    """:func:`prepared_table` as a pandas DataFrame (ids as ``pd.ArrowDtype``) with
+    :data:`KEY` added: the rows Dask's own shuffle partitions (``shuffle(on=KEY)``)."""
+    pa = require("pyarrow", "ranklens.dask")
+    pd = require("pandas", "ranklens.dask")
+    table = prepared_table(frame, columns, side, kind, number, rank)
     string = pd.ArrowDtype(pa.large_string())
-    return pd.DataFrame(
-        {
-            QUERY: pd.Series(pd.arrays.ArrowExtensionArray(qids), dtype=string),
-            DOC: pd.Series(pd.arrays.ArrowExtensionArray(docs), dtype=string),
-            VALUE: values,
-            ROW: rows,
-            KEY: query_keys(qids),
-        }
-    )
+    out = {
+        QUERY: pd.Series(pd.arrays.ArrowExtensionArray(table.column(QUERY)), dtype=string),
+        DOC: pd.Series(pd.arrays.ArrowExtensionArray(table.column(DOC)), dtype=string),
+        VALUE: table.column(VALUE).to_numpy(),
+        ROW: table.column(ROW).to_numpy(),
+        KEY: query_keys(table.column(QUERY)),
+    }
+    if RANK_COLUMN in table.column_names:
+        out[RANK_COLUMN] = table.column(RANK_COLUMN).to_numpy()
+    return pd.DataFrame(out)
 
 
-def empty_prepared(kind: ValueKind) -> Any:
-    """The (empty) frame :func:`prepared` returns: the Dask ``meta``."""
+def split_table(table: Any, parts: int) -> list[Any]:
+    """A :func:`prepared_table`'s rows hash-partitioned by query: ``parts`` pyarrow Tables,
+    the ``i``-th holding the rows whose :data:`KEY` is ``i`` modulo ``parts`` (the same
+    queries in every table and process), each in the input order. One ``take`` per part,
+    so that each holds its own buffers: a slice would keep (and Dask's ``sizeof`` would
+    count, making the workers spill) the whole partition's buffers."""
+    if parts == 1:
+        return [table]
+    buckets = query_keys(table.column(QUERY)) % np.int64(parts)
+    if parts <= np.iinfo(np.int16).max:  # a radix sort
+        buckets = buckets.astype(np.int16)
+    order = np.argsort(buckets, kind="stable")
+    ends = np.cumsum(np.bincount(buckets, minlength=parts)).tolist()
+    return [table.take(order[a:b]) for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+
+
+def empty_prepared(kind: ValueKind, rank: bool = False) -> Any:
+    """The (empty) frame :func:`prepared` returns: the Dask ``meta`` (with ``rank``, the
+    run's ``rank`` column too)."""
     pa = require("pyarrow", "ranklens.dask")
     pd = require("pandas", "ranklens.dask")
     string = pd.ArrowDtype(pa.large_string())
-    return pd.DataFrame(
-        {
-            QUERY: pd.Series([], dtype=string),
-            DOC: pd.Series([], dtype=string),
-            VALUE: np.zeros(0, dtype=kind),
-            ROW: np.zeros(0, dtype=np.int64),
-            KEY: np.zeros(0, dtype=np.int64),
-        }
-    )
+    columns = {
+        QUERY: pd.Series([], dtype=string),
+        DOC: pd.Series([], dtype=string),
+        VALUE: np.zeros(0, dtype=kind),
+        ROW: np.zeros(0, dtype=np.int64),
+        KEY: np.zeros(0, dtype=np.int64),
+    }
+    if rank:
+        columns[RANK_COLUMN] = np.zeros(0, dtype=np.float64)
+    return pd.DataFrame(columns)
 
 
 def decode_row(row: int, first: Sequence[int]) -> int:
@@ -189,11 +274,12 @@ def decode_row(row: int, first: Sequence[int]) -> int:
 
 
 def _arrow(frames: Iterable[Any]) -> Any:
-    """Prepared pandas frames as one pyarrow Table in input order (None when empty)."""
+    """Prepared rows (pandas frames of :func:`prepared` or pyarrow Tables of
+    :func:`prepared_table`) as one pyarrow Table in input order (None when empty)."""
     pa = require("pyarrow", "ranklens.dask")
     pc = require("pyarrow.compute", "ranklens.dask")
     tables = [
-        pa.Table.from_pandas(f[[QUERY, DOC, VALUE, ROW]], preserve_index=False)
+        f if isinstance(f, pa.Table) else _from_prepared(f, pa)
         for f in frames
         if f is not None and len(f)
     ]
@@ -205,6 +291,12 @@ def _arrow(frames: Iterable[Any]) -> Any:
     if len(rows) < 2 or bool(np.all(rows[1:] > rows[:-1])):
         return table
     return table.take(order)
+
+
+def _from_prepared(frame: Any, pa: Any) -> Any:
+    """A :func:`prepared` pandas frame as a pyarrow Table, without :data:`KEY`."""
+    names = [QUERY, DOC, VALUE, ROW, *([RANK_COLUMN] if RANK_COLUMN in frame.columns else [])]
+    return pa.Table.from_pandas(frame[names], preserve_index=False)
 
 
 def _read(table: Any, side: str, build: Any) -> Any:
@@ -229,14 +321,17 @@ def _read(table: Any, side: str, build: Any) -> Any:
                 message, path=side, lines=(first, second), query=exc.query, document=exc.document
             ) from None
         line = None if exc.line is None else whole(exc.line)
-        raise type(exc)(exc.message, path=side, line=line) from None
+        message = re.sub(  # ties="rank": "duplicate rank ... (rows a and b)"
+            r"\brows (\d+) and (\d+)",
+            lambda m: f"rows {whole(int(m.group(1)))} and {whole(int(m.group(2)))}",
+            exc.message,
+        )
+        raise type(exc)(message, path=side, line=line) from None
 
 
-def read_tables(
-    qrels: Iterable[Any], run: Iterable[Any], options: Options, sides: tuple[str, str]
+def _built(
+    q_table: Any, r_table: Any, options: Options, sides: tuple[str, str]
 ) -> tuple[Qrels | None, Run | None]:
-    """The qrels and run of prepared frames (each side's rows in input order)."""
-    q_table, r_table = _arrow(qrels), _arrow(run)
     q = None
     if q_table is not None:
         q = _read(
@@ -261,9 +356,14 @@ def read_tables(
 def evaluate_tables(
     qrels: Iterable[Any], run: Iterable[Any], options: Options, sides: tuple[str, str]
 ) -> Part:
-    """Evaluate prepared frames holding whole queries (either side possibly empty)."""
-    q, r = read_tables(qrels, run, options, sides)
-    return evaluate_part(q, r, options)
+    """Evaluate prepared frames holding whole queries (either side possibly empty); an
+    error in the run's ranks (``ties="rank"``) names its rows by :data:`ROW`."""
+    q_table, r_table = _arrow(qrels), _arrow(run)
+    q, r = _built(q_table, r_table, options, sides)
+    if r_table is None:
+        return evaluate_part(q, r, options)
+    part: Part = _read(r_table, sides[1], lambda _: evaluate_part(q, r, options))
+    return part
 
 
 def grade_of_tables(

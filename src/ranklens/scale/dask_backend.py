@@ -7,17 +7,21 @@ How the numbers stay exact, and the tables stay Arrow:
    ids as Arrow ``large_string`` (never a Python object per row), the value, the row's
    place in the input (``_row``, for ``ties="input"``, duplicates and error messages) and
    ``_key``, a hash of the query id that every process computes alike.
-2. Both tables are hash-partitioned on ``_key`` by Dask's own shuffle
-   (``DataFrame.shuffle(on="_key", npartitions=P)``, ``shuffle_method="tasks"`` unless
-   ``dask.config`` ``dataframe.shuffle.method`` says ``p2p``), no ``set_index`` and no
-   sort: the same key goes to the same partition number in both tables, so
-   partition ``i`` of the qrels and partition ``i`` of the run hold the same whole queries.
+2. Both tables are hash-partitioned on ``_key`` into ``P`` parts, as Arrow tables: one
+   task per input partition reads, prepares and splits it
+   (:func:`~ranklens.scale.arrow_parts.split_table`), and the task evaluating part ``j``
+   takes the ``j``-th table of every input partition (:func:`_arrow_tasks`); with
+   ``dask.config`` ``dataframe.shuffle.method`` set (``tasks`` or ``p2p``), Dask's own
+   ``DataFrame.shuffle(on="_key")`` of pandas frames instead. No ``set_index`` and no
+   sort: the same key goes to the same part in both tables, so part ``j`` of the qrels
+   and part ``j`` of the run hold the same whole queries.
    A run already partitioned by query (a Parquet dataset partitioned on the query column,
    an index on the query id with known divisions, or ``partitioned_by_query=True``) is not
    shuffled at all: each run partition is evaluated where it is, with the qrels rows of its
    queries (selected from the qrels partitions that hold them).
 3. Each part's rows go to the native Arrow readers (:meth:`ranklens.Qrels.from_frame` on a
-   ``pyarrow.Table``), sorted back into input order, and are evaluated by the ordinary
+   ``pyarrow.Table``), in input order (with ``ties="rank"``, the run's ``rank`` column
+   too), and are evaluated by the ordinary
    :class:`~ranklens.Evaluator`; only the per-query values and the query counts come back.
 4. :func:`ranklens.evaluation.parts.combine` sorts the queries into byte order and
    :class:`~ranklens.Results` sums each column in that order, once, on the client: the
@@ -29,8 +33,11 @@ over all partitions, and given to every partition.
 
 from __future__ import annotations
 
+import functools
+import operator
 import os
 import re
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,11 +48,14 @@ from ranklens.base.errors import DuplicateError, InputError, OptionError
 from ranklens.base.optional import require
 from ranklens.base.progress import Progress, stage
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
-from ranklens.data.frames import QID_NAMES
+from ranklens.data.frames import QID_NAMES, RANK_COLUMN
 from ranklens.evaluation.evaluator import check_overlap
 from ranklens.evaluation.parts import combine, set_dependent
 from ranklens.evaluation.results import Results
 from ranklens.measures.base import Measure
+from ranklens.ranking.interactions import TrainLike
+from ranklens.ranking.item_features import ItemFeaturesLike
+from ranklens.ranking.items import PopularityLike
 from ranklens.scale.arrow_parts import (
     KEY,
     SHIFT,
@@ -55,6 +65,8 @@ from ranklens.scale.arrow_parts import (
     evaluate_tables,
     grade_of_tables,
     prepared,
+    prepared_table,
+    split_table,
     value_kind,
 )
 from ranklens.scale.partition import (
@@ -133,31 +145,72 @@ def _prepare_partition(
     columns: tuple[str, str, str],
     side: str,
     kind: Any,
+    rank: bool = False,
     partition_info: Any = None,
 ) -> Any:
     number = 0 if partition_info is None else int(partition_info["number"])
-    return prepared(frame, columns, side, kind, number)
+    return prepared(frame, columns, side, kind, number, rank)
 
 
-def _prepare(frame: Any, columns: tuple[str, str, str], side: str, integer: bool) -> Any:
+def _wanted(frame: Any, columns: tuple[str, str, str], rank: bool) -> Any:
+    """The frame's columns that are read (Dask reads only these from Parquet), with the
+    run's ``rank`` column when ``rank`` (``ties="rank"``) and it has one."""
+    names = [str(c) for c in frame.columns]
+    extra = [RANK_COLUMN] if rank and RANK_COLUMN in names else []
+    return frame[list(dict.fromkeys([*columns, *extra]))]
+
+
+def _prepare(
+    frame: Any, columns: tuple[str, str, str], side: str, integer: bool, rank: bool = False
+) -> Any:
+    """Dask's own shuffle (``dataframe.shuffle.method`` set): the prepared pandas frames."""
     kind = value_kind(frame[columns[2]].dtype, integer)
-    return frame.map_partitions(
+    wanted = _wanted(frame, columns, rank)
+    return wanted.map_partitions(
         _prepare_partition,
         columns,
         side,
         kind,
-        meta=empty_prepared(kind),
+        rank,
+        meta=empty_prepared(kind, rank and RANK_COLUMN in wanted.columns),
         align_dataframes=False,
         enforce_metadata=False,
     )
 
 
+def _prepared_parts(
+    dask: Any, frame: Any, columns: tuple[str, str, str], side: str, integer: bool, rank: bool
+) -> list[Any]:
+    """Each input partition as a task returning its :func:`prepared_table`."""
+    kind = value_kind(frame[columns[2]].dtype, integer)
+    delayed = dask.delayed(prepared_table, pure=True)
+    return [
+        delayed(part, columns, side, kind, number, rank)
+        for number, part in enumerate(_wanted(frame, columns, rank).to_delayed())
+    ]
+
+
+def _split_partition(
+    frame: Any,
+    columns: tuple[str, str, str],
+    side: str,
+    kind: Any,
+    number: int,
+    rank: bool,
+    parts: int,
+) -> list[Any]:
+    """One input partition prepared and hash-partitioned by query: ``parts`` Arrow tables."""
+    return split_table(prepared_table(frame, columns, side, kind, number, rank), parts)
+
+
 def _shuffle_method(dask: Any) -> str:
-    """``dataframe.shuffle.method`` if configured (``p2p`` streams through disk, for very
-    many partitions), else ``tasks``: faster and leaner than ``p2p`` in
-    ``benchmarks/scale_bench.py`` on one machine (benchmarks/README.md)."""
+    """``dataframe.shuffle.method`` if configured (``tasks`` or ``p2p``: Dask's own
+    shuffle of pandas frames), else ``arrow``: each input partition split into Arrow
+    tables by query hash in one task, each part's tables read by the task that evaluates
+    it (no pandas split or concatenation; faster and leaner in
+    ``benchmarks/scale_bench.py``, benchmarks/README.md)."""
     configured = dask.config.get("dataframe.shuffle.method", None)
-    return str(configured) if configured else "tasks"
+    return str(configured) if configured else "arrow"
 
 
 @dataclass(frozen=True)
@@ -190,19 +243,31 @@ def _evaluate_unit(qrels: list[Any], run: Any, options: Options) -> Any:
     return evaluate_tables(qrels, [run], options, SIDES)
 
 
+def _evaluate_pieces(qrels: list[Any], run: list[Any], g_max: int | None, options: Options) -> Any:
+    """Evaluate one part's Arrow tables (ERR's default ``g_max`` pinned when given)."""
+    return evaluate_tables(qrels, run, options.pinned(g_max), SIDES)
+
+
+def _grade_of_pieces(qrels: list[Any], run: list[Any], queries: QueryPolicy) -> int:
+    return grade_of_tables(qrels, run, queries, SIDES)
+
+
+def _highest(grades: list[int]) -> int:
+    return max([0, *grades])
+
+
 def _grade_of_unit(qrels: list[Any], run: Any, queries: QueryPolicy) -> int:
     return grade_of_tables(qrels, [run], queries, SIDES)
 
 
-def _select(frame: Any, queries: list[str] | None) -> Any:
-    """The prepared rows of ``queries`` (all rows for None)."""
+def _select(table: Any, queries: list[str] | None) -> Any:
+    """The prepared rows (an Arrow table) of ``queries`` (all rows for None)."""
     if queries is None:
-        return frame
+        return table
     pa = require("pyarrow", "ranklens.dask")
     pc = require("pyarrow.compute", "ranklens.dask")
-    ids = pa.Table.from_pandas(frame[[QUERY]], preserve_index=False).column(QUERY)
-    mask = pc.is_in(ids, value_set=pa.array(queries, pa.large_string()))
-    return frame[np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)]
+    mask = pc.is_in(table.column(QUERY), value_set=pa.array(queries, pa.large_string()))
+    return table.filter(mask)
 
 
 def _distinct(frame: Any, column: str, side: str, number: int) -> list[str]:
@@ -331,17 +396,29 @@ def _plan(
     q_cols = qrels_columns([str(c) for c in q_frame.columns], qrels_cols)
     r_cols = run_columns([str(c) for c in r_frame.columns], run_cols)
     frames, columns = (q_frame, r_frame), (q_cols, r_cols)
-    q_prep = _prepare(q_frame, q_cols, SIDES[0], True)
-    r_prep = _prepare(r_frame, r_cols, SIDES[1], False)
+    rank = options.ties == "rank"
+    if rank and RANK_COLUMN not in r_frame.columns:
+        raise OptionError(
+            f"ties='rank' orders documents by the run's '{RANK_COLUMN}' column, and the run "
+            f"has none (columns: {[str(c) for c in r_frame.columns]}): add it, or choose "
+            "another tie policy (ties='trec_eval' orders by score)"
+        )
     aligned = None
     if partitioned_by_query is not False and (partitioned_by_query or indexed or hive == r_cols[0]):
         aligned = _aligned_units(dask, q_frame, r_frame, q_cols, r_cols, bool(partitioned_by_query))
     if aligned is not None:
         units, count = aligned
-        tasks = _unit_tasks(dask, q_prep, r_prep, units, options)
+        q_tables = _prepared_parts(dask, q_frame, q_cols, SIDES[0], True, False)
+        r_tables = _prepared_parts(dask, r_frame, r_cols, SIDES[1], False, rank)
+        tasks = _unit_tasks(dask, q_tables, r_tables, units, options)
         return Plan(tuple(tasks), False, count), frames, columns
     parts = int(npartitions or max(r_frame.npartitions, q_frame.npartitions, 1))
     method = _shuffle_method(dask)
+    if method == "arrow":
+        tasks = _arrow_tasks(dask, (q_frame, r_frame), columns, rank, parts, options)
+        return Plan(tuple(tasks), True, parts), frames, columns
+    q_prep = _prepare(q_frame, q_cols, SIDES[0], True)
+    r_prep = _prepare(r_frame, r_cols, SIDES[1], False, rank)
     q_split = q_prep.shuffle(on=KEY, npartitions=parts, shuffle_method=method, ignore_index=True)
     r_split = r_prep.shuffle(on=KEY, npartitions=parts, shuffle_method=method, ignore_index=True)
     q_parts, r_parts = q_split.to_delayed(), r_split.to_delayed()
@@ -363,15 +440,83 @@ def _plan(
     return Plan(tuple(tasks), True, parts), frames, columns
 
 
+def _arrow_tasks(
+    dask: Any,
+    frames: tuple[Any, Any],
+    columns: tuple[tuple[str, str, str], tuple[str, str, str]],
+    rank: bool,
+    parts: int,
+    options: Options,
+) -> list[Any]:
+    """The ``arrow`` shuffle, as one graph: a ``ranklens-split`` task per input partition
+    prepares and splits it into ``parts`` Arrow tables by query hash
+    (:func:`~ranklens.scale.arrow_parts.split_table`); ``ranklens-piece`` ``(i, j)`` picks
+    the ``j``-th table of input partition ``i``; ``ranklens-evaluate`` ``j`` reads the
+    ``j``-th table of every input partition, in input order. ERR's default ``g_max`` (the
+    maximum of the parts' grades) is a task the evaluations wait for, in the same
+    computation. (Built as a graph rather than with ``dask.delayed``, whose argument
+    traversal costs seconds for the ``inputs x parts`` pieces of 81 x 81 partitions.)"""
+    highlevelgraph = require("dask.highlevelgraph", "ranklens.dask")
+    delayed_module = require("dask.delayed", "ranklens.dask")
+    token = uuid.uuid4().hex
+    split, piece = f"ranklens-split-{token}", f"ranklens-piece-{token}"
+    layer: dict[Any, Any] = {}
+    sources: list[Any] = []
+    pieces: list[list[list[Any]]] = []
+    for side, (frame, names, integer) in enumerate(
+        zip(frames, columns, (True, False), strict=True)
+    ):
+        kind = value_kind(frame[names[2]].dtype, integer)
+        wanted = _wanted(frame, names, rank and not integer)
+        splits = functools.partial(
+            _split_partition,
+            columns=names,
+            side=SIDES[side],
+            kind=kind,
+            rank=rank and not integer,
+            parts=parts,
+        )
+        inputs = wanted.to_delayed()
+        sources.extend(inputs)
+        keys: list[list[Any]] = []
+        for number, source in enumerate(inputs):
+            layer[(split, side, number)] = (functools.partial(splits, number=number), source.key)
+            keys.append([(piece, side, number, j) for j in range(parts)])
+            for j in range(parts):
+                layer[(piece, side, number, j)] = (operator.getitem, (split, side, number), j)
+        pieces.append(keys)
+    g_max: Any = None
+    if set_dependent(options.measures):
+        grade = functools.partial(_grade_of_pieces, queries=options.queries)
+        for j in range(parts):
+            layer[(f"ranklens-grade-{token}", j)] = (
+                grade,
+                [keys[j] for keys in pieces[0]],
+                [keys[j] for keys in pieces[1]],
+            )
+        g_max = f"ranklens-g-max-{token}"
+        layer[g_max] = (_highest, [(f"ranklens-grade-{token}", j) for j in range(parts)])
+    name = f"ranklens-evaluate-{token}"
+    evaluate_piece = functools.partial(_evaluate_pieces, options=options)
+    for j in range(parts):
+        layer[(name, j)] = (
+            evaluate_piece,
+            [keys[j] for keys in pieces[0]],
+            [keys[j] for keys in pieces[1]],
+            g_max,
+        )
+    graph = highlevelgraph.HighLevelGraph.from_collections(name, layer, dependencies=sources)
+    return [delayed_module.Delayed((name, j), graph, layer=name) for j in range(parts)]
+
+
 def _unit_tasks(
     dask: Any,
-    q_prep: Any,
-    r_prep: Any,
+    q_parts: list[Any],
+    r_parts: list[Any],
     units: list[tuple[int | None, list[tuple[int, list[str] | None]]]],
     options: Options,
 ) -> list[Any]:
     delayed = dask.delayed
-    q_parts, r_parts = q_prep.to_delayed(), r_prep.to_delayed()
     inputs = [
         (
             [delayed(_select)(q_parts[k], ids) for k, ids in takes],
@@ -400,6 +545,11 @@ def evaluate(
     run_cols: tuple[str | None, str | None, str | None] = (None, None, None),
     progress: Progress | None = None,
     partitioned_by_query: bool | None = None,
+    popularity: PopularityLike | None = None,
+    num_items: int | None = None,
+    num_users: int | None = None,
+    item_features: ItemFeaturesLike | None = None,
+    train: TrainLike | None = None,
 ) -> Results:
     """Evaluate a run against qrels held in Dask DataFrames: the same :class:`Results` as
     :func:`ranklens.evaluate` on the same rows (``==``, every per-query value and mean).
@@ -430,20 +580,30 @@ def evaluate(
         directory partitioned on the query column (``run/query_id=.../``) or a run whose
         index is the query id with known divisions, when every query is indeed in one
         partition; otherwise both tables are hash-partitioned by query.
+    popularity, num_items, num_users, item_features, train
+        The item data of the recommender measures, as :func:`ranklens.evaluate`: read
+        once here and sent to every part. The run-level measures (``Coverage@10``, ...)
+        come back from each part as a small state (exposure counts by item id, or a few
+        numbers per user) merged here, with the in-memory values.
 
     Returns
     -------
     Results
         Computed on the current Dask scheduler (a ``distributed.Client`` if one is active).
     """
-    if ties == "rank":
-        raise OptionError(
-            "ties='rank' is not available on Dask: the partitions carry the run's score, not "
-            "its rank column; evaluate the run in memory (ranklens.evaluate) or choose "
-            "ties='trec_eval' or 'input'"
-        )
     name = name or run_name(run)
-    options = Options.of(measures, ties, queries, depth, duplicates)
+    options = Options.of(
+        measures,
+        ties,
+        queries,
+        depth,
+        duplicates,
+        popularity,
+        num_items,
+        num_users,
+        item_features,
+        train,
+    )
     frames: tuple[Any, Any] = (None, None)
     columns: tuple[tuple[str, str, str], ...] = ()
     try:
@@ -485,6 +645,9 @@ def _in_user_terms(
     rows: list[int] = [] if exc.line is None else [exc.line]
     if isinstance(exc, DuplicateError) and exc.lines is not None:
         rows = list(exc.lines)
+    named = re.search(r"\brows (\d+) and (\d+)", message)  # ties="rank": a duplicate rank
+    if named is not None and not isinstance(exc, DuplicateError):
+        rows.extend(int(x) for x in named.groups())
     first: Any = [0]
     if rows and frames[side] is not None and max(rows) >> SHIFT:
         lengths = frames[side].map_partitions(len).compute()
@@ -500,7 +663,10 @@ def _in_user_terms(
         return DuplicateError(
             message, path=where, lines=lines, query=exc.query, document=exc.document
         )
-    return type(exc)(message, path=where, line=whole[0] if whole else None)
+    if named is not None and not isinstance(exc, DuplicateError):
+        message = message.replace(named.group(0), f"rows {whole[-2]} and {whole[-1]}")
+    line = None if exc.line is None else whole[0]
+    return type(exc)(message, path=where, line=line)
 
 
 def run_name(run: Any) -> str:

@@ -9,7 +9,7 @@ share a set of queries (each query's rows all in the same call), then
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -20,9 +20,19 @@ from ranklens.data.frames import DOC_NAMES, QID_NAMES, REL_NAMES, SCORE_NAMES
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 from ranklens.evaluation.evaluator import Evaluator, check_options
-from ranklens.evaluation.parts import Part, absent_id, missing_part, pinned, set_dependent
+from ranklens.evaluation.parts import (
+    Part,
+    absent_id,
+    missing_part,
+    pinned,
+    set_dependent,
+    states_of,
+)
 from ranklens.measures.base import Measure
 from ranklens.measures.language import parse_measures
+from ranklens.ranking.interactions import TrainLike
+from ranklens.ranking.item_features import ItemFeaturesLike
+from ranklens.ranking.items import ItemData, PopularityLike
 
 QUERY, DOC, VALUE, ROW = "query_id", "doc_id", "value", "_row"
 """The columns of the frames handed to :func:`evaluate_frames`: ids as strings, the grade
@@ -38,6 +48,10 @@ class Options:
     queries: QueryPolicy = "qrels"
     depth: int | None = None
     duplicates: DuplicatePolicy = "error"
+    items: ItemData | None = None
+    """The item data of the recommender measures (``popularity=``, ``num_items=``,
+    ``num_users=``, ``item_features=``, ``train=``), read once on the client and sent to
+    every part."""
 
     @classmethod
     def of(
@@ -47,8 +61,14 @@ class Options:
         queries: QueryPolicy,
         depth: int | None,
         duplicates: DuplicatePolicy,
+        popularity: PopularityLike | None = None,
+        num_items: int | None = None,
+        num_users: int | None = None,
+        item_features: ItemFeaturesLike | None = None,
+        train: TrainLike | None = None,
     ) -> Options:
-        """Check the options and parse the measures once, on the client."""
+        """Check the options, parse the measures and read the item data once, on the
+        client."""
         check_options(ties, queries, depth, duplicates)
         parsed = tuple(parse_measures([measures] if isinstance(measures, str) else measures))
         needs = [m.name for m in parsed if m.spec.judgments != "qrels"]
@@ -57,20 +77,18 @@ class Options:
                 f"{', '.join(needs)} read a judgement file, which the distributed backends do "
                 "not partition: evaluate them with ranklens.evaluate"
             )
-        return cls(parsed, ties, queries, depth, duplicates)
+        items = None
+        side = (popularity, num_items, num_users, item_features, train)
+        if any(given is not None for given in side):
+            items = ItemData.of(popularity, num_items, num_users, None, item_features, train)
+        return cls(parsed, ties, queries, depth, duplicates, items)
 
     def pinned(self, g_max: int | None) -> Options:
         """These options with ERR's default ``g_max`` fixed (see
         :func:`ranklens.evaluation.parts.pinned`)."""
         if g_max is None or not set_dependent(self.measures):
             return self
-        return Options(
-            tuple(pinned(self.measures, g_max)),
-            self.ties,
-            self.queries,
-            self.depth,
-            self.duplicates,
-        )
+        return replace(self, measures=tuple(pinned(self.measures, g_max)))
 
 
 def pick_columns(
@@ -217,17 +235,24 @@ def evaluate_part(qrels: Qrels | None, run: Run | None, options: Options) -> Par
     nq = 0 if qrels is None else len(qrels.qids)
     nr = 0 if run is None else run.num_queries
     nothing = Part((), np.zeros((0, len(measures)), dtype=np.float64), nq, nr, 0)
-    kwargs: dict[str, Any] = {"ties": options.ties, "queries": queries, "depth": options.depth}
+    kwargs: dict[str, Any] = {
+        "ties": options.ties,
+        "queries": queries,
+        "depth": options.depth,
+        "popularity": options.items,
+    }
     if qrels is None:
         if run is None or queries != "run":
             return nothing
         empty = Qrels.from_dict({absent_id(run.qids): {"d": 0}})
         res = Evaluator(empty, measures, **kwargs).evaluate_part(run)
-        return Part(res.queries, np.asarray(res.values), 0, nr, 0)
+        return Part(res.queries, np.asarray(res.values), 0, nr, 0, statistics=states_of(res))
     evaluator = Evaluator(qrels, measures, **kwargs)
     if run is None:
         part = missing_part(evaluator, set())
-        return nothing if part is None else Part(part.queries, part.values, nq, 0, 0)
+        if part is None:
+            return nothing
+        return Part(part.queries, part.values, nq, 0, 0, statistics=part.statistics)
     res = evaluator.evaluate_part(run)
     counts = res.query_counts
     if queries == "run":
@@ -245,4 +270,5 @@ def evaluate_part(qrels: Qrels | None, run: Run | None, options: Options) -> Par
         counts["matched"],
         counts["retrieved"],
         res.tie_affected_queries,
+        states_of(res),
     )

@@ -34,11 +34,13 @@ input partition).
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import threading
 import uuid
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -57,7 +59,10 @@ from ranklens.data.frames import RANK_COLUMN
 from ranklens.evaluation.evaluator import check_overlap
 from ranklens.evaluation.parts import Part, combine, set_dependent
 from ranklens.evaluation.results import Results
-from ranklens.measures.base import Measure
+from ranklens.measures.base import Measure, is_run_level
+from ranklens.ranking.interactions import TrainLike
+from ranklens.ranking.item_features import ItemFeaturesLike
+from ranklens.ranking.items import PopularityLike
 from ranklens.scale.partition import (
     DOC,
     QUERY,
@@ -69,7 +74,13 @@ from ranklens.scale.partition import (
 )
 
 _SIDE, _GRADE, _SCORE = "_side", "relevance", "score"
-_SCHEMA = "query_id string, vals array<double>, counts array<long>, error string"
+_SCHEMA = (
+    "query_id string, vals array<double>, counts array<long>, error string, part long, "
+    "state binary"
+)
+"""A partition's rows: one per query (its values), then one of counts (``query_id`` null)
+holding the run-level measures' states (``state``, pickled, see
+:mod:`ranklens.kernels.run_parts`); ``part`` tells the partitions' rows apart."""
 _COUNTS = ("qrels_queries", "run_queries", "both", "retrieving", "matched", "retrieved", "tied")
 _POSITION_BITS = 33  # monotonically_increasing_id: partition index << 33 | row in partition
 _ID_TYPES = ("StringType", "ByteType", "ShortType", "IntegerType", "LongType")
@@ -177,6 +188,8 @@ def _partition_function(options: Options, in_order: bool) -> Any:
             yield _error_batch(pa, {"kind": type(exc).__name__, "message": str(exc)})
             return
         width = len(options.measures)
+        rows_out = len(part.queries) + 1
+        state = pickle.dumps(dict(part.statistics)) if part.statistics else None
         flat = np.ascontiguousarray(part.values, dtype=np.float64).reshape(-1)
         offsets = np.arange(0, len(part.queries) * width + 1, width, dtype=np.int32)
         tied = -1 if part.tied is None else part.tied
@@ -197,9 +210,11 @@ def _partition_function(options: Options, in_order: bool) -> Any:
                     pa.array(flat, pa.float64()),
                 ),
                 pa.array([None] * len(part.queries) + [counts], pa.list_(pa.int64())),
-                pa.nulls(len(part.queries) + 1, pa.string()),
+                pa.nulls(rows_out, pa.string()),
+                pa.array([uuid.uuid4().int >> 65] * rows_out, pa.int64()),
+                pa.array([None] * len(part.queries) + [state], pa.binary()),
             ],
-            names=["query_id", "vals", "counts", "error"],
+            names=["query_id", "vals", "counts", "error", "part", "state"],
         )
 
     return evaluate_partition
@@ -245,6 +260,36 @@ def _read_sides(q_rows: Any, r_rows: Any, options: Options) -> tuple[Any, Any] |
     return qrels, run
 
 
+def _parts_with_states(
+    table: Any, is_count: Any, ids: list[str], matrix: Any, whole: Part
+) -> list[Part]:
+    """The collected rows as one part per partition, each with its run-level states (the
+    per-user ones follow its queries' order); the query counts stay with the first."""
+    pc = require("pyarrow.compute", "ranklens.spark")
+    tags = table.column("part")
+    value_tags = np.asarray(tags.filter(pc.invert(is_count)).to_numpy(zero_copy_only=False))
+    counts_rows = table.filter(is_count)
+    order = np.argsort(value_tags, kind="stable")  # a partition's rows in its order
+    sorted_tags = value_tags[order]
+    parts = [replace(whole, queries=(), values=matrix[:0])]
+    for tag, state in zip(
+        counts_rows.column("part").to_pylist(), counts_rows.column("state").to_pylist(), strict=True
+    ):
+        lo, hi = np.searchsorted(sorted_tags, [tag, tag + 1])
+        rows = order[lo:hi]
+        parts.append(
+            Part(
+                tuple(ids[i] for i in rows.tolist()),
+                matrix[rows],
+                0,
+                0,
+                0,
+                statistics={} if state is None else pickle.loads(state),
+            )
+        )
+    return parts
+
+
 def _error_batch(pa: Any, record: dict[str, Any]) -> Any:
     return pa.RecordBatch.from_arrays(
         [
@@ -252,8 +297,10 @@ def _error_batch(pa: Any, record: dict[str, Any]) -> Any:
             pa.nulls(1, pa.list_(pa.float64())),
             pa.nulls(1, pa.list_(pa.int64())),
             pa.array([json.dumps(record)], pa.string()),
+            pa.nulls(1, pa.int64()),
+            pa.nulls(1, pa.binary()),
         ],
-        names=["query_id", "vals", "counts", "error"],
+        names=["query_id", "vals", "counts", "error", "part", "state"],
     )
 
 
@@ -411,6 +458,11 @@ def evaluate(
     qrels_cols: tuple[str | None, str | None, str | None] = (None, None, None),
     run_cols: tuple[str | None, str | None, str | None] = (None, None, None),
     progress: Progress | None = None,
+    popularity: PopularityLike | None = None,
+    num_items: int | None = None,
+    num_users: int | None = None,
+    item_features: ItemFeaturesLike | None = None,
+    train: TrainLike | None = None,
 ) -> Results:
     """Evaluate a run against qrels held in Spark DataFrames: the same :class:`Results` as
     :func:`ranklens.evaluate` on the same rows (``==``, every per-query value and mean).
@@ -435,6 +487,11 @@ def evaluate(
         Called as ``progress(done, total)`` with the Spark tasks of the evaluation finished
         and known so far (:mod:`ranklens.base.progress`), polled from Spark's status
         tracker while it runs.
+    popularity, num_items, num_users, item_features, train
+        The item data of the recommender measures, as :func:`ranklens.evaluate`: read
+        once here and sent to every task. The run-level measures (``Coverage@10``, ...)
+        come back from each task as a small state (exposure counts by item id, or a few
+        numbers per user) merged here, with the in-memory values.
 
     Raises
     ------
@@ -444,7 +501,18 @@ def evaluate(
     """
     fn = require("pyspark.sql.functions", "ranklens.spark")
     check_spark_pandas()
-    options = Options.of(measures, ties, queries, depth, duplicates)
+    options = Options.of(
+        measures,
+        ties,
+        queries,
+        depth,
+        duplicates,
+        popularity,
+        num_items,
+        num_users,
+        item_features,
+        train,
+    )
     spark = run.sparkSession
     count = int(buckets or int(spark.conf.get("spark.sql.shuffle.partitions", "200")))
     q_cols = qrels_columns(list(qrels.columns), qrels_cols)
@@ -476,8 +544,10 @@ def evaluate(
     nq, nr, both, retrieving, matched, retrieved = sums[:-1]
     if nq == 0 or nr == 0:  # every row has a query: a side without queries has no rows
         raise EmptyInputError("holds no entries", path="<DataFrame>")
-    part = Part(tuple(ids), matrix, nq, nr, both, retrieving, matched, retrieved, tied)
+    parts = [Part(tuple(ids), matrix, nq, nr, both, retrieving, matched, retrieved, tied)]
+    if any(is_run_level(m) for m in options.measures):
+        parts = _parts_with_states(table, is_count, ids, matrix, parts[0])
     original = Options.of(measures, ties, queries, depth, duplicates)
-    combined = combine(name, original.measures, queries, [part])
+    combined = combine(name, original.measures, queries, parts)
     check_overlap(combined.query_counts, name, None)  # judged on the whole run
     return combined

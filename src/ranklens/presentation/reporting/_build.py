@@ -53,6 +53,8 @@ def build_report(
     popularity: Any = None,
     num_items: int | None = None,
     num_users: int | None = None,
+    item_features: Any = None,
+    train: Any = None,
 ) -> str:
     """One self-contained HTML page: the summary and significance tables, plots, a
     sortable and filterable per-query table, and the worked computation of each measure
@@ -107,6 +109,8 @@ def build_report(
             popularity=popularity,
             num_items=num_items,
             num_users=num_users,
+            item_features=item_features,
+            train=train,
             **options,
         )
         step("qrels read")
