@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from ranklens.ranking.items import ItemData, encode
 
-_IDS = st.text(alphabet="abcé\u4e2d0", min_size=0, max_size=3)
+# NUL bytes (numpy's fixed-width strings drop trailing ones: the table path must take
+# over) and ids longer than the binary search's width limit (65 x "b") among the rest
+_IDS = st.one_of(
+    st.text(alphabet="abcé\u4e2d0\x00", min_size=0, max_size=3),
+    st.sampled_from(["b" * 65, "b" * 64, "a\x00", "a"]),
+)
+_PLAIN_IDS = st.text(alphabet="abcé\u4e2d0", min_size=0, max_size=4)
 
 
 def _expected(known: list[str], column: list[str]) -> list[int]:
@@ -37,6 +43,20 @@ def test_codes_follow_one_definition_on_both_paths(known: list[str], column: lis
     assert codes == _expected(known, column)
     # again: the looked-up path reuses its table of ids; the answer must not change
     assert items.codes(*encode(column)).tolist() == codes
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    known=st.lists(_PLAIN_IDS, unique=True, max_size=12),
+    column=st.lists(
+        st.one_of(_PLAIN_IDS, st.sampled_from(["a\x00", "\x00", "abcde"])), max_size=20
+    ),
+)
+def test_a_nul_byte_or_a_longer_id_in_the_column_never_matches_a_listed_id(
+    known: list[str], column: list[str]
+) -> None:
+    items = ItemData.of(dict.fromkeys(known, 1))
+    assert items.codes(*encode(column)).tolist() == _expected(known, column)
 
 
 def test_a_short_column_against_a_large_catalogue_is_looked_up() -> None:

@@ -22,6 +22,7 @@ The catalogue is ``num_items`` items when given, else the items of the popularit
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import os
 from collections.abc import Mapping
@@ -255,17 +256,58 @@ class ItemData:
             out: Int64Array = codes[known:]
             return out
         local, first = _core.intern_strings(data, offsets.astype(np.int64))
-        table = self._id_rows()
-        starts, ends = offsets[first].tolist(), offsets[first + 1].tolist()
-        found = np.fromiter(
-            (table.get(bytes(data[a:b]), -1) for a, b in zip(starts, ends, strict=True)),
-            dtype=np.int64,
-            count=first.shape[0],
-        )
+        found = self._rows_of(data, offsets[first], offsets[first + 1])
         unknown = found < 0
         found[unknown] = known + np.arange(int(unknown.sum()), dtype=np.int64)
         looked_up: Int64Array = found[local]
         return looked_up
+
+    def _rows_of(self, data: UInt8Array, starts: Int64Array, ends: Int64Array) -> Int64Array:
+        """The row in the popularity data of each string ``data[starts[i]:ends[i]]``, -1 for
+        a string it does not list: a binary search in the ids sorted once as fixed-width
+        byte strings, or, where that cannot be exact (numpy's fixed-width strings drop
+        trailing NUL bytes, so an id holding a NUL byte could match another) or would be
+        large (ids longer than :data:`_FIXED_WIDTH_LIMIT` bytes), a table of the ids."""
+        nul = np.zeros(data.shape[0] + 1, dtype=np.int64)
+        np.cumsum(data == 0, out=nul[1:])
+        sorted_ids = self._sorted_ids()
+        if sorted_ids is None or bool((nul[ends] > nul[starts]).any()):
+            table = self._id_rows()
+            return np.fromiter(
+                (
+                    table.get(bytes(data[a:b]), -1)
+                    for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+                ),
+                dtype=np.int64,
+                count=starts.shape[0],
+            )
+        fixed, order = sorted_ids
+        width = fixed.dtype.itemsize
+        found = np.full(starts.shape[0], -1, dtype=np.int64)
+        fits = np.flatnonzero(ends - starts <= width)  # a longer id is not listed
+        if fits.size and fixed.size:
+            wanted = _fixed_width(data, starts[fits], ends[fits], width)
+            at = np.minimum(np.searchsorted(fixed, wanted), fixed.size - 1)
+            hit = fixed[at] == wanted
+            found[fits[hit]] = order[at[hit]]
+        return found
+
+    def _sorted_ids(self) -> tuple[np.ndarray[Any, Any], Int64Array] | None:
+        """The popularity ids as fixed-width byte strings, sorted, and the row of each;
+        ``None`` where an id holds a NUL byte or is longer than :data:`_FIXED_WIDTH_LIMIT`
+        bytes (built once)."""
+        key = "sorted_ids"
+        if key not in self._memo:
+            starts, ends = self.ids_offsets[:-1], self.ids_offsets[1:]
+            width = int((ends - starts).max()) if self.num_known else 1
+            if width > _FIXED_WIDTH_LIMIT or bool((self.ids_data == 0).any()):
+                self._memo[key] = None
+            else:
+                fixed = _fixed_width(self.ids_data, starts, ends, max(width, 1))
+                order = np.argsort(fixed, kind="stable").astype(np.int64)
+                self._memo[key] = (fixed[order], order)
+        found: tuple[np.ndarray[Any, Any], Int64Array] | None = self._memo[key]
+        return found
 
     def _id_rows(self) -> dict[bytes, int]:
         """``{item id: row}`` of the popularity data, built once."""
@@ -274,7 +316,7 @@ class ItemData:
             ends = self.ids_offsets.tolist()
             self._memo[key] = {
                 bytes(self.ids_data[a:b]): row
-                for row, (a, b) in enumerate(zip(ends[:-1], ends[1:], strict=True))
+                for row, (a, b) in enumerate(itertools.pairwise(ends))
             }
         table: dict[bytes, int] = self._memo[key]
         return table
@@ -400,3 +442,23 @@ def _of_text(source: object) -> tuple[list[str], list[Any], str | None, None]:
         ids.append(fields[0])
         counts.append(value)
     return ids, counts, name, None
+
+
+_FIXED_WIDTH_LIMIT = 64
+"""The longest item id (bytes) looked up by binary search among fixed-width byte strings
+(:meth:`ItemData.codes`); longer catalogues use a table of the ids."""
+
+
+def _fixed_width(
+    data: UInt8Array, starts: Int64Array, ends: Int64Array, width: int
+) -> np.ndarray[Any, Any]:
+    """The strings ``data[starts[i]:ends[i]]`` (each at most ``width`` bytes) as numpy
+    fixed-width byte strings (``S{width}``, zero-padded), without a Python loop."""
+    sizes = (ends - starts).astype(np.int64)
+    matrix = np.zeros((sizes.shape[0], width), dtype=np.uint8)
+    rows = np.repeat(np.arange(sizes.shape[0]), sizes)
+    columns = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(
+        np.cumsum(sizes) - sizes, sizes
+    )
+    matrix[rows, columns] = data[np.repeat(starts, sizes) + columns]
+    return matrix.view(f"S{width}").reshape(-1)
