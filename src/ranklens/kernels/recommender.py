@@ -373,20 +373,25 @@ def expected_novelty(
 
 
 @dataclass(frozen=True, eq=False)
-class GroupOpportunityStatistic:
-    """PopREO: per user, the relevant items found in the top k and the relevant items, in
-    the short head and in the long tail; ``value`` is the relative standard deviation of
-    the groups' true positive rates ``P(R@k | g, y = 1) = sum_u found_ug / sum_u
-    relevant_ug``: ``std / mean`` over the two groups (population std, as numpy and
-    Elliot), NaN when a group has no relevant item or nothing is found."""
+class GroupRateStatistic:
+    """A disparity between the short head and the long tail (PopREO, PopRSP): per user,
+    the hits and the totals of each group; ``value`` is the relative standard deviation of
+    the groups' rates ``sum_u hits_ug / sum_u totals_ug``: ``std / mean`` over the two
+    groups (population std, as numpy and Elliot), NaN when a group's total is 0 or nothing
+    is hit.
 
-    found: Float64Array  # (users, 2): head, tail
-    relevant: Float64Array  # (users, 2)
+    PopREO: hits are the relevant items found in the top k, totals the relevant items
+    (``P(R@k | g, y = 1)``); PopRSP: hits are the un-interacted items of the top-k list,
+    totals the un-interacted items of the catalogue (``P(R@k | g)``).
+    """
+
+    hits: Float64Array  # (users, 2): head, tail
+    totals: Float64Array  # (users, 2)
 
     @property
     def num_queries(self) -> int:
         """The number of evaluated users."""
-        return int(self.found.shape[0])
+        return int(self.hits.shape[0])
 
     def value(self, weights: Float64Array | None = None) -> float:
         """The measure with user ``j`` counted ``weights[j]`` times."""
@@ -396,17 +401,17 @@ class GroupOpportunityStatistic:
     def values(self, weights: Float64Array) -> Float64Array:
         """:meth:`value` for each row of ``weights`` (draws x users)."""
         w = np.asarray(weights, dtype=np.float64)
-        found, relevant = w @ self.found, w @ self.relevant
+        hits, totals = w @ self.hits, w @ self.totals
         with np.errstate(divide="ignore", invalid="ignore"):
-            rate = found / relevant
+            rate = hits / totals
             out: Float64Array = np.std(rate, axis=1) / np.mean(rate, axis=1)
         return out
 
 
 def popularity_opportunity(
     view: Ranked, cutoff: int, rel: int, head_share: float, unlisted: str
-) -> GroupOpportunityStatistic:
-    """PopREO's per-user counts (see :class:`GroupOpportunityStatistic`); items the
+) -> GroupRateStatistic:
+    """PopREO's per-user counts (see :class:`GroupRateStatistic`); items the
     popularity data does not list are in the long tail (``unlisted="tail"``) or in neither
     group (``"ignore"``, as Elliot, whose groups hold only training items)."""
     name = f"PopREO@{cutoff}"
@@ -431,4 +436,4 @@ def popularity_opportunity(
     rel_users, rel_codes = items.relevant(view.qids, rel)
     relevant = np.zeros((nq, 3))
     np.add.at(relevant, (rel_users, groups(rel_codes)), 1.0)
-    return GroupOpportunityStatistic(found[:, :2].copy(), relevant[:, :2].copy())
+    return GroupRateStatistic(found[:, :2].copy(), relevant[:, :2].copy())

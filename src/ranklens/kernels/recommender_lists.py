@@ -26,14 +26,12 @@ items (population std over the two groups).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array, Int64Array
 from ranklens.data.native import core as _core
-from ranklens.kernels.recommender import item_data
+from ranklens.kernels.recommender import GroupRateStatistic, item_data
 from ranklens.ranking.align import Ranked
 from ranklens.ranking.item_features import ItemFeatures
 from ranklens.ranking.items import ItemData
@@ -233,37 +231,6 @@ def intra_list_diversity(view: Ranked, cutoff: int | None, distance: str) -> Flo
 # --- popularity-based ranking-based statistical parity (Zhu, Wang and Caverlee 2021) -------
 
 
-@dataclass(frozen=True, eq=False)
-class StatisticalParityStatistic:
-    """PopRSP: per user, the un-interacted items of its top-k list and its un-interacted
-    items of the catalogue, in the short head and in the long tail; ``value`` is the
-    relative standard deviation of the groups' recommendation rates ``P(R@k | g) = sum_u
-    shown_ug / sum_u candidates_ug``: ``std / mean`` over the two groups (population std,
-    as numpy and Elliot), NaN when a group has no candidate item or nothing is shown."""
-
-    shown: Float64Array  # (users, 2): head, tail
-    candidates: Float64Array  # (users, 2)
-
-    @property
-    def num_queries(self) -> int:
-        """The number of evaluated users."""
-        return int(self.shown.shape[0])
-
-    def value(self, weights: Float64Array | None = None) -> float:
-        """The measure with user ``j`` counted ``weights[j]`` times."""
-        w = np.ones(self.num_queries) if weights is None else np.asarray(weights, np.float64)
-        return float(self.values(w[None, :])[0])
-
-    def values(self, weights: Float64Array) -> Float64Array:
-        """:meth:`value` for each row of ``weights`` (draws x users)."""
-        w = np.asarray(weights, dtype=np.float64)
-        shown, candidates = w @ self.shown, w @ self.candidates
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rate = shown / candidates
-            out: Float64Array = np.std(rate, axis=1) / np.mean(rate, axis=1)
-        return out
-
-
 def _list_and_train_codes(
     view: Ranked, cutoff: int, items: ItemData
 ) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array]:
@@ -286,8 +253,8 @@ def _list_and_train_codes(
 
 def statistical_parity(
     view: Ranked, cutoff: int, head_share: float, unlisted: str
-) -> StatisticalParityStatistic:
-    """PopRSP's per-user counts (see :class:`StatisticalParityStatistic`).
+) -> GroupRateStatistic:
+    """PopRSP's per-user counts (see :class:`~ranklens.kernels.recommender.GroupRateStatistic`).
 
     The groups: the short head of the popularity data (``head_share``) and the long tail,
     the rest of the catalogue (``num_items`` items, else the popularity data's). Items the
@@ -363,4 +330,4 @@ def statistical_parity(
     keep = ~in_train
     shown = np.zeros((nq, 3))
     np.add.at(shown, (users[keep], group(codes[keep])), 1.0)
-    return StatisticalParityStatistic(shown[:, :2].copy(), candidates.astype(np.float64))
+    return GroupRateStatistic(shown[:, :2].copy(), candidates.astype(np.float64))

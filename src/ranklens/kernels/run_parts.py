@@ -35,13 +35,12 @@ from ranklens.data.native import core as _core
 from ranklens.kernels.recommender import (
     ExposureKind,
     ExposureStatistic,
-    GroupOpportunityStatistic,
+    GroupRateStatistic,
     RatioStatistic,
     exposure_value,
 )
-from ranklens.kernels.recommender_lists import StatisticalParityStatistic
 
-PER_USER = (RatioStatistic, GroupOpportunityStatistic, StatisticalParityStatistic)
+PER_USER = (RatioStatistic, GroupRateStatistic)
 """The statistics made of per-user arrays (first axis: the users in query order)."""
 
 

@@ -33,12 +33,11 @@ import numpy as np
 from ranklens.base.errors import InputError, ParseError
 from ranklens.base.types import Int64Array, UInt8Array
 from ranklens.data.native import core as _core
+from ranklens.ranking.item_tables import ITEM_NAMES, USER_NAMES, first_column, pandas_table
 
 TrainLike = Mapping[str, Any] | str | os.PathLike[str] | IO[bytes] | IO[str] | Any
 """Training interactions: ``{user: items}``, a table of user and item columns, or a file."""
 
-USER_NAMES = ("user_id", "user", "query_id", "qid")
-ITEM_NAMES = ("item_id", "item", "doc_id", "docid", "docno", "document_id", "doc")
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,12 +139,9 @@ def _build(pairs: list[tuple[str, str]], source: str) -> TrainingInteractions:
 
 
 def _frame_pairs(frame: Any, source: str) -> list[tuple[str, str]]:
-    module = type(frame).__module__.split(".")[0]
-    if module != "pandas":
-        frame = frame.to_pandas()
-    columns = [str(c) for c in frame.columns]
-    user = next((c for c in USER_NAMES if c in columns), None)
-    item = next((c for c in ITEM_NAMES if c in columns), None)
+    frame, columns = pandas_table(frame)
+    user = first_column(USER_NAMES, columns)
+    item = first_column(ITEM_NAMES, columns)
     if user is None or item is None:
         raise InputError(
             f"train table needs a user column (one of {list(USER_NAMES)}) and an item column "

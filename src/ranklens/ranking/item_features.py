@@ -41,12 +41,12 @@ import numpy as np
 from ranklens.base.errors import InputError, ParseError
 from ranklens.base.types import BoolArray, Float64Array, Int64Array, UInt8Array
 from ranklens.data.native import core as _core
+from ranklens.ranking.item_tables import ITEM_NAMES, first_column, pandas_table
 
 ItemFeaturesLike = Mapping[str, Any] | str | os.PathLike[str] | IO[bytes] | IO[str] | Any
 """Item features: ``{item: vector}``, ``{item: set of labels}``, a table, or a file."""
 
 FeatureKind = Literal["vectors", "labels"]
-ITEM_NAMES = ("item_id", "item", "doc_id", "docid", "docno", "document_id", "doc")
 WHAT = "item_features"
 
 
@@ -301,11 +301,8 @@ def _of_mapping(features: Mapping[Any, Any], source: str) -> ItemFeatures:
 
 
 def _of_frame(frame: Any, source: str) -> ItemFeatures:
-    module = type(frame).__module__.split(".")[0]
-    if module != "pandas":
-        frame = frame.to_pandas()
-    columns = [str(c) for c in frame.columns]
-    item_column = next((c for c in ITEM_NAMES if c in columns), None)
+    frame, columns = pandas_table(frame)
+    item_column = first_column(ITEM_NAMES, columns)
     if item_column is None:
         raise InputError(
             f"{WHAT} table has no item column (columns: {columns}); name it one of "

@@ -37,13 +37,12 @@ from ranklens.data.native import core as _core
 from ranklens.data.qrels import Qrels
 from ranklens.ranking.interactions import TrainingInteractions, TrainLike
 from ranklens.ranking.item_features import ItemFeatures, ItemFeaturesLike
+from ranklens.ranking.item_tables import ITEM_NAMES, USER_NAMES, first_column, pandas_table
 
 PopularityLike = Mapping[str, float] | str | os.PathLike[str] | IO[bytes] | IO[str] | Any
 """Item popularity: ``{item: count}``, a table (pandas / polars / pyarrow), or a file."""
 
 COUNT_NAMES = ("count", "popularity", "pop", "interactions", "n")
-USER_NAMES = ("user_id", "user", "query_id", "qid")
-ITEM_NAMES = ("item_id", "item", "doc_id", "docid", "docno", "document_id", "doc")
 
 
 def encode(ids: list[str]) -> tuple[UInt8Array, Int64Array]:
@@ -381,11 +380,8 @@ def _read(popularity: object) -> tuple[list[str], list[Any], str | None, int | N
 
 
 def _of_frame(frame: Any, source: str) -> tuple[list[str], list[Any], str | None, int | None]:
-    module = type(frame).__module__.split(".")[0]
-    if module != "pandas":
-        frame = frame.to_pandas()
-    columns = [str(c) for c in frame.columns]
-    item = next((c for c in ITEM_NAMES if c in columns), None)
+    frame, columns = pandas_table(frame)
+    item = first_column(ITEM_NAMES, columns)
     if item is None:
         raise InputError(
             f"popularity table has no item column (columns: {columns}); name it one of "
@@ -396,7 +392,7 @@ def _of_frame(frame: Any, source: str) -> tuple[list[str], list[Any], str | None
     items = frame[item].astype(str)
     if count is None:  # training interactions: one row per interaction
         counted = items.value_counts(sort=False)
-        user = next((c for c in USER_NAMES if c in columns), None)
+        user = first_column(USER_NAMES, columns)
         users = None if user is None else int(frame[user].nunique())
         return [str(i) for i in counted.index], counted.to_numpy().tolist(), source, users
     values = frame[count].to_numpy()

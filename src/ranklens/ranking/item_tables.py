@@ -1,0 +1,25 @@
+"""What the readers of a recommender's side data (popularity, training interactions, item
+features) share about a table: the column names they look for, and the table as pandas."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+USER_NAMES = ("user_id", "user", "query_id", "qid")
+"""Names of a user column, the first one present is read."""
+ITEM_NAMES = ("item_id", "item", "doc_id", "docid", "docno", "document_id", "doc")
+"""Names of an item column, the first one present is read."""
+
+
+def pandas_table(frame: Any) -> tuple[Any, list[str]]:
+    """``frame`` (pandas, polars or pyarrow) as a pandas DataFrame, and its column names as
+    strings."""
+    if type(frame).__module__.split(".")[0] != "pandas":
+        frame = frame.to_pandas()
+    return frame, [str(c) for c in frame.columns]
+
+
+def first_column(names: Sequence[str], columns: Sequence[str]) -> str | None:
+    """The first of ``names`` among ``columns`` (``None``: none is)."""
+    return next((c for c in names if c in columns), None)
