@@ -33,11 +33,16 @@ import numpy as np
 from ranklens.base.errors import InputError, ParseError
 from ranklens.base.types import Int64Array, UInt8Array
 from ranklens.data.native import core as _core
-from ranklens.ranking.item_tables import ITEM_NAMES, USER_NAMES, first_column, pandas_table
+from ranklens.ranking.item_tables import (
+    ITEM_NAMES,
+    USER_NAMES,
+    filled_column,
+    first_column,
+    pandas_table,
+)
 
 TrainLike = Mapping[str, Any] | str | os.PathLike[str] | IO[bytes] | IO[str] | Any
 """Training interactions: ``{user: items}``, a table of user and item columns, or a file."""
-
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,8 +153,8 @@ def _frame_pairs(frame: Any, source: str) -> list[tuple[str, str]]:
             f"(one of {list(ITEM_NAMES)}); its columns: {columns}",
             path=source,
         )
-    users = frame[user].astype(str).tolist()
-    items = frame[item].astype(str).tolist()
+    users = filled_column(frame, user, "train", source).astype(str).tolist()
+    items = filled_column(frame, item, "train", source).astype(str).tolist()
     return list(zip(users, items, strict=True))
 
 

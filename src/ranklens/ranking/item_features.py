@@ -41,7 +41,7 @@ import numpy as np
 from ranklens.base.errors import InputError, ParseError
 from ranklens.base.types import BoolArray, Float64Array, Int64Array, UInt8Array
 from ranklens.data.native import core as _core
-from ranklens.ranking.item_tables import ITEM_NAMES, first_column, pandas_table
+from ranklens.ranking.item_tables import ITEM_NAMES, filled_column, first_column, pandas_table
 
 ItemFeaturesLike = Mapping[str, Any] | str | os.PathLike[str] | IO[bytes] | IO[str] | Any
 """Item features: ``{item: vector}``, ``{item: set of labels}``, a table, or a file."""
@@ -316,7 +316,7 @@ def _of_frame(frame: Any, source: str) -> ItemFeatures:
             "column of labels",
             path=source,
         )
-    items = [str(i) for i in frame[item_column].tolist()]
+    items = [str(i) for i in filled_column(frame, item_column, WHAT, source).tolist()]
     where = [f"row {j + 1}" for j in range(len(items))]
     if len(others) == 1:
         values = frame[others[0]].tolist()

@@ -23,3 +23,27 @@ def pandas_table(frame: Any) -> tuple[Any, list[str]]:
 def first_column(names: Sequence[str], columns: Sequence[str]) -> str | None:
     """The first of ``names`` among ``columns`` (``None``: none is)."""
     return next((c for c in names if c in columns), None)
+
+
+def filled_column(frame: Any, column: str, what: str, source: str) -> Any:
+    """The column ``column`` of the pandas DataFrame ``frame``, refused with the row of
+    its first null (a null id would otherwise become the text ``"None"`` or ``"nan"``, an
+    item of its own, or a crash).
+
+    Raises
+    ------
+    InputError
+        The column holds a null (also one hidden in a dictionary-encoded column).
+    """
+    from ranklens.base.errors import InputError
+
+    values = frame[column]
+    missing = values.isna().to_numpy()
+    if missing.any():
+        row = int(missing.argmax())
+        raise InputError(
+            f"{what} table: column {column!r} is null in row {row} (counted from 0); fill "
+            "or drop that row",
+            path=source,
+        )
+    return values

@@ -37,7 +37,13 @@ from ranklens.data.native import core as _core
 from ranklens.data.qrels import Qrels
 from ranklens.ranking.interactions import TrainingInteractions, TrainLike
 from ranklens.ranking.item_features import ItemFeatures, ItemFeaturesLike
-from ranklens.ranking.item_tables import ITEM_NAMES, USER_NAMES, first_column, pandas_table
+from ranklens.ranking.item_tables import (
+    ITEM_NAMES,
+    USER_NAMES,
+    filled_column,
+    first_column,
+    pandas_table,
+)
 
 PopularityLike = Mapping[str, float] | str | os.PathLike[str] | IO[bytes] | IO[str] | Any
 """Item popularity: ``{item: count}``, a table (pandas / polars / pyarrow), or a file."""
@@ -389,13 +395,17 @@ def _of_frame(frame: Any, source: str) -> tuple[list[str], list[Any], str | None
             path=source,
         )
     count = next((c for c in COUNT_NAMES if c in columns), None)
-    items = frame[item].astype(str)
+    items = filled_column(frame, item, "popularity", source).astype(str)
     if count is None:  # training interactions: one row per interaction
         counted = items.value_counts(sort=False)
         user = first_column(USER_NAMES, columns)
-        users = None if user is None else int(frame[user].nunique())
+        users = (
+            None
+            if user is None
+            else int(filled_column(frame, user, "popularity", source).nunique())
+        )
         return [str(i) for i in counted.index], counted.to_numpy().tolist(), source, users
-    values = frame[count].to_numpy()
+    values = filled_column(frame, count, "popularity", source).to_numpy()
     try:
         numbers = values.astype(np.float64).tolist()
     except (TypeError, ValueError):
