@@ -9,6 +9,13 @@ Usage (from the repository root, in an environment with ``ranklens[dask,spark]``
     python benchmarks/scale_bench.py replicate --scale huge --times 10  # 700M lines, piped
     python benchmarks/scale_bench.py engines --scale large [--engines single,dask,dask4,spark]
     python benchmarks/scale_bench.py engines --scale large --engines single,spark,spark-cluster
+    python benchmarks/scale_bench.py engines --scale large --engines single,spark,spark-frame
+
+``spark`` gives ``ranklens.spark.evaluate`` the Parquet paths, as ``dask`` gets them (the
+Spark tasks read the row groups themselves); ``spark-frame`` gives it
+``spark.read.parquet`` DataFrames (a bare scan of local files, which the tasks read as
+they read a path); ``spark-rows`` the run as a projection of that scan (Spark reads the
+rows and hands them over as Arrow batches; evaluated where they lie, no exchange).
 
 Every measurement runs in a fresh process (``_one``), which prints one JSON line: wall
 time from before reading the inputs to the means, the means, and the peak resident memory
@@ -148,7 +155,12 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
         out["worker_maxrss"] = max(rss.values())
         client.close()  # type: ignore[no-untyped-call]
         cluster.close()
-    elif mode in ("spark", "spark-cluster"):  # spark-cluster: two 1-core executors ("nodes")
+    elif mode.startswith("spark"):
+        # spark / spark-cluster: the Parquet paths, as Dask gets them (the tasks read the
+        # row groups); -frame: spark.read.parquet DataFrames (a bare scan of local files:
+        # read by the tasks too); -rows: the run projected (renamed columns), so Spark
+        # reads the rows and hands them over as Arrow, evaluated where they lie, no
+        # exchange. -cluster: two 1-core executors ("nodes").
         from pyspark.sql import SparkSession
 
         import ranklens.spark
@@ -156,29 +168,43 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
         qrels, run = _parquet(scale)
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         s0 = time.perf_counter()
+        on_cluster = mode.startswith("spark-cluster")
         builder = SparkSession.builder.master(
-            "local[2]" if mode == "spark" else "local-cluster[2,1,4096]"
+            "local-cluster[2,1,4096]" if on_cluster else "local[2]"
         )
-        if mode == "spark-cluster":
+        if on_cluster:
             builder = builder.config("spark.executor.memory", "3g")
         spark = (
-            builder.config("spark.driver.memory", "8g" if mode == "spark" else "2g")
+            builder.config("spark.driver.memory", "2g" if on_cluster else "8g")
             .config("spark.sql.shuffle.partitions", "8")
             .config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false")
             .getOrCreate()
         )
         spark.sparkContext.setLogLevel("ERROR")
-        _spark_warm_up(spark)
+        _spark_warm_up(spark, qrels)
         out["startup_s"] = time.perf_counter() - s0
         t0 = time.perf_counter()
-        res = ranklens.spark.evaluate(
-            spark.read.parquet(str(qrels)), spark.read.parquet(str(run)), MEASURES
-        )
+        if mode.endswith("-frame"):
+            res = ranklens.spark.evaluate(
+                spark.read.parquet(str(qrels)), spark.read.parquet(str(run)), MEASURES
+            )
+        elif mode.endswith("-rows"):
+            from pyspark.sql import functions as fn
+
+            rows = spark.read.parquet(str(run)).select(
+                fn.col("query_id").alias("qid"),
+                fn.col("doc_id").alias("docno"),
+                fn.col("score").alias("sim"),
+            )
+            res = ranklens.spark.evaluate(spark.read.parquet(str(qrels)), rows, MEASURES)
+        else:
+            res = ranklens.spark.evaluate(str(qrels), str(run), MEASURES, spark=spark)
+        out["time_s"] = time.perf_counter() - t0
         spark.stop()
     else:
         raise SystemExit(f"unknown mode {mode}")
-    out["time_s"] = time.perf_counter() - t0
+    out.setdefault("time_s", time.perf_counter() - t0)  # Spark's: before spark.stop()
     out["means"] = res.aggregate
     out["queries"] = len(res.queries)
     out["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -186,10 +212,12 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
     return out
 
 
-def _spark_warm_up(spark: Any) -> None:
+def _spark_warm_up(spark: Any, qrels: Path) -> None:
     """Start-up, timed apart from the evaluation: the JVM and the session (above), then one
     small ``mapInArrow`` job per core that starts the Python workers and imports ranklens
-    in them (as the evaluation's first tasks would)."""
+    in them (as the evaluation's first tasks would), and the qrels file read by Spark and
+    handed to a Python worker as Arrow (the JVM's Parquet reader and Arrow writer loaded,
+    as in any session that has read a table before)."""
     import pyarrow as pa
 
     def imported(batches: Any) -> Any:
@@ -200,6 +228,7 @@ def _spark_warm_up(spark: Any) -> None:
 
     cores = spark.sparkContext.defaultParallelism
     spark.range(0, cores, numPartitions=cores).mapInArrow(imported, "n long").collect()
+    spark.read.parquet(str(qrels)).mapInArrow(imported, "n long").collect()
 
 
 def _task_seconds(tasks: list[dict[str, Any]]) -> dict[str, float]:

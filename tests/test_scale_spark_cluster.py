@@ -13,6 +13,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ pytest.importorskip("pyspark", reason="the Spark tests need pyspark")
 
 import ranklens.spark as rspark  # noqa: E402
 from ranklens.base.errors import MissingDependencyError  # noqa: E402
+from ranklens.scale import spark_files  # noqa: E402
 from ranklens.scale.spark_backend import check_spark_pandas  # noqa: E402
 
 try:
@@ -93,16 +95,34 @@ def same(a: ranklens.Results, b: ranklens.Results) -> None:
 
 
 @pytest.mark.parametrize(("queries", "ties"), [("qrels", "trec_eval"), ("run", "input")])
-def test_two_executors_equal_one_machine(cluster: Any, queries: str, ties: str) -> None:
+@pytest.mark.parametrize("layout", ["in place", "exchange", "path"])
+def test_two_executors_equal_one_machine(
+    cluster: Any,
+    queries: str,
+    ties: str,
+    layout: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The run grouped by query and evaluated where its partitions lie, hashed by query
+    (``partitioned_by_query=False``), or read from Parquet by the executors' tasks."""
     case = make_case(11, n_queries=60)
     q = pd.DataFrame(case.qrels, columns=["query_id", "doc_id", "relevance"])
     r = pd.DataFrame(case.run, columns=["query_id", "doc_id", "score"])
     expected = ranklens.evaluate(q, r, MEASURES, queries=queries, ties=ties)
-    run = cluster.createDataFrame(r)
-    assert run.rdd.getNumPartitions() >= EXECUTORS
-    got = rspark.evaluate(
-        cluster.createDataFrame(q), run, MEASURES, queries=queries, ties=ties, buckets=6
-    )
+    options: dict[str, Any] = {"queries": queries, "ties": ties}
+    if layout == "path":
+        path = tmp_path / "run.parquet"
+        r.to_parquet(path, index=False, row_group_size=97)
+        monkeypatch.setattr(spark_files, "UNIT_ROWS", (1, 1))  # a task per row group
+        run: Any = str(path)
+        options["spark"] = cluster
+    else:
+        run = cluster.createDataFrame(r)
+        assert run.rdd.getNumPartitions() >= EXECUTORS
+        options["buckets"] = 6
+        options["partitioned_by_query"] = None if layout == "in place" else False
+    got = rspark.evaluate(cluster.createDataFrame(q), run, MEASURES, **options)
     same(got, expected)
 
 

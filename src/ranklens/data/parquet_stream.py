@@ -243,10 +243,14 @@ class _Columns:
     used: tuple[str, ...]
 
 
-def _columns_of(names: list[str], where: str) -> _Columns:
-    query = _pick(names, None, QID_NAMES, "query id", where)
-    doc = _pick(names, None, DOC_NAMES, "document id", where)
-    score = _pick(names, None, SCORE_NAMES, "score", where)
+def _columns_of(
+    names: list[str],
+    where: str,
+    given: tuple[str | None, str | None, str | None] = (None, None, None),
+) -> _Columns:
+    query = _pick(names, given[0], QID_NAMES, "query id", where)
+    doc = _pick(names, given[1], DOC_NAMES, "document id", where)
+    score = _pick(names, given[2], SCORE_NAMES, "score", where)
     used = list(dict.fromkeys([query, doc, score]))
     if RANK_COLUMN in names and RANK_COLUMN not in used:
         used.append(RANK_COLUMN)
@@ -315,6 +319,82 @@ def source_batches(
                 raise InputError(f"cannot read it as Parquet ({exc})", path=path) from None
 
     return batches(), columns, name
+
+
+def run_columns_of(
+    source: ParquetSource, given: tuple[str | None, str | None, str | None] = (None, None, None)
+) -> tuple[str, str, str, tuple[str, ...]]:
+    """The query, document and score columns of a Parquet run (from its first file and
+    hive folders; the usual names unless ``given``), and every column read (with ``rank``
+    where there is one).
+
+    Raises
+    ------
+    InputError
+        The first file cannot be read as Parquet, or lacks a column.
+    """
+    pa = require("pyarrow", "Reading Parquet")
+    pq = require("pyarrow.parquet", "Reading Parquet")
+    first = _open_file(source.files[0], pq, pa)
+    names = [
+        *first.schema_arrow.names,
+        *(k for k in source.partitions[0] if k not in first.schema_arrow.names),
+    ]
+    columns = _columns_of(names, source.where, given)
+    return columns.query, columns.doc, columns.score, columns.used
+
+
+def row_group_rows(path: str) -> list[int]:
+    """The rows of each row group of the Parquet file ``path`` (from its footer).
+
+    Raises
+    ------
+    InputError
+        It cannot be read as Parquet (or is compressed as a whole: its row groups cannot
+        be read one by one).
+    """
+    pa = require("pyarrow", "Reading Parquet")
+    pq = require("pyarrow.parquet", "Reading Parquet")
+    if not path.lower().endswith(_PLAIN_PARQUET):
+        raise InputError(
+            "is compressed as a whole: its row groups cannot be read apart; decompress it",
+            path=path,
+        )
+    meta = _open_file(path, pq, pa).metadata
+    return [int(meta.row_group(k).num_rows) for k in range(meta.num_row_groups)]
+
+
+def read_row_groups(
+    path: str, hive: dict[str, str | None], groups: Iterable[int], used: tuple[str, ...]
+) -> Any:
+    """The row groups ``groups`` of the Parquet file ``path`` as one Arrow table of the
+    columns ``used`` (a hive folder's value where the file lacks the column; ``rank``
+    may be missing).
+
+    Raises
+    ------
+    InputError
+        The file cannot be read as Parquet, or lacks a column.
+    """
+    pa = require("pyarrow", "Reading Parquet")
+    pq = require("pyarrow.parquet", "Reading Parquet")
+    handle = _open_file(path, pq, pa)
+    present = set(handle.schema_arrow.names)
+    missing = [c for c in used if c not in present and c not in hive]
+    if missing and missing != [RANK_COLUMN]:
+        raise InputError(f"has no column {missing[0]!r} (the run's first file has it)", path=path)
+    read = [c for c in used if c in present]
+    try:
+        table = handle.read_row_groups(list(groups), columns=read)
+    except pa.ArrowException as exc:
+        raise InputError(f"cannot read it as Parquet ({exc})", path=path) from None
+    arrays = [
+        table.column(c) if c in present else _constant(hive.get(c), table.num_rows, pa)
+        for c in used
+        if c in present or c in hive
+    ]
+    names = [c for c in used if c in present or c in hive]
+    return pa.table(arrays, names=names)
 
 
 def _last_query_start(column: Any, pa: Any, pc: Any) -> int:
@@ -449,7 +529,7 @@ def parquet_runs(
     batches, columns, saved = source_batches(parquet, batch_rows or DEFAULT_BATCH_ROWS)
     where = parquet.where
     the_name = name or saved or os.path.basename(where.rstrip(os.sep)) or where
-    starts = _file_starts(parquet) if len(parquet.files) > 1 else [0]
+    starts = file_starts(parquet) if len(parquet.files) > 1 else [0]
     total = parquet_row_count(where) if progress is not None else None
     seen: dict[str, int] = {}
     chunks = query_tables(batches, columns.query, chunk_rows or DEFAULT_CHUNK_ROWS, where)
@@ -465,7 +545,7 @@ def parquet_runs(
                 first_row=before + 1,
             )
         except InputError as exc:
-            raise _in_file(exc, parquet, starts) from None
+            raise in_file(exc, parquet, starts) from None
         values = read.pop("values")
         run = Run(scores=values, name=the_name, **read).deduplicated(duplicates)
         check_grouped_rows(run, seen, before + 1, where, columns.query)
@@ -476,7 +556,7 @@ def parquet_runs(
         raise EmptyInputError("holds no entries", path=where)
 
 
-def _file_starts(parquet: ParquetSource) -> list[int]:
+def file_starts(parquet: ParquetSource) -> list[int]:
     """The first row (from 0) of each file of a dataset, from the footers."""
     pq = require("pyarrow.parquet", "Reading Parquet")
     starts: list[int] = []
@@ -490,7 +570,7 @@ def _file_starts(parquet: ParquetSource) -> list[int]:
     return starts
 
 
-def _in_file(exc: InputError, parquet: ParquetSource, starts: list[int]) -> InputError:
+def in_file(exc: InputError, parquet: ParquetSource, starts: list[int]) -> InputError:
     """``exc`` (rows counted over the whole dataset) naming the file and its row."""
     if len(starts) < 2 or exc.line is None or isinstance(exc, DuplicateError):
         return exc
@@ -548,16 +628,30 @@ def read_parquet_run(
     if not pieces:
         raise EmptyInputError("holds no entries", path=where)
     table = pa.Table.from_batches(pieces, schema)
-    starts = _file_starts(parquet) if len(parquet.files) > 1 else [0]
+    starts = file_starts(parquet) if len(parquet.files) > 1 else [0]
     try:
         read = from_frame(
             table, False, columns.query, columns.doc, columns.score, source=where, first_row=1
         )
     except InputError as exc:
-        raise _in_file(exc, parquet, starts) from None
+        raise in_file(exc, parquet, starts) from None
     values = read.pop("values")
     the_name = name or saved or os.path.basename(where.rstrip(os.sep)) or where
     return Run(scores=values, name=the_name, **read).deduplicated(duplicates)
+
+
+def parquet_run_name(source: str | os.PathLike[str]) -> str:
+    """The name a Parquet run read from ``source`` gets without one given: the name saved
+    in its (first) file, else its file's or folder's name (as :func:`parquet_runs`)."""
+    pq = require("pyarrow.parquet", "Reading Parquet")
+    where = os.fspath(source)
+    fallback = os.path.basename(where.rstrip(os.sep)) or where
+    try:
+        first = parquet_source(where).files[0]
+        saved = (pq.read_schema(first).metadata or {}).get(RUN_KEY)
+        return str(saved.decode("utf-8")) if saved else fallback
+    except Exception:  # unreadable, or not UTF-8: the reader says why, or the plain name
+        return fallback
 
 
 def parquet_default_name(source: object) -> str | None:

@@ -1,7 +1,11 @@
-"""Evaluation on Spark: Arrow batches partitioned by query, ranklens' native readers and
-the ordinary evaluation per partition, the per-query values combined in query order.
+"""Evaluation on Spark: Arrow batches of whole queries, ranklens' native readers and the
+ordinary evaluation per task, the per-query values combined in query order.
 
-How the numbers stay exact:
+Three ways, the cheapest that applies first: a Parquet run given by its path, or a
+DataFrame that is a bare scan of local Parquet files, is read by the tasks themselves
+(:mod:`ranklens.scale.spark_files`); a DataFrame grouped by query is evaluated where its
+partitions lie (:mod:`ranklens.scale.spark_in_place`); any other is hashed by query, as
+this module describes. How the numbers of the last stay exact:
 
 1. Both tables are cut down to their query, document and value columns (ids as Spark
    has them when both sides hold strings, or both the same integer type; cast to strings
@@ -34,13 +38,10 @@ input partition).
 from __future__ import annotations
 
 import json
-import pickle
+import os
 import re
-import threading
-import uuid
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -50,16 +51,18 @@ from ranklens.base.errors import (
     EmptyInputError,
     InputError,
     MissingDependencyError,
+    OptionError,
     RanklensError,
 )
 from ranklens.base.optional import require
 from ranklens.base.progress import Progress
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
 from ranklens.data.frames import RANK_COLUMN
+from ranklens.data.parquet_stream import parquet_run_name
 from ranklens.evaluation.evaluator import check_overlap
 from ranklens.evaluation.parts import Part, combine, set_dependent
 from ranklens.evaluation.results import Results
-from ranklens.measures.base import Measure, is_run_level
+from ranklens.measures.base import Measure
 from ranklens.ranking.interactions import TrainLike
 from ranklens.ranking.item_features import ItemFeaturesLike
 from ranklens.ranking.items import PopularityLike
@@ -72,16 +75,11 @@ from ranklens.scale.partition import (
     qrels_columns,
     run_columns,
 )
+from ranklens.scale.spark_files import evaluate_parquet, plain_parquet
+from ranklens.scale.spark_in_place import evaluate_in_place, small_enough
+from ranklens.scale.spark_parts import SCHEMA, collect, part_batch, parts_of, record_batch
 
 _SIDE, _GRADE, _SCORE = "_side", "relevance", "score"
-_SCHEMA = (
-    "query_id string, vals array<double>, counts array<long>, error string, part long, "
-    "state binary"
-)
-"""A partition's rows: one per query (its values), then one of counts (``query_id`` null)
-holding the run-level measures' states (``state``, pickled, see
-:mod:`ranklens.kernels.run_parts`); ``part`` tells the partitions' rows apart."""
-_COUNTS = ("qrels_queries", "run_queries", "both", "retrieving", "matched", "retrieved", "tied")
 _POSITION_BITS = 33  # monotonically_increasing_id: partition index << 33 | row in partition
 _ID_TYPES = ("StringType", "ByteType", "ShortType", "IntegerType", "LongType")
 
@@ -179,43 +177,15 @@ def _partition_function(options: Options, in_order: bool) -> Any:
             read = _read_sides(*_split(rows, True, pa, pc), options)
         del rows
         if isinstance(read, dict):
-            yield _error_batch(pa, read)
+            yield record_batch(pa, json.dumps(read))
             return
         qrels, run = read
         try:
             part = evaluate_part(qrels, run, options)
         except RanklensError as exc:
-            yield _error_batch(pa, {"kind": type(exc).__name__, "message": str(exc)})
+            yield record_batch(pa, json.dumps({"kind": type(exc).__name__, "message": str(exc)}))
             return
-        width = len(options.measures)
-        rows_out = len(part.queries) + 1
-        state = pickle.dumps(dict(part.statistics)) if part.statistics else None
-        flat = np.ascontiguousarray(part.values, dtype=np.float64).reshape(-1)
-        offsets = np.arange(0, len(part.queries) * width + 1, width, dtype=np.int32)
-        tied = -1 if part.tied is None else part.tied
-        counts = [
-            part.qrels_queries,
-            part.run_queries,
-            part.both,
-            part.retrieving,
-            part.matched,
-            part.retrieved,
-            tied,
-        ]
-        yield pa.RecordBatch.from_arrays(
-            [
-                pa.array([*part.queries, None], pa.string()),
-                pa.ListArray.from_arrays(
-                    pa.array(np.append(offsets, offsets[-1]), pa.int32()),
-                    pa.array(flat, pa.float64()),
-                ),
-                pa.array([None] * len(part.queries) + [counts], pa.list_(pa.int64())),
-                pa.nulls(rows_out, pa.string()),
-                pa.array([uuid.uuid4().int >> 65] * rows_out, pa.int64()),
-                pa.array([None] * len(part.queries) + [state], pa.binary()),
-            ],
-            names=["query_id", "vals", "counts", "error", "part", "state"],
-        )
+        yield part_batch(pa, part, len(options.measures))
 
     return evaluate_partition
 
@@ -260,50 +230,6 @@ def _read_sides(q_rows: Any, r_rows: Any, options: Options) -> tuple[Any, Any] |
     return qrels, run
 
 
-def _parts_with_states(
-    table: Any, is_count: Any, ids: list[str], matrix: Any, whole: Part
-) -> list[Part]:
-    """The collected rows as one part per partition, each with its run-level states (the
-    per-user ones follow its queries' order); the query counts stay with the first."""
-    pc = require("pyarrow.compute", "ranklens.spark")
-    tags = table.column("part")
-    value_tags = np.asarray(tags.filter(pc.invert(is_count)).to_numpy(zero_copy_only=False))
-    counts_rows = table.filter(is_count)
-    order = np.argsort(value_tags, kind="stable")  # a partition's rows in its order
-    sorted_tags = value_tags[order]
-    parts = [replace(whole, queries=(), values=matrix[:0])]
-    for tag, state in zip(
-        counts_rows.column("part").to_pylist(), counts_rows.column("state").to_pylist(), strict=True
-    ):
-        lo, hi = np.searchsorted(sorted_tags, [tag, tag + 1])
-        rows = order[lo:hi]
-        parts.append(
-            Part(
-                tuple(ids[i] for i in rows.tolist()),
-                matrix[rows],
-                0,
-                0,
-                0,
-                statistics={} if state is None else pickle.loads(state),
-            )
-        )
-    return parts
-
-
-def _error_batch(pa: Any, record: dict[str, Any]) -> Any:
-    return pa.RecordBatch.from_arrays(
-        [
-            pa.nulls(1, pa.string()),
-            pa.nulls(1, pa.list_(pa.float64())),
-            pa.nulls(1, pa.list_(pa.int64())),
-            pa.array([json.dumps(record)], pa.string()),
-            pa.nulls(1, pa.int64()),
-            pa.nulls(1, pa.binary()),
-        ],
-        names=["query_id", "vals", "counts", "error", "part", "state"],
-    )
-
-
 def _g_max(fn: Any, qrels: Any, run: Any, queries: QueryPolicy) -> int:
     judged = qrels
     if queries != "qrels":
@@ -328,56 +254,6 @@ def check_spark_pandas() -> None:
             f"ranklens.spark runs Arrow functions on Spark, and this pyspark says: {exc} "
             "(pip install 'ranklens[spark]' upgrades them)"
         ) from None
-
-
-def _collect(frame: Any, progress: Progress | None) -> Any:
-    """``frame.toArrow()`` (a pyarrow Table); with ``progress``, its jobs run in a job
-    group of their own (this thread's, restored after) whose tasks a polling thread
-    reports."""
-    if progress is None:
-        return _to_arrow(frame)
-    context = frame.sparkSession.sparkContext
-    group = f"ranklens-{uuid.uuid4().hex}"
-    previous = context.getLocalProperty("spark.jobGroup.id")
-    stop = threading.Event()
-    known = [0, 0]
-
-    def tasks() -> tuple[int, int]:
-        tracker = context.statusTracker()
-        done = total = 0
-        for job in tracker.getJobIdsForGroup(group):
-            info = tracker.getJobInfo(job)
-            for stage_id in info.stageIds if info is not None else ():
-                stage = tracker.getStageInfo(stage_id)
-                if stage is not None:
-                    done, total = done + stage.numCompletedTasks, total + stage.numTasks
-        return done, total
-
-    def poll() -> None:
-        while not stop.wait(0.25):
-            done, total = tasks()
-            if total and (done, total) != tuple(known):
-                known[:] = [done, total]
-                progress(done, total)
-
-    context.setLocalProperty("spark.jobGroup.id", group)
-    watcher = threading.Thread(target=poll, name="ranklens-spark-progress", daemon=True)
-    watcher.start()
-    try:
-        table = _to_arrow(frame)
-    finally:
-        stop.set()
-        watcher.join()
-        context.setLocalProperty("spark.jobGroup.id", previous)
-    total = max(tasks()[1], known[1], 1)
-    progress(total, total)  # skipped stages never complete their tasks
-    return table
-
-
-def _to_arrow(frame: Any) -> Any:
-    with warnings.catch_warnings():  # pyspark's "not yet fully supports pandas 3"
-        warnings.simplefilter("ignore", FutureWarning)
-        return frame.toArrow()
 
 
 def _positions(fn: Any, frame: Any, ids: Sequence[int]) -> list[int]:
@@ -444,6 +320,30 @@ def _subclasses(cls: type[RanklensError]) -> list[type[RanklensError]]:
     return out
 
 
+def _exchanged(
+    fn: Any,
+    sides: tuple[Any, Any],
+    columns: tuple[tuple[str, str, str], tuple[str, str, str]],
+    options: Options,
+    count: int,
+    progress: Progress | None,
+) -> list[Part]:
+    """The parts of the evaluation with both tables hashed by query into ``count``
+    partitions (one exchange), each evaluated by one task."""
+    q_side, r_side = sides
+    if set_dependent(options.measures):
+        options = options.pinned(_g_max(fn, q_side, r_side, options.queries))
+    in_order = options.ties == "input" or options.duplicates != "error"
+    rows = q_side.unionByName(r_side).repartition(count, QUERY)
+    table = collect(
+        rows.mapInArrow(_partition_function(options, in_order), schema=SCHEMA), progress
+    )
+    errors = table.column("error").drop_null().to_pylist()
+    if errors:
+        _raise_error(fn, [json.loads(e) for e in errors], sides, columns)
+    return parts_of(table, len(options.measures))
+
+
 def evaluate(
     qrels: Any,
     run: Any,
@@ -453,7 +353,7 @@ def evaluate(
     queries: QueryPolicy = "qrels",
     depth: int | None = None,
     duplicates: DuplicatePolicy = "error",
-    name: str = "run",
+    name: str | None = None,
     buckets: int | None = None,
     qrels_cols: tuple[str | None, str | None, str | None] = (None, None, None),
     run_cols: tuple[str | None, str | None, str | None] = (None, None, None),
@@ -463,21 +363,28 @@ def evaluate(
     num_users: int | None = None,
     item_features: ItemFeaturesLike | None = None,
     train: TrainLike | None = None,
+    partitioned_by_query: bool | None = None,
+    spark: Any = None,
 ) -> Results:
-    """Evaluate a run against qrels held in Spark DataFrames: the same :class:`Results` as
+    """Evaluate a run against qrels on Spark: the same :class:`Results` as
     :func:`ranklens.evaluate` on the same rows (``==``, every per-query value and mean).
 
     Parameters
     ----------
     qrels, run
         Spark DataFrames with the usual columns (``query_id``/``qid``, ``doc_id``/``docid``,
-        ``relevance``/``rel`` or ``score``; string or integer ids).
+        ``relevance``/``rel`` or ``score``; string or integer ids). The run may be the path
+        of a Parquet run (a file, a directory, a glob; grouped by query), read by the
+        Spark tasks themselves, as is a DataFrame that is a bare scan of local Parquet
+        files (``spark.read.parquet(path)``); the qrels may then also be anything
+        :func:`ranklens.evaluate` reads (a path, a dict, a pandas DataFrame).
     measures, ties, queries, depth, duplicates
         As :func:`ranklens.evaluate` (trec_eval's judgement-file measures excepted).
         ``ties="input"`` and duplicates follow the DataFrames' row order; ``ties="rank"``
         reads the run's ``rank`` column.
     name
-        The run's name in the results.
+        The run's name in the results (default ``"run"``; for a path, the name saved in
+        the file, else the file's or folder's name, as :func:`ranklens.evaluate`).
     buckets
         The number of partitions the rows are hashed into by query id, each evaluated by
         one task (default: ``spark.sql.shuffle.partitions``).
@@ -492,12 +399,24 @@ def evaluate(
         once here and sent to every task. The run-level measures (``Coverage@10``, ...)
         come back from each task as a small state (exposure counts by item id, or a few
         numbers per user) merged here, with the in-memory values.
+    partitioned_by_query
+        ``None`` (default): a DataFrame run whose partitions hold its rows grouped by
+        query is evaluated where its partitions lie, the queries cut at their edges
+        finished here; any other is hashed by query (one exchange). ``True``: each
+        partition holds whole queries in any row order (a query found in two partitions is
+        an error). ``False``: always hashed by query.
+    spark
+        The SparkSession for a run given as a path (default: the qrels DataFrame's, else
+        the active one).
 
     Raises
     ------
     InputError
         As :func:`ranklens.evaluate` would on the same rows (a duplicate, a missing id or
-        value), naming the row counted from 0 over the whole DataFrame.
+        value), naming the row counted from 0 over the whole DataFrame, or for a path the
+        file and its row; a Parquet run given by its path that is not grouped by query.
+    OptionError
+        The run is neither a Spark DataFrame nor a path, or no SparkSession is active.
     """
     fn = require("pyspark.sql.functions", "ranklens.spark")
     check_spark_pandas()
@@ -513,41 +432,98 @@ def evaluate(
         item_features,
         train,
     )
-    spark = run.sparkSession
-    count = int(buckets or int(spark.conf.get("spark.sql.shuffle.partitions", "200")))
+    conventions = (measures, ties, queries, depth, duplicates)
+    if isinstance(run, str | os.PathLike):
+        session = _session(spark, qrels)
+        read = evaluate_parquet(session, qrels, run, options, progress, (qrels_cols, run_cols))
+        return _combined(name if name is not None else parquet_run_name(run), read, conventions)
+    if not hasattr(run, "sparkSession"):
+        raise OptionError(
+            f"ranklens.spark.evaluate takes the run as a Spark DataFrame or a Parquet path, "
+            f"not {type(run).__name__}: evaluate it in memory with ranklens.evaluate"
+        )
+    session = run.sparkSession
+    if not hasattr(qrels, "sparkSession"):  # a path, a dict, a pandas frame: read here
+        from ranklens.data.coerce import as_qrels
+
+        qrels = session.createDataFrame(as_qrels(qrels, duplicates).to_pandas())
+        qrels_cols = (None, None, None)
     q_cols = qrels_columns(list(qrels.columns), qrels_cols)
     r_cols = run_columns(list(run.columns), run_cols)
     with_rank = ties == "rank" and RANK_COLUMN in run.columns
     q_side, r_side = _sides(fn, qrels, run, q_cols, r_cols, with_rank)
-    if set_dependent(options.measures):
-        options = options.pinned(_g_max(fn, q_side, r_side, queries))
-    in_order = ties == "input" or duplicates != "error"
-    rows = q_side.unionByName(r_side).repartition(count, QUERY)
-    out = rows.mapInArrow(_partition_function(options, in_order), schema=_SCHEMA)
-    table = _collect(out, progress)
-    errors = table.column("error").drop_null().to_pylist()
-    if errors:
-        _raise_error(fn, [json.loads(e) for e in errors], (q_side, r_side), (q_cols, r_cols))
-    pc = require("pyarrow.compute", "ranklens.spark")
-    is_count = pc.is_null(table.column("query_id"))
-    values = table.filter(pc.invert(is_count))
-    width = len(options.measures)
-    ids = [str(q) for q in values.column("query_id").to_pylist()]
-    flat = values.column("vals").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    matrix = np.asarray(flat, dtype=np.float64).reshape(len(ids), width)
-    sums = [0] * len(_COUNTS)
-    tied: int | None = 0
-    for counts in table.filter(is_count).column("counts").to_pylist():
-        for k in range(len(_COUNTS) - 1):
-            sums[k] += int(counts[k])
-        tied = None if tied is None or counts[-1] < 0 else tied + int(counts[-1])
-    nq, nr, both, retrieving, matched, retrieved = sums[:-1]
-    if nq == 0 or nr == 0:  # every row has a query: a side without queries has no rows
+    parts: list[Part] | None = None
+    if partitioned_by_query is not False:
+        parts = _read_by_tasks(session, qrels, run, options, progress, (qrels_cols, run_cols))
+    if parts is None and partitioned_by_query is not False:
+        parts = evaluate_in_place(
+            fn,
+            qrels,
+            run,
+            (q_cols, r_cols),
+            options,
+            with_rank=with_rank,
+            declared=bool(partitioned_by_query),
+            progress=progress,
+        )
+    if parts is None:
+        count = int(buckets or int(session.conf.get("spark.sql.shuffle.partitions", "200")))
+        parts = _exchanged(fn, (q_side, r_side), (q_cols, r_cols), options, count, progress)
+    if sum(p.qrels_queries for p in parts) == 0 or sum(p.run_queries for p in parts) == 0:
+        # every row has a query: a side without queries has no rows
         raise EmptyInputError("holds no entries", path="<DataFrame>")
-    parts = [Part(tuple(ids), matrix, nq, nr, both, retrieving, matched, retrieved, tied)]
-    if any(is_run_level(m) for m in options.measures):
-        parts = _parts_with_states(table, is_count, ids, matrix, parts[0])
+    return _combined(name or "run", parts, conventions)
+
+
+def _read_by_tasks(
+    session: Any,
+    qrels: Any,
+    run: Any,
+    options: Options,
+    progress: Progress | None,
+    columns: tuple[tuple[str | None, str | None, str | None], ...],
+) -> list[Part] | None:
+    """Where ``run`` is a bare scan of local Parquet files (``spark.read.parquet(path)``)
+    and the qrels are small enough to send: the parts of its evaluation with the tasks
+    reading its row groups themselves, as for a path
+    (:func:`ranklens.scale.spark_files.evaluate_parquet`). ``None`` otherwise, and where
+    that meets an error (the DataFrame's own evaluation names it in the DataFrame's terms)
+    or a run not grouped by query (hashed by query instead). Several files are read in
+    path order, which Spark's may not be: only where no convention depends on the order."""
+    source = plain_parquet(run)
+    if source is None:
+        return None
+    if len(source.files) > 1 and (options.ties == "input" or options.duplicates != "error"):
+        return None
+    if hasattr(qrels, "sparkSession") and not small_enough(qrels):
+        return None
+    try:
+        return evaluate_parquet(session, qrels, source, options, progress, columns)
+    except RanklensError:
+        return None
+
+
+def _combined(name: str, parts: list[Part], conventions: tuple[Any, ...]) -> Results:
+    """The parts as one :class:`Results`, checked as the in-memory evaluation checks it."""
+    measures, ties, queries, depth, duplicates = conventions
     original = Options.of(measures, ties, queries, depth, duplicates)
     combined = combine(name, original.measures, queries, parts)
     check_overlap(combined.query_counts, name, None)  # judged on the whole run
     return combined
+
+
+def _session(given: Any, qrels: Any) -> Any:
+    """The SparkSession to run on: ``given``, the qrels DataFrame's, or the active one."""
+    if given is not None:
+        return given
+    if hasattr(qrels, "sparkSession"):
+        return qrels.sparkSession
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is None:
+        raise OptionError(
+            "no active SparkSession to read the run with: start one "
+            "(SparkSession.builder.getOrCreate()) or pass spark="
+        )
+    return active
