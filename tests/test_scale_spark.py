@@ -3,9 +3,6 @@ numbers relate to Spark's own RankingMetrics."""
 
 from __future__ import annotations
 
-import math
-import os
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,19 +11,12 @@ import pytest
 
 import ranklens
 from scale_data import MEASURES, make_case
+from spark_support import local_session, same, skip_without_spark
 
+skip_without_spark()
 pd = pytest.importorskip("pandas")
-pytest.importorskip("pyarrow")
-pyspark = pytest.importorskip("pyspark", reason="the Spark tests need pyspark")
 
 import ranklens.spark as rspark  # noqa: E402
-from ranklens.base.errors import MissingDependencyError  # noqa: E402
-from ranklens.scale.spark_backend import check_spark_pandas  # noqa: E402
-
-try:
-    check_spark_pandas()
-except MissingDependencyError as exc:  # e.g. the dependency matrix's oldest pandas (2.0)
-    pytest.skip(str(exc), allow_module_level=True)
 
 # pyspark 4.x warns that it does not fully support pandas 3 (what it uses here works:
 # the tests below compare every value)
@@ -39,31 +29,13 @@ pytestmark = pytest.mark.filterwarnings(
 def spark() -> Iterator[Any]:
     """One local[2] SparkSession for this module (Spark is slow to start; the module
     test_scale_spark_cluster.py starts its own, on another master)."""
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("ranklens-tests")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
+    yield from local_session(
+        "ranklens-tests",
+        {
+            "spark.sql.shuffle.partitions": "4",
+            "spark.sql.execution.arrow.pyspark.enabled": "true",
+        },
     )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
-def same(a: ranklens.Results, b: ranklens.Results) -> None:
-    assert a.queries == b.queries
-    assert a.names == b.names
-    np.testing.assert_array_equal(a.values, b.values)
-    for name in a.names:
-        x, y = a.aggregate[name], b.aggregate[name]
-        assert x == y or (math.isnan(x) and math.isnan(y)), name
-    assert dict(a.query_counts) == dict(b.query_counts)
 
 
 def frames(seed: int) -> tuple[Any, Any]:

@@ -8,7 +8,6 @@ found at run time."""
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import time
@@ -16,11 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 import ranklens
 from scale_data import MEASURES, make_case
+from spark_support import same
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
@@ -83,15 +82,6 @@ def cluster() -> Iterator[Any]:
         pytest.skip(f"{MASTER}: only {found} of {EXECUTORS} executors started in 120 s")
     yield session
     session.stop()
-
-
-def same(a: ranklens.Results, b: ranklens.Results) -> None:
-    assert a.queries == b.queries
-    np.testing.assert_array_equal(a.values, b.values)
-    for name in a.names:
-        x, y = a.aggregate[name], b.aggregate[name]
-        assert x == y or (math.isnan(x) and math.isnan(y)), name
-    assert dict(a.query_counts) == dict(b.query_counts)
 
 
 @pytest.mark.parametrize(("queries", "ties"), [("qrels", "trec_eval"), ("run", "input")])

@@ -5,9 +5,6 @@ machine's on the same file, and every error is the single machine's (file, row).
 from __future__ import annotations
 
 import itertools
-import math
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,26 +14,20 @@ import pytest
 
 import ranklens
 from scale_data import MEASURES, Case, make_case
+from spark_support import local_session, same, skip_without_spark
 
+skip_without_spark()
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
-pytest.importorskip("pyspark", reason="the Spark tests need pyspark")
 
 import ranklens.spark as rspark  # noqa: E402
 from ranklens.base.errors import (  # noqa: E402
     DuplicateError,
     EmptyInputError,
     InputError,
-    MissingDependencyError,
 )
 from ranklens.scale import spark_files  # noqa: E402
-from ranklens.scale.spark_backend import check_spark_pandas  # noqa: E402
-
-try:
-    check_spark_pandas()
-except MissingDependencyError as exc:
-    pytest.skip(str(exc), allow_module_level=True)
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning"
@@ -45,36 +36,13 @@ pytestmark = pytest.mark.filterwarnings(
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("ranklens-files-tests")
-        .config("spark.ui.enabled", "false")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    yield from local_session("ranklens-files-tests")
 
 
 @pytest.fixture
 def small_units(monkeypatch: pytest.MonkeyPatch) -> None:
     """One unit (one task) per row group, so that queries are cut between tasks."""
     monkeypatch.setattr(spark_files, "UNIT_ROWS", (1, 1))
-
-
-def same(a: ranklens.Results, b: ranklens.Results) -> None:
-    assert a.queries == b.queries
-    assert a.names == b.names
-    np.testing.assert_array_equal(a.values, b.values)
-    for name in a.names:
-        x, y = a.aggregate[name], b.aggregate[name]
-        assert x == y or (math.isnan(x) and math.isnan(y)), name
-    assert dict(a.query_counts) == dict(b.query_counts)
-    assert a.tie_affected_queries == b.tie_affected_queries
 
 
 def run_table(rows: list[tuple[str, str, float]], ranks: bool = False) -> Any:

@@ -5,9 +5,6 @@ and a wrong declaration is an error."""
 
 from __future__ import annotations
 
-import math
-import os
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,22 +13,15 @@ import pytest
 
 import ranklens
 from scale_data import MEASURES, make_case
+from spark_support import local_session, same, skip_without_spark
 
+skip_without_spark()
 pd = pytest.importorskip("pandas")
-pytest.importorskip("pyarrow")
-pytest.importorskip("pyspark", reason="the Spark tests need pyspark")
 
 import ranklens.spark as rspark  # noqa: E402
-from ranklens.base.errors import MissingDependencyError  # noqa: E402
 from ranklens.evaluation.parts import combine  # noqa: E402
 from ranklens.scale.partition import Options  # noqa: E402
-from ranklens.scale.spark_backend import check_spark_pandas  # noqa: E402
 from ranklens.scale.spark_in_place import evaluate_in_place  # noqa: E402
-
-try:
-    check_spark_pandas()
-except MissingDependencyError as exc:
-    pytest.skip(str(exc), allow_module_level=True)
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning"
@@ -43,29 +33,7 @@ R_COLS = ("query_id", "doc_id", "score")
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("ranklens-in-place-tests")
-        .config("spark.sql.shuffle.partitions", "3")
-        .config("spark.ui.enabled", "false")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
-def same(a: ranklens.Results, b: ranklens.Results) -> None:
-    assert a.queries == b.queries
-    np.testing.assert_array_equal(a.values, b.values)
-    for name in a.names:
-        x, y = a.aggregate[name], b.aggregate[name]
-        assert x == y or (math.isnan(x) and math.isnan(y)), name
-    assert dict(a.query_counts) == dict(b.query_counts)
+    yield from local_session("ranklens-in-place-tests", {"spark.sql.shuffle.partitions": "3"})
 
 
 def sliced(spark: Any, frame: Any, slices: int, schema: str | None = None) -> Any:

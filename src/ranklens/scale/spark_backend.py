@@ -77,7 +77,14 @@ from ranklens.scale.partition import (
 )
 from ranklens.scale.spark_files import evaluate_parquet, plain_parquet
 from ranklens.scale.spark_in_place import evaluate_in_place, small_enough
-from ranklens.scale.spark_parts import SCHEMA, collect, part_batch, parts_of, record_batch
+from ranklens.scale.spark_parts import (
+    SCHEMA,
+    collect,
+    part_batch,
+    partition_rows,
+    parts_of,
+    record_batch,
+)
 
 _SIDE, _GRADE, _SCORE = "_side", "relevance", "score"
 _POSITION_BITS = 33  # monotonically_increasing_id: partition index << 33 | row in partition
@@ -167,11 +174,9 @@ def _partition_function(options: Options, in_order: bool) -> Any:
         pa = require("pyarrow", "ranklens.spark")
         pc = require("pyarrow.compute", "ranklens.spark")
 
-        chunks = list(batches)
-        if not chunks:
+        rows = partition_rows(batches)
+        if rows is None:
             return
-        rows = pa.Table.from_batches(chunks)
-        del chunks
         read = _read_sides(*_split(rows, in_order, pa, pc), options)
         if isinstance(read, dict) and not in_order:  # the error the input order meets first
             read = _read_sides(*_split(rows, True, pa, pc), options)

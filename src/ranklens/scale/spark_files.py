@@ -54,6 +54,7 @@ from ranklens.scale.spark_in_place import (
     gather,
     qrels_rows,
     read_run,
+    top_grade,
 )
 from ranklens.scale.spark_parts import SCHEMA, collect, record_batch, to_arrow
 
@@ -249,19 +250,6 @@ def _run_queries(spark: Any, units: ParquetUnits, query: str) -> set[str]:
     return {str(q) for q in found.column("q").to_pylist()}
 
 
-def _top_grade(qrels: Qrels, in_run: set[str] | None) -> int:
-    """ERR's default ``g_max``: the highest grade (>= 0) of the judgments of the evaluated
-    queries (all of the qrels' where ``in_run`` is ``None``)."""
-    grades = qrels.rels
-    if in_run is not None:
-        keep = np.zeros(len(qrels), dtype=bool)
-        for k, qid in enumerate(qrels.qids):
-            if qid in in_run:
-                keep[int(qrels.q_offsets[k]) : int(qrels.q_offsets[k + 1])] = True
-        grades = grades[keep]
-    return max(int(grades.max()) if len(grades) else 0, 0)
-
-
 def evaluate_parquet(
     spark: Any,
     qrels: Any,
@@ -292,7 +280,7 @@ def evaluate_parquet(
         in_run = None
         if options.queries != "qrels":
             in_run = _run_queries(spark, units, r_columns.query)
-        options = options.pinned(_top_grade(whole, in_run))
+        options = options.pinned(top_grade(whole, in_run))
     sent = Broadcast(options, qrels_rows(q_table, pa), r_columns, True, _NO_EDGE_LIMIT)
     n = len(units.units)
     tasks = spark.range(n, numPartitions=max(n, 1)).mapInArrow(_task(sent, units), SCHEMA)

@@ -7,7 +7,8 @@ only the first and the last query of a partition can be. So:
 1. The qrels are read once, on the driver (:meth:`ranklens.Qrels.from_frame`: their
    errors are the in-memory ones), and sent to every task with the function, as an Arrow
    table. Their size is checked first (Spark's estimate of the plan, at most
-   :data:`QRELS_BROADCAST_BYTES`).
+   :data:`QRELS_BROADCAST_BYTES`, or at most :data:`QRELS_BROADCAST_ROWS` rows where Spark
+   cannot size it).
 2. ``mapInArrow`` on the run alone hands each input partition's rows, in their order, to a
    task. The task finds the stretches of equal query ids. The first and the last query
    (the partition's *edges*) go back to the driver as rows (an Arrow IPC stream, each row
@@ -47,7 +48,15 @@ from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 from ranklens.evaluation.parts import Part, set_dependent
 from ranklens.scale.partition import DOC, QUERY, Options, evaluate_part
-from ranklens.scale.spark_parts import SCHEMA, collect, part_batch, parts_of, record_batch, to_arrow
+from ranklens.scale.spark_parts import (
+    SCHEMA,
+    collect,
+    part_batch,
+    partition_rows,
+    parts_of,
+    record_batch,
+    to_arrow,
+)
 
 QRELS_BROADCAST_BYTES = 256 << 20
 """The largest qrels (Spark's estimate of their plan) sent whole to every task."""
@@ -224,14 +233,11 @@ def _task(sent: Broadcast) -> Any:
     """What each input partition of the run runs: its Arrow batches in, one batch out."""
 
     def evaluate_partition(batches: Iterator[Any]) -> Iterator[Any]:
-        pa = require("pyarrow", "ranklens.spark")
         from pyspark import TaskContext
 
-        chunks = list(batches)
-        if not chunks:
+        rows = partition_rows(batches)
+        if rows is None:
             return
-        rows = pa.Table.from_batches(chunks)
-        del chunks
         task = TaskContext.get()
         first = (0 if task is None else task.partitionId()) << _POSITION_BITS
         yield evaluate_rows(rows, first, sent)
@@ -284,21 +290,25 @@ def _estimated_bytes(frame: Any) -> int | None:
         return None
 
 
-def _top_grade(qrels: Qrels, run_frame: Any, options: Options) -> int:
-    """ERR's default ``g_max``: the highest grade (>= 0) of the evaluated queries' judgments
-    (all of the qrels' under ``queries="qrels"``; else those of the queries the run has,
-    one Spark job)."""
+def top_grade(qrels: Qrels, in_run: set[str] | None) -> int:
+    """ERR's default ``g_max``: the highest grade (>= 0) of the judgments of the evaluated
+    queries (all of the qrels' where ``in_run`` is ``None``, else those of the queries in
+    ``in_run``, the run's)."""
     grades = qrels.rels
-    if options.queries != "qrels":
-        pc = require("pyarrow.compute", "ranklens.spark")
-        in_run = to_arrow(run_frame.select(QUERY).distinct()).column(QUERY)
-        known = set(pc.cast(in_run, "string").to_pylist())
+    if in_run is not None:
         keep = np.zeros(len(qrels), dtype=bool)
         for k, qid in enumerate(qrels.qids):
-            if qid in known:
+            if qid in in_run:
                 keep[int(qrels.q_offsets[k]) : int(qrels.q_offsets[k + 1])] = True
         grades = grades[keep]
     return max(int(grades.max()) if len(grades) else 0, 0)
+
+
+def _run_queries(run_frame: Any) -> set[str]:
+    """The query ids of the run (one Spark job), as strings."""
+    pc = require("pyarrow.compute", "ranklens.spark")
+    in_run = to_arrow(run_frame.select(QUERY).distinct()).column(QUERY)
+    return {str(q) for q in pc.cast(in_run, "string").to_pylist()}
 
 
 def evaluate_in_place(
@@ -365,7 +375,8 @@ def evaluate_in_place(
         *rank,
     )
     if set_dependent(options.measures):
-        options = options.pinned(_top_grade(whole, r_frame, options))
+        in_run = None if options.queries == "qrels" else _run_queries(r_frame)
+        options = options.pinned(top_grade(whole, in_run))
     sent = Broadcast(
         options,
         qrels_rows(q_table, pa),

@@ -12,6 +12,7 @@ import pickle
 import threading
 import uuid
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,13 @@ holding the run-level measures' states (``state``, pickled, see
 IPC stream); ``part`` tells the partitions' rows apart; ``error`` a record (JSON)."""
 COLUMNS = ("query_id", "vals", "counts", "error", "part", "state", "edges")
 COUNTS = ("qrels_queries", "run_queries", "both", "retrieving", "matched", "retrieved", "tied")
+
+
+def partition_rows(batches: Iterable[Any]) -> Any:
+    """A partition's Arrow record batches as one table (``None`` for none)."""
+    pa = require("pyarrow", "ranklens.spark")
+    chunks = list(batches)
+    return pa.Table.from_batches(chunks) if chunks else None
 
 
 def part_batch(pa: Any, part: Part, width: int, edges: bytes | None = None) -> Any:
