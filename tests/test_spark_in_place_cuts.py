@@ -29,6 +29,8 @@ from scale_data import MEASURES_FIXED, make_case
 
 pa = pytest.importorskip("pyarrow")
 
+pytestmark = pytest.mark.filterwarnings("ignore::ranklens.base.errors.InputWarning")
+
 POSITION_BITS = 33
 
 
