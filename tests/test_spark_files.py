@@ -184,6 +184,16 @@ def test_errors_name_the_file_and_row_as_one_machine(
     assert str(caught.value) == str(expected)
     assert (caught.value.path, caught.value.line) == (str(folder / "b.parquet"), 5)
 
+    no_id = run_table(case.run)
+    ids = no_id.column("query_id").to_pylist()
+    ids[70] = None
+    no_id_path = tmp_path / "no-id.parquet"
+    pq.write_table(no_id.set_column(0, "query_id", pa.array(ids, pa.string())), no_id_path, 50)
+    expected = streamed_error(case.qrels, no_id_path)
+    with pytest.raises(InputError) as caught:
+        rspark.evaluate(case.qrels, str(no_id_path), ["AP"], spark=spark)
+    assert (str(caught.value), caught.value.line) == (str(expected), 71)
+
     other = tmp_path / "other.parquet"
     pq.write_table(pa.table({"qid": ["q"], "doc": ["d"], "value": [1.0]}), other)
     with pytest.raises(InputError, match="no score column"):

@@ -44,6 +44,7 @@ from ranklens.evaluation.parts import Part, set_dependent
 from ranklens.scale.partition import Options
 from ranklens.scale.spark_in_place import (
     Broadcast,
+    DeclinedError,
     NotGroupedError,
     RunColumns,
     TaskError,
@@ -297,6 +298,8 @@ def evaluate_parquet(
         ) from None
     except TaskError as exc:
         raise _first([_as_error(r) for r in exc.records], units) from None
+    except DeclinedError:  # only for a missing query id, which the reader names first
+        raise InputError("holds a row without a query id", path=where) from None
     except RanklensError as exc:  # in the edge rows: find it with its rows
         raise _first(_edge_errors(table, sent) or [exc], units) from None
     if sum(p.run_queries for p in parts) == 0:

@@ -183,13 +183,13 @@ def evaluate_rows(rows: Any, first: int, sent: Broadcast) -> Any:
     pc = require("pyarrow.compute", "ranklens.spark")
     in_files = sent.columns.where is not None
     ids = rows.column(sent.columns.query).combine_chunks()
-    if ids.null_count:
-        if not in_files:  # the exchange names the row
-            return record_batch(pa, _FALL_BACK)
-        try:
-            read_run(rows, sent, first + 1)
-        except RanklensError as exc:
-            return record_batch(pa, error_record(exc))
+    if ids.null_count:  # the reader names the row (for a DataFrame, the exchange's)
+        if in_files:
+            try:
+                read_run(rows, sent, first + 1)
+            except RanklensError as exc:
+                return record_batch(pa, error_record(exc))
+        return record_batch(pa, _FALL_BACK)
     cut = _cut(rows, ids, sent, pa, pc)
     if isinstance(cut, str):
         return record_batch(pa, json.dumps({"kind": "ungrouped", "query": cut}))
