@@ -75,7 +75,7 @@ from ranklens.scale.partition import (
     qrels_columns,
     run_columns,
 )
-from ranklens.scale.spark_files import evaluate_parquet, plain_parquet
+from ranklens.scale.spark_files import RunNotGroupedError, evaluate_parquet, plain_parquet
 from ranklens.scale.spark_in_place import evaluate_in_place, small_enough
 from ranklens.scale.spark_parts import (
     SCHEMA,
@@ -458,9 +458,12 @@ def evaluate(
     with_rank = ties == "rank" and RANK_COLUMN in run.columns
     q_side, r_side = _sides(fn, qrels, run, q_cols, r_cols, with_rank)
     parts: list[Part] | None = None
-    if partitioned_by_query is not False:
-        parts = _read_by_tasks(session, qrels, run, options, progress, (qrels_cols, run_cols))
-    if parts is None and partitioned_by_query is not False:
+    grouped = partitioned_by_query is not False
+    if grouped:
+        parts, grouped = _read_by_tasks(
+            session, qrels, run, options, progress, (qrels_cols, run_cols)
+        )
+    if parts is None and (grouped or partitioned_by_query):  # declared: checked there
         parts = evaluate_in_place(
             fn,
             qrels,
@@ -487,25 +490,28 @@ def _read_by_tasks(
     options: Options,
     progress: Progress | None,
     columns: tuple[tuple[str | None, str | None, str | None], ...],
-) -> list[Part] | None:
+) -> tuple[list[Part] | None, bool]:
     """Where ``run`` is a bare scan of local Parquet files (``spark.read.parquet(path)``)
     and the qrels are small enough to send: the parts of its evaluation with the tasks
     reading its row groups themselves, as for a path
     (:func:`ranklens.scale.spark_files.evaluate_parquet`). ``None`` otherwise, and where
-    that meets an error (the DataFrame's own evaluation names it in the DataFrame's terms)
-    or a run not grouped by query (hashed by query instead). Several files are read in
-    path order, which Spark's may not be: only where no convention depends on the order."""
+    that meets an error (the DataFrame's own evaluation names it in the DataFrame's
+    terms). Several files are read in path order, which Spark's may not be: only where no
+    convention depends on the order. The second value is ``False`` where the files showed
+    that the run is not grouped by query (then only the exchange is left to try)."""
     source = plain_parquet(run)
     if source is None:
-        return None
+        return None, True
     if len(source.files) > 1 and (options.ties == "input" or options.duplicates != "error"):
-        return None
+        return None, True
     if hasattr(qrels, "sparkSession") and not small_enough(qrels):
-        return None
+        return None, True
     try:
-        return evaluate_parquet(session, qrels, source, options, progress, columns)
+        return evaluate_parquet(session, qrels, source, options, progress, columns), True
+    except RunNotGroupedError:
+        return None, False
     except RanklensError:
-        return None
+        return None, True
 
 
 def _combined(name: str, parts: list[Part], conventions: tuple[Any, ...]) -> Results:

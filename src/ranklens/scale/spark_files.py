@@ -71,6 +71,10 @@ SORT_HINT = (
 )
 
 
+class RunNotGroupedError(InputError):
+    """A Parquet run read by the tasks is not grouped by query."""
+
+
 @dataclass(frozen=True)
 class Unit:
     """Row groups of one file that one task reads: the file's index in the run, the row
@@ -268,7 +272,7 @@ def evaluate_parquet(
     ------
     InputError
         As :func:`ranklens.evaluate` on the same qrels and run would (naming the file and
-        the row), or the run is not grouped by query.
+        the row); :class:`RunNotGroupedError`, the run is not grouped by query.
     EmptyInputError
         The run holds no rows.
     """
@@ -290,7 +294,7 @@ def evaluate_parquet(
     try:
         parts = gather(table, sent)
     except NotGroupedError as exc:
-        raise InputError(
+        raise RunNotGroupedError(
             f"the run is not grouped by query: query {exc.query!r} has rows in more than one "
             f"place. ranklens.spark reads a Parquet run by its row groups, which needs all "
             f"rows of a query together; {SORT_HINT.replace('QUERY_COLUMN', repr(r_columns.query))}",
