@@ -6,10 +6,8 @@ a run whose queries come back in another partition is refused."""
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,6 +24,7 @@ from ranklens.scale.spark_in_place import (
     qrels_rows,
 )
 from scale_data import MEASURES_FIXED, make_case
+from spark_support import same
 
 pa = pytest.importorskip("pyarrow")
 
@@ -66,15 +65,6 @@ def cut_and_gather(
         if b > a
     ]
     return gather(pa.Table.from_batches(batches), sent)
-
-
-def same(a: ranklens.Results, b: ranklens.Results) -> None:
-    assert a.queries == b.queries
-    np.testing.assert_array_equal(a.values, b.values)
-    for name in a.names:
-        x, y = a.aggregate[name], b.aggregate[name]
-        assert x == y or (math.isnan(x) and math.isnan(y)), name
-    assert dict(a.query_counts) == dict(b.query_counts)
 
 
 @settings(max_examples=60, deadline=None)

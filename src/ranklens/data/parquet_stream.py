@@ -265,6 +265,41 @@ def _constant(value: str | None, rows: int, pa: Any) -> Any:
     return pa.DictionaryArray.from_arrays(indices, pa.array([value], pa.string()))
 
 
+def _first_file(
+    source: ParquetSource,
+    pq: Any,
+    pa: Any,
+    given: tuple[str | None, str | None, str | None] = (None, None, None),
+) -> tuple[Any, _Columns]:
+    """The run's first file, opened, and the columns picked from it and its hive folders."""
+    first = _open_file(source.files[0], pq, pa)
+    names = [
+        *first.schema_arrow.names,
+        *(k for k in source.partitions[0] if k not in first.schema_arrow.names),
+    ]
+    return first, _columns_of(names, source.where, given)
+
+
+def _present(
+    handle: Any, used: tuple[str, ...], hive: dict[str, str | None], path: str, where: str
+) -> tuple[set[str], list[str]]:
+    """The columns the file ``handle`` holds, and those of ``used`` to read from it.
+
+    Raises
+    ------
+    InputError
+        It lacks a column that its hive folders do not give either (``rank`` may be
+        missing).
+    """
+    present = set(handle.schema_arrow.names)
+    missing = [c for c in used if c not in present and c not in hive]
+    if missing and missing != [RANK_COLUMN]:
+        raise InputError(
+            f"has no column {missing[0]!r} (the first file of {where} has it)", path=path
+        )
+    return present, [c for c in used if c in present]
+
+
 def source_batches(
     source: ParquetSource, batch_rows: int = DEFAULT_BATCH_ROWS
 ) -> tuple[Iterator[Any], _Columns, str | None]:
@@ -278,12 +313,7 @@ def source_batches(
     """
     pa = require("pyarrow", "Reading Parquet")
     pq = require("pyarrow.parquet", "Reading Parquet")
-    first = _open_file(source.files[0], pq, pa)
-    names = [
-        *first.schema_arrow.names,
-        *(k for k in source.partitions[0] if k not in first.schema_arrow.names),
-    ]
-    columns = _columns_of(names, source.where)
+    first, columns = _first_file(source, pq, pa)
     saved = (first.schema_arrow.metadata or {}).get(RUN_KEY)
     name = None
     if saved:
@@ -299,14 +329,7 @@ def source_batches(
     def batches() -> Iterator[Any]:
         for index, (path, hive) in enumerate(zip(source.files, source.partitions, strict=True)):
             handle = first if index == 0 else _open_file(path, pq, pa)
-            present = set(handle.schema_arrow.names)
-            missing = [c for c in columns.used if c not in present and c not in hive]
-            if missing and missing != [RANK_COLUMN]:
-                raise InputError(
-                    f"has no column {missing[0]!r} (the first file of {source.where} has it)",
-                    path=path,
-                )
-            read = [c for c in columns.used if c in present]
+            present, read = _present(handle, columns.used, hive, path, source.where)
             try:
                 for batch in handle.iter_batches(batch_size=batch_rows, columns=read):
                     rows = batch.num_rows
@@ -335,12 +358,7 @@ def run_columns_of(
     """
     pa = require("pyarrow", "Reading Parquet")
     pq = require("pyarrow.parquet", "Reading Parquet")
-    first = _open_file(source.files[0], pq, pa)
-    names = [
-        *first.schema_arrow.names,
-        *(k for k in source.partitions[0] if k not in first.schema_arrow.names),
-    ]
-    columns = _columns_of(names, source.where, given)
+    columns = _first_file(source, pq, pa, given)[1]
     return columns.query, columns.doc, columns.score, columns.used
 
 
@@ -365,11 +383,15 @@ def row_group_rows(path: str) -> list[int]:
 
 
 def read_row_groups(
-    path: str, hive: dict[str, str | None], groups: Iterable[int], used: tuple[str, ...]
+    path: str,
+    hive: dict[str, str | None],
+    groups: Iterable[int],
+    used: tuple[str, ...],
+    where: str,
 ) -> Any:
-    """The row groups ``groups`` of the Parquet file ``path`` as one Arrow table of the
-    columns ``used`` (a hive folder's value where the file lacks the column; ``rank``
-    may be missing).
+    """The row groups ``groups`` of the Parquet file ``path`` (of the run ``where``) as one
+    Arrow table of the columns ``used`` (a hive folder's value where the file lacks the
+    column; ``rank`` may be missing).
 
     Raises
     ------
@@ -379,21 +401,16 @@ def read_row_groups(
     pa = require("pyarrow", "Reading Parquet")
     pq = require("pyarrow.parquet", "Reading Parquet")
     handle = _open_file(path, pq, pa)
-    present = set(handle.schema_arrow.names)
-    missing = [c for c in used if c not in present and c not in hive]
-    if missing and missing != [RANK_COLUMN]:
-        raise InputError(f"has no column {missing[0]!r} (the run's first file has it)", path=path)
-    read = [c for c in used if c in present]
+    present, read = _present(handle, used, hive, path, where)
     try:
         table = handle.read_row_groups(list(groups), columns=read)
     except pa.ArrowException as exc:
         raise InputError(f"cannot read it as Parquet ({exc})", path=path) from None
+    names = [c for c in used if c in present or c in hive]
     arrays = [
         table.column(c) if c in present else _constant(hive.get(c), table.num_rows, pa)
-        for c in used
-        if c in present or c in hive
+        for c in names
     ]
-    names = [c for c in used if c in present or c in hive]
     return pa.table(arrays, names=names)
 
 
@@ -643,15 +660,21 @@ def read_parquet_run(
 def parquet_run_name(source: str | os.PathLike[str]) -> str:
     """The name a Parquet run read from ``source`` gets without one given: the name saved
     in its (first) file, else its file's or folder's name (as :func:`parquet_runs`)."""
-    pq = require("pyarrow.parquet", "Reading Parquet")
     where = os.fspath(source)
     fallback = os.path.basename(where.rstrip(os.sep)) or where
     try:
-        first = parquet_source(where).files[0]
-        saved = (pq.read_schema(first).metadata or {}).get(RUN_KEY)
+        saved = _saved_name(where)
         return str(saved.decode("utf-8")) if saved else fallback
     except Exception:  # unreadable, or not UTF-8: the reader says why, or the plain name
         return fallback
+
+
+def _saved_name(where: str) -> bytes | None:
+    """The run name saved in the first file of the Parquet run ``where`` (raw bytes), if
+    any; raises what opening it raises."""
+    pq = require("pyarrow.parquet", "Reading Parquet")
+    first = parquet_source(where).files[0]
+    return (pq.read_schema(first).metadata or {}).get(RUN_KEY)
 
 
 def parquet_default_name(source: object) -> str | None:
@@ -662,13 +685,11 @@ def parquet_default_name(source: object) -> str | None:
 
     if not is_parquet_source(source):
         return None
-    pq = require("pyarrow.parquet", "Reading Parquet")
     where = os.fspath(source)  # type: ignore[call-overload]
     try:
-        first = parquet_source(where).files[0]
-        if not first.lower().endswith(_PLAIN_PARQUET):
+        if not parquet_source(where).files[0].lower().endswith(_PLAIN_PARQUET):
             return None
-        saved = (pq.read_schema(first).metadata or {}).get(RUN_KEY)
+        saved = _saved_name(where)
     except Exception:  # InputError, OSError, ArrowInvalid: the reader reports it
         return None
     if saved:

@@ -80,6 +80,7 @@ from ranklens.scale.spark_in_place import evaluate_in_place, small_enough
 from ranklens.scale.spark_parts import (
     SCHEMA,
     collect,
+    error_kinds,
     part_batch,
     partition_rows,
     parts_of,
@@ -288,8 +289,7 @@ def _raise_error(
     terms: their column names, rows counted from 0 over the whole DataFrame."""
     record = min(records, key=lambda r: (r.get("side", 2), min(r.get("rows", [0]))))
     kind, message = record["kind"], record["message"]
-    known: list[type[RanklensError]] = [RanklensError, *_subclasses(RanklensError)]
-    kinds = {cls.__name__: cls for cls in known}
+    kinds = error_kinds()
     if "side" not in record:
         raise kinds.get(kind, RanklensError)(message)
     side = int(record["side"])
@@ -316,13 +316,6 @@ def _raise_error(
             document=record["document"],
         )
     raise error(message, path="<DataFrame>", line=rows[0])
-
-
-def _subclasses(cls: type[RanklensError]) -> list[type[RanklensError]]:
-    out: list[type[RanklensError]] = []
-    for sub in cls.__subclasses__():
-        out += [sub, *_subclasses(sub)]
-    return out
 
 
 def _exchanged(

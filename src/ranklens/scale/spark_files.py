@@ -57,7 +57,7 @@ from ranklens.scale.spark_in_place import (
     read_run,
     top_grade,
 )
-from ranklens.scale.spark_parts import SCHEMA, collect, record_batch, to_arrow
+from ranklens.scale.spark_parts import SCHEMA, collect, error_kinds, record_batch, to_arrow
 
 UNIT_ROWS = (1 << 18, 1 << 21)
 """The fewest and the most rows a task reads (whole row groups: a row group larger than
@@ -137,16 +137,18 @@ def read_unit(units: ParquetUnits, index: int) -> Any:
     """The rows of unit ``index`` (an Arrow table)."""
     unit = units.units[index]
     path = units.source.files[unit.file]
-    return read_row_groups(path, units.source.partitions[unit.file], unit.groups, units.used)
+    hive = units.source.partitions[unit.file]
+    return read_row_groups(path, hive, unit.groups, units.used, units.source.where)
 
 
 _SCAN = "org.apache.spark.sql.execution.datasources."
-_BARE_SCAN = (
-    ("plan", _SCAN + "LogicalRelation"),
-    ("relation", _SCAN + "HadoopFsRelation"),
-    ("format", _SCAN + "parquet.ParquetFileFormat"),
-    ("index", _SCAN + "InMemoryFileIndex"),
+_BARE_PLAN = _SCAN + "LogicalRelation"
+_BARE_RELATION = (
+    _SCAN + "HadoopFsRelation",
+    _SCAN + "parquet.ParquetFileFormat",
+    _SCAN + "InMemoryFileIndex",
 )
+"""A bare scan of Parquet files: the plan, then its relation, file format and index."""
 
 
 def plain_parquet(frame: Any) -> ParquetSource | None:
@@ -159,7 +161,7 @@ def plain_parquet(frame: Any) -> ParquetSource | None:
         return None
     try:
         plan = handle.queryExecution().optimizedPlan()
-        if plan.getClass().getName() != _BARE_SCAN[0][1]:
+        if plan.getClass().getName() != _BARE_PLAN:
             return None
         relation = plan.relation()
         found = (
@@ -167,7 +169,7 @@ def plain_parquet(frame: Any) -> ParquetSource | None:
             relation.fileFormat().getClass().getName(),
             relation.location().getClass().getName(),
         )
-        if found != tuple(name for _, name in _BARE_SCAN[1:]):
+        if found != _BARE_RELATION:
             return None
         if int(relation.partitionSchema().length()) != 0:
             return None
@@ -323,19 +325,11 @@ def _as_error(record: dict[str, Any]) -> RanklensError:
             document=str(record.get("document")),
         )
     if "path" in record:
-        kind = next((c for c in _input_errors() if c.__name__ == record["kind"]), InputError)
+        kind = error_kinds().get(record["kind"], InputError)
+        if not issubclass(kind, InputError):
+            kind = InputError
         return kind(record["message"], path=record.get("path"), line=record.get("line"))
     return RanklensError(record["message"])
-
-
-def _input_errors() -> list[type[InputError]]:
-    found: list[type[InputError]] = []
-    pending: list[type[InputError]] = [InputError]
-    while pending:
-        cls = pending.pop()
-        found.append(cls)
-        pending.extend(cls.__subclasses__())
-    return found
 
 
 def _edge_errors(table: Any, sent: Broadcast) -> list[RanklensError]:

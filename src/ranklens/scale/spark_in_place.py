@@ -296,11 +296,8 @@ def top_grade(qrels: Qrels, in_run: set[str] | None) -> int:
     ``in_run``, the run's)."""
     grades = qrels.rels
     if in_run is not None:
-        keep = np.zeros(len(qrels), dtype=bool)
-        for k, qid in enumerate(qrels.qids):
-            if qid in in_run:
-                keep[int(qrels.q_offsets[k]) : int(qrels.q_offsets[k + 1])] = True
-        grades = grades[keep]
+        judged = np.fromiter((qid in in_run for qid in qrels.qids), bool, len(qrels.qids))
+        grades = grades[np.repeat(judged, np.diff(qrels.q_offsets))]
     return max(int(grades.max()) if len(grades) else 0, 0)
 
 
@@ -481,7 +478,7 @@ def _evaluate_rest(evaluated: set[str], edges: Any, sent: Broadcast, pa: Any, pc
     if edges is not None:
         run = read_run(edges.drop_columns([_POSITION]), sent, 1)
     q_rows = sent.qrels
-    done = pa.array(sorted(evaluated), pa.string())
+    done = pa.array(list(evaluated), pa.string())
     rest = q_rows.filter(pc.invert(pc.is_in(q_rows.column(QUERY), value_set=done)))
     qrels = None
     if len(rest):

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ranklens.base.errors import RanklensError
 from ranklens.base.optional import require
 from ranklens.base.progress import Progress
 from ranklens.evaluation.parts import Part
@@ -31,6 +32,17 @@ holding the run-level measures' states (``state``, pickled, see
 IPC stream); ``part`` tells the partitions' rows apart; ``error`` a record (JSON)."""
 COLUMNS = ("query_id", "vals", "counts", "error", "part", "state", "edges")
 COUNTS = ("qrels_queries", "run_queries", "both", "retrieving", "matched", "retrieved", "tied")
+
+
+def error_kinds() -> dict[str, type[RanklensError]]:
+    """ranklens' error classes by name: what the driver raises for a task's error record."""
+    found: dict[str, type[RanklensError]] = {}
+    pending: list[type[RanklensError]] = [RanklensError]
+    while pending:
+        cls = pending.pop()
+        found[cls.__name__] = cls
+        pending.extend(cls.__subclasses__())
+    return found
 
 
 def partition_rows(batches: Iterable[Any]) -> Any:
