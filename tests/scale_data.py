@@ -4,6 +4,7 @@ tests (streaming, Dask, Spark against the in-memory evaluation)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -71,3 +72,32 @@ def make_case(seed: int, n_queries: int = 40) -> Case:
     order = rng.permutation(len(run_groups))
     run = [row for k in order.tolist() for row in run_groups[k]]
     return Case(qrels, run)
+
+
+def run_table(rows: list[tuple[str, str, float]], ranks: bool = False) -> Any:
+    """The run rows as an Arrow table (string ids, float scores), with a ``rank`` column
+    counting down when ``ranks``."""
+    import pyarrow as pa
+
+    columns: dict[str, Any] = {
+        "query_id": pa.array([q for q, _, _ in rows], pa.string()),
+        "doc_id": pa.array([d for _, d, _ in rows], pa.string()),
+        "score": pa.array([s for _, _, s in rows], pa.float64()),
+    }
+    if ranks:
+        columns["rank"] = pa.array(np.arange(len(rows), 0, -1), pa.int64())
+    return pa.table(columns)
+
+
+def repeated(case: Case, seed: int) -> list[tuple[str, str, float]]:
+    """The run with some rows repeated (another score) right after their query's rows:
+    still grouped, so ``duplicates=`` and the row order decide."""
+    rng = np.random.default_rng(seed)
+    rows = list(case.run)
+    for k in sorted(rng.choice(len(rows), size=6, replace=False).tolist(), reverse=True):
+        q, d, s = rows[k]
+        end = k
+        while end + 1 < len(rows) and rows[end + 1][0] == q:
+            end += 1
+        rows.insert(end + 1, (q, d, 1.0 - s))
+    return rows

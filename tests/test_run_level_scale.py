@@ -16,12 +16,13 @@ import numpy as np
 import pytest
 
 import ranklens
+from dask_support import local_client
 from ranklens.cli import main
 from run_level_data import MEASURES, RUN_LEVEL, make_rec_case
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("dask.dataframe", reason="the Dask tests need dask[dataframe]")
-distributed = pytest.importorskip("distributed", reason="the Dask tests need distributed")
+pytest.importorskip("distributed", reason="the Dask tests need distributed")
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
@@ -34,17 +35,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::ranklens.base.errors.InputWarni
 def dask_client() -> Iterator[Any]:
     """One LocalCluster of two single-threaded worker processes for this module (its
     HTTP server on a free local port)."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit="1GiB",
-            dashboard_address="127.0.0.1:0",
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
+    yield from local_client(2)
 
 
 def same(a: ranklens.Results, b: ranklens.Results) -> None:

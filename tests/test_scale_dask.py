@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ranklens
+from dask_support import local_client
 from scale_data import MEASURES, MEASURES_FIXED, make_case
 
 pd = pytest.importorskip("pandas")
@@ -34,17 +35,7 @@ def dask_client() -> Iterator[Any]:
     of one thread each, each with its own memory limit; its HTTP server on a free local
     port (with None, distributed takes 8787 and warns when another cluster holds it, which
     fails the tests)."""
-    with (
-        distributed.LocalCluster(
-            n_workers=4,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit=MEMORY_LIMIT,
-            dashboard_address="127.0.0.1:0",
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
+    yield from local_client(4, MEMORY_LIMIT)
 
 
 def same(a: ranklens.Results, b: ranklens.Results) -> None:

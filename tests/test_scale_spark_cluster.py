@@ -27,7 +27,7 @@ pytest.importorskip("pyspark", reason="the Spark tests need pyspark")
 
 import ranklens.spark as rspark  # noqa: E402
 from ranklens.base.errors import MissingDependencyError  # noqa: E402
-from ranklens.scale import spark_files  # noqa: E402
+from ranklens.scale import parquet_units  # noqa: E402
 from ranklens.scale.spark_backend import check_spark_pandas  # noqa: E402
 
 try:
@@ -104,7 +104,7 @@ def test_two_executors_equal_one_machine(
     if layout == "path":
         path = tmp_path / "run.parquet"
         r.to_parquet(path, index=False, row_group_size=97)
-        monkeypatch.setattr(spark_files, "UNIT_ROWS", (1, 1))  # a task per row group
+        monkeypatch.setattr(parquet_units, "UNIT_ROWS", (1, 1))  # a task per row group
         run: Any = str(path)
         options["spark"] = cluster
     else:

@@ -9,11 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 import ranklens
-from scale_data import MEASURES, Case, make_case
+from scale_data import MEASURES, make_case, repeated, run_table
 from spark_support import local_session, same, skip_without_spark
 
 skip_without_spark()
@@ -27,7 +26,7 @@ from ranklens.base.errors import (  # noqa: E402
     EmptyInputError,
     InputError,
 )
-from ranklens.scale import spark_files  # noqa: E402
+from ranklens.scale import parquet_units  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning"
@@ -42,32 +41,7 @@ def spark() -> Iterator[Any]:
 @pytest.fixture
 def small_units(monkeypatch: pytest.MonkeyPatch) -> None:
     """One unit (one task) per row group, so that queries are cut between tasks."""
-    monkeypatch.setattr(spark_files, "UNIT_ROWS", (1, 1))
-
-
-def run_table(rows: list[tuple[str, str, float]], ranks: bool = False) -> Any:
-    columns: dict[str, Any] = {
-        "query_id": pa.array([q for q, _, _ in rows], pa.string()),
-        "doc_id": pa.array([d for _, d, _ in rows], pa.string()),
-        "score": pa.array([s for _, _, s in rows], pa.float64()),
-    }
-    if ranks:
-        columns["rank"] = pa.array(np.arange(len(rows), 0, -1), pa.int64())
-    return pa.table(columns)
-
-
-def repeated(case: Case, seed: int) -> list[tuple[str, str, float]]:
-    """The run with some rows repeated (another score) right after their query's rows:
-    still grouped, so ``duplicates=`` and the row order decide."""
-    rng = np.random.default_rng(seed)
-    rows = list(case.run)
-    for k in sorted(rng.choice(len(rows), size=6, replace=False).tolist(), reverse=True):
-        q, d, s = rows[k]
-        end = k
-        while end + 1 < len(rows) and rows[end + 1][0] == q:
-            end += 1
-        rows.insert(end + 1, (q, d, 1.0 - s))
-    return rows
+    monkeypatch.setattr(parquet_units, "UNIT_ROWS", (1, 1))
 
 
 @pytest.mark.parametrize(

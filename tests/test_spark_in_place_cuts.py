@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 import ranklens
 from ranklens.evaluation.parts import combine
-from ranklens.scale.partition import DOC, QUERY, Options
-from ranklens.scale.spark_in_place import (
+from ranklens.scale.in_place import (
     Broadcast,
     NotGroupedError,
     RunColumns,
@@ -23,6 +22,7 @@ from ranklens.scale.spark_in_place import (
     gather,
     qrels_rows,
 )
+from ranklens.scale.partition import DOC, QUERY, Options
 from scale_data import MEASURES_FIXED, make_case
 from spark_support import same
 

@@ -69,6 +69,7 @@ from ranklens.scale.arrow_parts import (
     split_table,
     value_kind,
 )
+from ranklens.scale.dask_files import active_client, evaluate_parquet, local_parquet
 from ranklens.scale.partition import (
     DOC,
     QUERY,
@@ -606,17 +607,50 @@ def evaluate(
     )
     frames: tuple[Any, Any] = (None, None)
     columns: tuple[tuple[str, str, str], ...] = ()
-    try:
-        built, frames, columns = _plan(
-            qrels, run, options, npartitions, qrels_cols, run_cols, partitioned_by_query
+    dask = require("dask", "ranklens.dask")
+    results: Sequence[Any] | None = None
+    if _by_units(run, run_cols, partitioned_by_query):
+        results = evaluate_parquet(
+            qrels,
+            run,
+            options,
+            run_cols,
+            functools.partial(_qrels_frame, given=qrels_cols),
+            functools.partial(_compute, dask),
+            progress,
         )
-        dask = require("dask", "ranklens.dask")
-        results = _compute(dask, list(built.tasks), progress)
-    except InputError as exc:
-        raise _in_user_terms(exc, (qrels, run), columns, frames) from None
+    if results is None:
+        try:
+            built, frames, columns = _plan(
+                qrels, run, options, npartitions, qrels_cols, run_cols, partitioned_by_query
+            )
+            results = _compute(dask, list(built.tasks), progress)
+        except InputError as exc:
+            raise _in_user_terms(exc, (qrels, run), columns, frames) from None
     combined = combine(name, options.measures, queries, results)
     check_overlap(combined.query_counts, name, None)  # judged on the whole run
     return combined
+
+
+def _by_units(
+    run: Any, run_cols: tuple[str | None, str | None, str | None], declared: bool | None
+) -> bool:
+    """Whether to try the run's row groups read by the tasks, evaluated where they lie
+    (:mod:`ranklens.scale.dask_files`): a local Parquet run, not a dataset partitioned on
+    its query column (evaluated partition by partition), and the shuffle not asked for."""
+    if declared is False or not local_parquet(run):
+        return False
+    return _hive_query(run, run_cols[0]) is None
+
+
+def _qrels_frame(
+    qrels: Any, given: tuple[str | None, str | None, str | None]
+) -> tuple[Any, tuple[str, str, str]]:
+    """The qrels as a Dask DataFrame, read as the shuffle reads them, and their (query,
+    document, grade) columns."""
+    dd = require("dask.dataframe", "ranklens.dask")
+    frame, _ = _query_index(_load(dd, qrels, _hive_query(qrels, given[0])), given[0])
+    return frame, qrels_columns([str(c) for c in frame.columns], given)
 
 
 def _in_user_terms(
@@ -683,7 +717,7 @@ def _compute(dask: Any, tasks: list[Any], progress: Progress | None) -> tuple[An
     futures of an active ``distributed.Client``, else a local scheduler's callbacks."""
     if progress is None or not tasks:
         return tuple(dask.compute(*tasks))
-    client = _active_client()
+    client = active_client()
     if client is not None:
         distributed = require("distributed", "ranklens.dask")
         futures = client.compute(tasks)
@@ -702,18 +736,6 @@ def _compute(dask: Any, tasks: list[Any], progress: Progress | None) -> tuple[An
 
     with callbacks.Callback(posttask=posttask):
         return tuple(dask.compute(*tasks))
-
-
-def _active_client() -> Any:
-    """The ``distributed.Client`` in use, or None (none, or distributed not installed)."""
-    try:
-        from distributed import get_client
-    except ImportError:
-        return None
-    try:
-        return get_client()
-    except ValueError:  # no client
-        return None
 
 
 def evaluate_files(

@@ -1,39 +1,39 @@
-"""Evaluation on Spark where the run lies: no exchange for a run whose rows come grouped
-by query (as a TREC run file, or a Parquet table written from one, holds them).
+"""Evaluating a run where its rows lie: no exchange for a run whose rows come grouped by
+query (as a TREC run file, or a Parquet table written from one, holds them). The engines
+(:mod:`ranklens.scale.spark_in_place`, :mod:`ranklens.scale.spark_files`,
+:mod:`ranklens.scale.dask_files`) run :func:`evaluate_rows` in their tasks and
+:func:`gather` where the results meet (Spark's driver, Dask's client).
 
-A query's rows may still be cut where one input partition ends and the next begins, and
-only the first and the last query of a partition can be. So:
+A query's rows may still be cut where one piece of the run (an input partition, or a
+Parquet unit of row groups) ends and the next begins, and only the first and the last
+query of a piece can be. So:
 
-1. The qrels are read once, on the driver (:meth:`ranklens.Qrels.from_frame`: their
-   errors are the in-memory ones), and sent to every task with the function, as an Arrow
-   table. Their size is checked first (Spark's estimate of the plan, at most
-   :data:`QRELS_BROADCAST_BYTES`, or at most :data:`QRELS_BROADCAST_ROWS` rows where Spark
-   cannot size it).
-2. ``mapInArrow`` on the run alone hands each input partition's rows, in their order, to a
-   task. The task finds the stretches of equal query ids. The first and the last query
-   (the partition's *edges*) go back to the driver as rows (an Arrow IPC stream, each row
-   with its position); every other query (*inner*) is evaluated there with the qrels of
-   those queries, by the ordinary evaluation
+1. The qrels are read once, where the evaluation starts (their errors are the in-memory
+   ones), and sent to every task, as an Arrow table (:class:`Broadcast`).
+2. Each task gets one piece's rows, in their order, and finds the stretches of equal query
+   ids. The first and the last query (the piece's *edges*) go back as rows (an Arrow IPC
+   stream, each row with its position); every other query (*inner*) is evaluated in the
+   task with the qrels of those queries, by the ordinary evaluation
    (:func:`ranklens.scale.partition.evaluate_part`).
-3. The driver checks that no inner query has rows anywhere else (a query inner in two
-   partitions, or inner in one and an edge in another, means the run is not grouped),
-   puts the edge rows in input order, and evaluates them with the qrels of every query
-   no task evaluated (edges, and the qrels' queries the run lacks). The parts are combined
-   as any parts (:func:`ranklens.evaluation.parts.combine`): the same sums in the same
-   order as :func:`ranklens.evaluate`.
+3. :func:`gather` checks that no inner query has rows anywhere else (a query inner in two
+   pieces, or inner in one and an edge in another, means the run is not grouped), puts
+   the edge rows in input order, and evaluates them with the qrels of every query no task
+   evaluated (edges, and the qrels' queries the run lacks). The parts are combined as any
+   parts (:func:`ranklens.evaluation.parts.combine`): the same sums in the same order as
+   :func:`ranklens.evaluate`.
 
-Whenever this cannot give the in-memory numbers, it says so by returning ``None`` and the
-caller hashes the rows by query instead: a partition whose queries are not in stretches
-(checked unless the user declared the run partitioned by query), a run that turns out not
-to be grouped, a partition with more than :data:`EDGE_ROWS_LIMIT` edge rows (a few huge
-queries), qrels too large to send, and any error in the input (the exchange names it as
-``ranklens.evaluate`` does, with its row).
+Whenever this cannot give the in-memory numbers, :func:`gather` says so
+(:class:`DeclinedError`, :class:`NotGroupedError`) and the caller hashes the rows by query
+instead: a piece whose queries are not in stretches (checked unless the user declared the
+run partitioned by query), a run that turns out not to be grouped, a piece with more than
+its limit of edge rows (a few huge queries), and, for a DataFrame's rows, any error in the
+input (the exchange names it as ``ranklens.evaluate`` does, with its row). A Parquet run's
+rows name their errors themselves (:class:`TaskError`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -42,32 +42,16 @@ import numpy as np
 
 from ranklens.base.errors import DuplicateError, InputError, RanklensError
 from ranklens.base.optional import require
-from ranklens.base.progress import Progress
-from ranklens.data.frames import RANK_COLUMN, from_frame
+from ranklens.data.frames import from_frame
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
-from ranklens.evaluation.parts import Part, set_dependent
+from ranklens.evaluation.parts import Part
+from ranklens.scale.part_batches import part_batch, parts_of, record_batch
 from ranklens.scale.partition import DOC, QUERY, Options, evaluate_part
-from ranklens.scale.spark_parts import (
-    SCHEMA,
-    collect,
-    part_batch,
-    partition_rows,
-    parts_of,
-    record_batch,
-    to_arrow,
-)
 
-QRELS_BROADCAST_BYTES = 256 << 20
-"""The largest qrels (Spark's estimate of their plan) sent whole to every task."""
-QRELS_BROADCAST_ROWS = 10_000_000
-"""The most qrels rows sent whole to every task where Spark has no estimate of their size
-(a DataFrame made from an RDD)."""
-_UNKNOWN_SIZE = 1 << 62  # Spark's estimate of a plan it cannot size: Long.MaxValue
 EDGE_ROWS_LIMIT = 1_000_000
 """The most run rows one partition sends to the driver (its first and last query)."""
-_POSITION_BITS = 33
-_GRADE, _SCORE, _POSITION = "relevance", "score", "_position"
+GRADE, SCORE, _POSITION = "relevance", "score", "_position"
 _FALL_BACK = json.dumps({"kind": "fall-back"})
 _UNGROUPED = json.dumps({"kind": "ungrouped"})
 
@@ -179,8 +163,8 @@ def evaluate_rows(rows: Any, first: int, sent: Broadcast) -> Any:
     """One partition's (or Parquet unit's) run rows evaluated where they are: the batch a
     task sends back. ``first`` is the position of its first row (a partition's index
     shifted left by 33 bits, or the row's number in a Parquet run)."""
-    pa = require("pyarrow", "ranklens.spark")
-    pc = require("pyarrow.compute", "ranklens.spark")
+    pa = require("pyarrow", "ranklens's engines")
+    pc = require("pyarrow.compute", "ranklens's engines")
     in_files = sent.columns.where is not None
     ids = rows.column(sent.columns.query).combine_chunks()
     if ids.null_count:  # the reader names the row (for a DataFrame, the exchange's)
@@ -229,22 +213,6 @@ def read_run(rows: Any, sent: Broadcast, first_row: int) -> Run:
     return Run(scores=values, name="run", **read).deduplicated(options.duplicates)
 
 
-def _task(sent: Broadcast) -> Any:
-    """What each input partition of the run runs: its Arrow batches in, one batch out."""
-
-    def evaluate_partition(batches: Iterator[Any]) -> Iterator[Any]:
-        from pyspark import TaskContext
-
-        rows = partition_rows(batches)
-        if rows is None:
-            return
-        task = TaskContext.get()
-        first = (0 if task is None else task.partitionId()) << _POSITION_BITS
-        yield evaluate_rows(rows, first, sent)
-
-    return evaluate_partition
-
-
 def _evaluate_inner(inner: Any, first_row: int, sent: Broadcast, pa: Any, pc: Any) -> Part:
     """A partition's inner queries evaluated with their qrels."""
     options = sent.options
@@ -260,34 +228,9 @@ def _evaluate_inner(inner: Any, first_row: int, sent: Broadcast, pa: Any, pc: An
         )
         if len(wanted):
             qrels = Qrels.from_frame(
-                wanted, qid_col=QUERY, doc_col=DOC, rel_col=_GRADE, duplicates=options.duplicates
+                wanted, qid_col=QUERY, doc_col=DOC, rel_col=GRADE, duplicates=options.duplicates
             )
     return evaluate_part(qrels, run, options)
-
-
-def small_enough(frame: Any) -> bool:
-    """Whether the qrels ``frame`` may be sent whole to every task: Spark's estimate of
-    its plan is at most :data:`QRELS_BROADCAST_BYTES` or, where Spark cannot size it, it
-    holds at most :data:`QRELS_BROADCAST_ROWS` rows (a job counting that far); a session
-    that does not show its plan (Spark Connect) is trusted."""
-    size = _estimated_bytes(frame)
-    if size is None:
-        return True
-    if size < _UNKNOWN_SIZE:
-        return size <= QRELS_BROADCAST_BYTES
-    return int(frame.limit(QRELS_BROADCAST_ROWS + 1).count()) <= QRELS_BROADCAST_ROWS
-
-
-def _estimated_bytes(frame: Any) -> int | None:
-    """Spark's estimate of the size of ``frame``'s plan (what it decides broadcasts by),
-    or ``None`` where this session does not expose it (Spark Connect)."""
-    plan = getattr(frame, "_jdf", None)
-    if plan is None:
-        return None
-    try:
-        return int(str(plan.queryExecution().optimizedPlan().stats().sizeInBytes()))
-    except Exception:  # py4j's errors: no estimate, not a failure
-        return None
 
 
 def top_grade(qrels: Qrels, in_run: set[str] | None) -> int:
@@ -301,103 +244,6 @@ def top_grade(qrels: Qrels, in_run: set[str] | None) -> int:
     return max(int(grades.max()) if len(grades) else 0, 0)
 
 
-def _run_queries(run_frame: Any) -> set[str]:
-    """The query ids of the run (one Spark job), as strings."""
-    pc = require("pyarrow.compute", "ranklens.spark")
-    in_run = to_arrow(run_frame.select(QUERY).distinct()).column(QUERY)
-    return {str(q) for q in pc.cast(in_run, "string").to_pylist()}
-
-
-def evaluate_in_place(
-    fn: Any,
-    qrels: Any,
-    run: Any,
-    columns: tuple[tuple[str, str, str], tuple[str, str, str]],
-    options: Options,
-    *,
-    with_rank: bool,
-    declared: bool,
-    progress: Progress | None,
-    edge_rows_limit: int = EDGE_ROWS_LIMIT,
-) -> list[Part] | None:
-    """The parts of the evaluation of ``run`` where it lies (see the module), or ``None``
-    where only the exchange by query gives the in-memory numbers.
-
-    Parameters
-    ----------
-    fn
-        ``pyspark.sql.functions``.
-    qrels, run
-        The user's DataFrames; ``columns`` their (query, document, value) columns.
-    options
-        The evaluation's options (ERR's ``g_max`` is pinned here where it is needed).
-    with_rank
-        Read the run's ``rank`` column (``ties="rank"``).
-    declared
-        The user declared the run partitioned by query: a partition's queries need not be
-        in stretches, and a query found in two partitions away from their edges is an
-        error rather than a reason to exchange.
-    progress
-        As :func:`ranklens.scale.spark_backend.evaluate`.
-    edge_rows_limit
-        The most edge rows a partition sends to the driver; a partition with more makes
-        this return ``None``.
-
-    Raises
-    ------
-    InputError
-        ``declared`` and the run is not partitioned by query.
-    """
-    pa = require("pyarrow", "ranklens.spark")
-    q_cols, r_cols = columns
-    q_frame = qrels.select(*(fn.col(c) for c in q_cols))
-    if not small_enough(q_frame):
-        return None
-    q_table = to_arrow(q_frame)
-    try:
-        whole = Qrels.from_frame(
-            q_table,
-            qid_col=q_cols[0],
-            doc_col=q_cols[1],
-            rel_col=q_cols[2],
-            duplicates=options.duplicates,
-        )
-    except RanklensError:
-        return None
-    rank = [fn.col(RANK_COLUMN).cast("double").alias(RANK_COLUMN)] if with_rank else []
-    r_frame = run.select(
-        fn.col(r_cols[0]).alias(QUERY),
-        fn.col(r_cols[1]).alias(DOC),
-        fn.col(r_cols[2]).alias(_SCORE),
-        *rank,
-    )
-    if set_dependent(options.measures):
-        in_run = None if options.queries == "qrels" else _run_queries(r_frame)
-        options = options.pinned(top_grade(whole, in_run))
-    sent = Broadcast(
-        options,
-        qrels_rows(q_table, pa),
-        RunColumns(QUERY, DOC, _SCORE),
-        not declared,
-        edge_rows_limit,
-    )
-    table = collect(r_frame.mapInArrow(_task(sent), schema=SCHEMA), progress)
-    try:
-        return gather(table, sent)
-    except NotGroupedError as exc:
-        if not declared:
-            return None
-        raise InputError(
-            "the run was declared partitioned by query (partitioned_by_query=True), but "
-            f"query {exc.query!r} has rows in more than one input partition away from "
-            "their first and last rows: sort or partition the run by query, or leave "
-            "partitioned_by_query unset to have its rows hashed by query",
-            path="<DataFrame>",
-        ) from None
-    except (DeclinedError, TaskError, RanklensError):
-        return None
-
-
 class DeclinedError(Exception):
     """A task could not evaluate its rows where they are (an error the exchange names, or
     too many edge rows)."""
@@ -407,7 +253,7 @@ def qrels_rows(table: Any, pa: Any) -> Any:
     """The qrels rows sent to the tasks: columns :data:`QUERY` (as strings: a task
     compares them with its run's query ids, also as strings), :data:`DOC` and
     ``relevance``."""
-    rows = table.rename_columns([QUERY, DOC, _GRADE])
+    rows = table.rename_columns([QUERY, DOC, GRADE])
     return rows.set_column(0, QUERY, rows.column(QUERY).cast(pa.string()))
 
 
@@ -427,8 +273,8 @@ def gather(table: Any, sent: Broadcast) -> list[Part]:
     RanklensError
         The edge rows hold an error.
     """
-    pa = require("pyarrow", "ranklens.spark")
-    pc = require("pyarrow.compute", "ranklens.spark")
+    pa = require("pyarrow", "ranklens's engines")
+    pc = require("pyarrow.compute", "ranklens's engines")
     records = [json.loads(e) for e in table.column("error").drop_null().to_pylist()]
     if any(r["kind"] == "fall-back" for r in records):
         raise DeclinedError
@@ -451,7 +297,7 @@ def gather(table: Any, sent: Broadcast) -> list[Part]:
 
 def edge_rows(table: Any) -> Any:
     """Every task's edge rows, in input order (by position), or ``None``."""
-    pa = require("pyarrow", "ranklens.spark")
+    pa = require("pyarrow", "ranklens's engines")
     pieces = [
         pa.ipc.open_stream(blob).read_all()
         for blob in table.column("edges").drop_null().to_pylist()
@@ -483,7 +329,7 @@ def _evaluate_rest(evaluated: set[str], edges: Any, sent: Broadcast, pa: Any, pc
     qrels = None
     if len(rest):
         qrels = Qrels.from_frame(
-            rest, qid_col=QUERY, doc_col=DOC, rel_col=_GRADE, duplicates=sent.options.duplicates
+            rest, qid_col=QUERY, doc_col=DOC, rel_col=GRADE, duplicates=sent.options.duplicates
         )
     return evaluate_part(qrels, run, sent.options)
 

@@ -1,17 +1,16 @@
-"""What a Spark task sends back, and how the driver reads it: one Arrow batch per input
-partition holding its evaluated queries' values, its query counts, the run-level measures'
-states and (evaluating in place) the run rows it could not evaluate alone.
+"""What a task sends back, and how the driver (or Dask's client) reads it: one Arrow batch
+per piece of the run holding its evaluated queries' values, its query counts, the
+run-level measures' states and (evaluating in place) the run rows it could not evaluate
+alone.
 
-Used by both ways :mod:`ranklens.scale.spark_backend` evaluates: the hash exchange by
-query, and the run evaluated where it lies (:mod:`ranklens.scale.spark_in_place`).
+Used by Spark's hash exchange by query (:mod:`ranklens.scale.spark_backend`) and by every
+evaluation of a run where it lies (:mod:`ranklens.scale.in_place`).
 """
 
 from __future__ import annotations
 
 import pickle
-import threading
 import uuid
-import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,7 +18,6 @@ import numpy as np
 
 from ranklens.base.errors import RanklensError
 from ranklens.base.optional import require
-from ranklens.base.progress import Progress
 from ranklens.evaluation.parts import Part
 
 SCHEMA = (
@@ -47,7 +45,7 @@ def error_kinds() -> dict[str, type[RanklensError]]:
 
 def partition_rows(batches: Iterable[Any]) -> Any:
     """A partition's Arrow record batches as one table (``None`` for none)."""
-    pa = require("pyarrow", "ranklens.spark")
+    pa = require("pyarrow", "ranklens's engines")
     chunks = list(batches)
     return pa.Table.from_batches(chunks) if chunks else None
 
@@ -105,7 +103,7 @@ def record_batch(pa: Any, record: str) -> Any:
 def parts_of(table: Any, width: int) -> list[Part]:
     """The collected rows as one :class:`Part` per task: its queries and values, its
     query counts and its run-level states (the per-user ones follow its queries' order)."""
-    pc = require("pyarrow.compute", "ranklens.spark")
+    pc = require("pyarrow.compute", "ranklens's engines")
     is_count = pc.is_null(table.column("query_id"))
     values = table.filter(pc.invert(is_count))
     ids = [str(q) for q in values.column("query_id").to_pylist()]
@@ -140,54 +138,3 @@ def parts_of(table: Any, width: int) -> list[Part]:
             )
         )
     return parts
-
-
-def collect(frame: Any, progress: Progress | None) -> Any:
-    """``frame.toArrow()`` (a pyarrow Table); with ``progress``, its jobs run in a job
-    group of their own (this thread's, restored after) whose tasks a polling thread
-    reports."""
-    if progress is None:
-        return to_arrow(frame)
-    context = frame.sparkSession.sparkContext
-    group = f"ranklens-{uuid.uuid4().hex}"
-    previous = context.getLocalProperty("spark.jobGroup.id")
-    stop = threading.Event()
-    known = [0, 0]
-
-    def tasks() -> tuple[int, int]:
-        tracker = context.statusTracker()
-        done = total = 0
-        for job in tracker.getJobIdsForGroup(group):
-            info = tracker.getJobInfo(job)
-            for stage_id in info.stageIds if info is not None else ():
-                stage = tracker.getStageInfo(stage_id)
-                if stage is not None:
-                    done, total = done + stage.numCompletedTasks, total + stage.numTasks
-        return done, total
-
-    def poll() -> None:
-        while not stop.wait(0.25):
-            done, total = tasks()
-            if total and (done, total) != tuple(known):
-                known[:] = [done, total]
-                progress(done, total)
-
-    context.setLocalProperty("spark.jobGroup.id", group)
-    watcher = threading.Thread(target=poll, name="ranklens-spark-progress", daemon=True)
-    watcher.start()
-    try:
-        table = to_arrow(frame)
-    finally:
-        stop.set()
-        watcher.join()
-        context.setLocalProperty("spark.jobGroup.id", previous)
-    total = max(tasks()[1], known[1], 1)
-    progress(total, total)  # skipped stages never complete their tasks
-    return table
-
-
-def to_arrow(frame: Any) -> Any:
-    """``frame.toArrow()``, without pyspark's "not yet fully supports pandas 3" warning."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        return frame.toArrow()

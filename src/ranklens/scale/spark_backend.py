@@ -66,6 +66,15 @@ from ranklens.measures.base import Measure
 from ranklens.ranking.interactions import TrainLike
 from ranklens.ranking.item_features import ItemFeaturesLike
 from ranklens.ranking.items import PopularityLike
+from ranklens.scale.parquet_units import read_qrels
+from ranklens.scale.part_batches import (
+    SCHEMA,
+    error_kinds,
+    part_batch,
+    partition_rows,
+    parts_of,
+    record_batch,
+)
 from ranklens.scale.partition import (
     DOC,
     QUERY,
@@ -77,15 +86,7 @@ from ranklens.scale.partition import (
 )
 from ranklens.scale.spark_files import RunNotGroupedError, evaluate_parquet, plain_parquet
 from ranklens.scale.spark_in_place import evaluate_in_place, small_enough
-from ranklens.scale.spark_parts import (
-    SCHEMA,
-    collect,
-    error_kinds,
-    part_batch,
-    partition_rows,
-    parts_of,
-    record_batch,
-)
+from ranklens.scale.spark_parts import collect
 
 _SIDE, _GRADE, _SCORE = "_side", "relevance", "score"
 _POSITION_BITS = 33  # monotonically_increasing_id: partition index << 33 | row in partition
@@ -442,9 +443,7 @@ def evaluate(
         )
     session = run.sparkSession
     if not hasattr(qrels, "sparkSession"):  # a path, a dict, a pandas frame: read here
-        from ranklens.data.coerce import as_qrels
-
-        qrels = session.createDataFrame(as_qrels(qrels, duplicates).to_pandas())
+        qrels = session.createDataFrame(read_qrels(qrels, qrels_cols, options)[0].to_pandas())
         qrels_cols = (None, None, None)
     q_cols = qrels_columns(list(qrels.columns), qrels_cols)
     r_cols = run_columns(list(run.columns), run_cols)
