@@ -11,7 +11,8 @@ The qrels are read once, on the client, and sent to every worker once, with the 
 This is tried first for a local Parquet run that is not a dataset partitioned on the
 query column (that one is evaluated partition by partition already). Whenever it cannot
 give the in-memory numbers in Dask's own terms, :func:`evaluate_parquet` returns ``None``
-and the caller shuffles by query as before: the run is not grouped by query, the qrels are
+and the caller shuffles by query as before: the run is not grouped by query (its first row
+group's query ids, read alone, show most such runs before any task starts), the qrels are
 larger than :data:`QRELS_CLIENT_ROWS`, or the input holds an error (the shuffle names it
 as ``ranklens.dask`` always has, counting the rows of the whole table from 0).
 """
@@ -35,6 +36,7 @@ from ranklens.scale.parquet_units import (
     evaluate_units,
     plan_units,
     read_qrels,
+    starts_grouped,
 )
 from ranklens.scale.partition import Options
 
@@ -131,6 +133,8 @@ def evaluate_parquet(
         units, r_columns = plan_units(run, _threads(active_client()), run_columns)
         if options.ties == "rank" and RANK_COLUMN not in units.used:
             return None  # the caller refuses it, naming the options
+        if not starts_grouped(units, r_columns.query):
+            return None
         read = _qrels(qrels, load_qrels, options)
         if read is None:
             return None

@@ -98,7 +98,7 @@ class TaskError(Exception):
         self.records = records
 
 
-def _stretches(ids: Any, pc: Any) -> Any:
+def stretch_starts(ids: Any, pc: Any) -> Any:
     """The first row of each stretch of equal query ids (``ids`` without nulls)."""
     n = len(ids)
     if n < 2:
@@ -118,10 +118,19 @@ class _Cut:
     """The edge rows' rows in the partition."""
 
 
+def grouped(ids: Any) -> bool:
+    """Whether the query ids ``ids`` (an Arrow array without nulls) come in stretches, each
+    query's together."""
+    pa = require("pyarrow", "ranklens's engines")
+    pc = require("pyarrow.compute", "ranklens's engines")
+    starts = stretch_starts(ids, pc)
+    return len(pc.unique(ids.take(pa.array(starts)))) == len(starts)
+
+
 def _cut(rows: Any, ids: Any, sent: Broadcast, pa: Any, pc: Any) -> _Cut | str:
     """The partition's inner and edge rows, or (where its queries are not in stretches
     and that is refused) a query id that shows it."""
-    starts = _stretches(ids, pc)
+    starts = stretch_starts(ids, pc)
     heads = ids.take(pa.array(starts))
     distinct = pc.unique(heads)
     contiguous = len(distinct) == len(starts)

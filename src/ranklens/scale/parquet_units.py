@@ -52,6 +52,7 @@ from ranklens.scale.in_place import (
     error_record,
     evaluate_rows,
     gather,
+    grouped,
     qrels_rows,
     read_run,
     top_grade,
@@ -146,6 +147,24 @@ class UnitRunner(Protocol):
     schema is ``schema`` (Spark's DDL); ``report``: tell the evaluation's progress."""
 
     def __call__(self, task: Callable[[int], Any], schema: str, report: bool) -> Any: ...
+
+
+def starts_grouped(units: ParquetUnits, query: str) -> bool:
+    """Whether the run's first row group holds its queries in stretches (its query column
+    read alone): a cheap look that tells a run in another order before any task reads
+    it."""
+    first = units.units[0] if units.units else None
+    if first is None:
+        return True
+    source = units.source
+    rows = read_row_groups(
+        source.files[first.file],
+        source.partitions[first.file],
+        first.groups[:1],
+        (query,),
+        source.where,
+    )
+    return grouped(rows.column(query).combine_chunks().drop_null())
 
 
 def unit_batch(units: ParquetUnits, sent: Broadcast, index: int) -> Any:
