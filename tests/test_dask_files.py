@@ -267,3 +267,33 @@ def test_errors_are_the_shuffles(
         if isinstance(got, DuplicateError):
             assert got.lines == getattr(shuffled, "lines", None)
     assert by_units == [False] * len(sources)
+
+
+def test_an_empty_side_is_the_single_machines_error(dask_client: Any, tmp_path: Path) -> None:
+    """A run file without rows (one empty row group, or none at all), an empty run
+    DataFrame and empty qrels: ``ranklens.evaluate``'s EmptyInputError, naming the same
+    table, never values of 0."""
+    from ranklens.base.errors import EmptyInputError
+
+    case = make_case(11)
+    qrels = qrels_frame(case)
+    one_empty = tmp_path / "one-empty.parquet"
+    pq.write_table(run_table([]), one_empty)
+    no_groups = tmp_path / "no-groups.parquet"
+    pq.ParquetWriter(no_groups, run_table([]).schema).close()
+    assert pq.ParquetFile(no_groups).metadata.num_row_groups == 0
+    empty_frame = run_table([]).to_pandas()
+    empty_qrels = qrels.iloc[:0]
+    run_path = tmp_path / "run.parquet"
+    pq.write_table(run_table(case.run), run_path, row_group_size=50)
+    for q, r in (
+        (qrels, str(one_empty)),
+        (qrels, str(no_groups)),
+        (qrels, empty_frame),
+        (empty_qrels, str(run_path)),
+    ):
+        with pytest.raises(EmptyInputError) as single:
+            ranklens.evaluate(q, r, ["AP"])
+        with pytest.raises(EmptyInputError) as spread:
+            rdask.evaluate(q, r, ["AP"])
+        assert (str(spread.value), spread.value.path) == (str(single.value), single.value.path)

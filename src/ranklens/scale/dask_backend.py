@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.base.errors import DuplicateError, InputError, OptionError
+from ranklens.base.errors import DuplicateError, EmptyInputError, InputError, OptionError
 from ranklens.base.optional import require
 from ranklens.base.progress import Progress, stage
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
@@ -627,6 +627,10 @@ def evaluate(
             results = _compute(dask, list(built.tasks), progress)
         except InputError as exc:
             raise _in_user_terms(exc, (qrels, run), columns, frames) from None
+    for table, count in ((qrels, "qrels_queries"), (run, "run_queries")):
+        if sum(getattr(part, count) for part in results) == 0:
+            # every row has a query: a side without queries has no rows
+            raise EmptyInputError("holds no entries", path=_table_name(table))
     combined = combine(name, options.measures, queries, results)
     check_overlap(combined.query_counts, name, None)  # judged on the whole run
     return combined
@@ -666,8 +670,7 @@ def _in_user_terms(
     if exc.path not in SIDES:
         return exc
     side = SIDES.index(exc.path)
-    table = tables[side]
-    where = str(table) if isinstance(table, str) or hasattr(table, "__fspath__") else "<DataFrame>"
+    where = _table_name(tables[side])
     message = exc.message
     if columns:
         internal = dict(zip((QUERY, DOC, VALUE), columns[side], strict=True))
@@ -701,6 +704,11 @@ def _in_user_terms(
         message = message.replace(named.group(0), f"rows {whole[-2]} and {whole[-1]}")
     line = None if exc.line is None else whole[0]
     return type(exc)(message, path=where, line=line)
+
+
+def _table_name(table: Any) -> str:
+    """A table as errors name it: its Parquet path, or ``<DataFrame>``."""
+    return str(table) if isinstance(table, str) or hasattr(table, "__fspath__") else "<DataFrame>"
 
 
 def run_name(run: Any) -> str:

@@ -133,8 +133,8 @@ def evaluate_parquet(
         units, r_columns = plan_units(run, _threads(active_client()), run_columns)
         if options.ties == "rank" and RANK_COLUMN not in units.used:
             return None  # the caller refuses it, naming the options
-        if not starts_grouped(units, r_columns.query):
-            return None
+        if not units.units or not starts_grouped(units, r_columns.query):
+            return None  # no row group at all, or not grouped: the shuffle's to name
         read = _qrels(qrels, load_qrels, options)
         if read is None:
             return None
