@@ -149,22 +149,32 @@ class UnitRunner(Protocol):
     def __call__(self, task: Callable[[int], Any], schema: str, report: bool) -> Any: ...
 
 
-def starts_grouped(units: ParquetUnits, query: str) -> bool:
-    """Whether the run's first row group holds its queries in stretches (its query column
-    read alone): a cheap look that tells a run in another order before any task reads
-    it."""
-    first = units.units[0] if units.units else None
-    if first is None:
+def starts_grouped(units: ParquetUnits, query: str, rows: int = 1 << 16) -> bool:
+    """Whether the run's first ``rows`` rows hold their queries in stretches (its query
+    column read alone): a cheap look that tells a run in another order before any task
+    reads it. ``True`` where it cannot tell (the tasks then find out, and name any error)."""
+    if not units.units:
         return True
-    source = units.source
-    rows = read_row_groups(
-        source.files[first.file],
-        source.partitions[first.file],
-        first.groups[:1],
-        (query,),
-        source.where,
-    )
-    return grouped(rows.column(query).combine_chunks().drop_null())
+    pa = require("pyarrow", "ranklens's engines")
+    pc = require("pyarrow.compute", "ranklens's engines")
+    pq = require("pyarrow.parquet", "ranklens's engines")
+    first = units.units[0]
+    try:
+        with pq.ParquetFile(units.source.files[first.file]) as handle:
+            if query not in handle.schema_arrow.names:  # a hive folder's value
+                return True
+            batches = handle.iter_batches(
+                batch_size=rows, row_groups=[first.groups[0]], columns=[query]
+            )
+            batch = next(batches, None)
+    except (OSError, pa.ArrowException):
+        return True
+    if batch is None:
+        return True
+    ids = batch.column(0)
+    if pa.types.is_dictionary(ids.type):
+        ids = pc.cast(ids, ids.type.value_type)
+    return grouped(ids.drop_null())
 
 
 def unit_batch(units: ParquetUnits, sent: Broadcast, index: int) -> Any:
