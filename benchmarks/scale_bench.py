@@ -10,6 +10,7 @@ Usage (from the repository root, in an environment with ``ranklens[dask,spark]``
     python benchmarks/scale_bench.py engines --scale large [--engines single,dask,dask4,spark]
     python benchmarks/scale_bench.py engines --scale large --engines single,spark,spark-cluster
     python benchmarks/scale_bench.py engines --scale large --engines single,spark,spark-frame
+    python benchmarks/scale_bench.py engines --scale large --engines single,dask,dask-frame
 
 ``spark`` gives ``ranklens.spark.evaluate`` the Parquet paths, as ``dask`` gets them (the
 Spark tasks read the row groups themselves); ``spark-frame`` gives it
@@ -131,7 +132,9 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
         t0 = time.perf_counter()
         stream = mode == "parquet-stream"
         res = ranklens.Evaluator(qrels, MEASURES).evaluate(run, stream=stream)
-    elif mode in ("dask", "dask4"):  # dask4: four 1-thread workers, 3 GiB each ("nodes")
+    elif mode in ("dask", "dask4", "dask-frame"):
+        # dask4: four 1-thread workers, 3 GiB each ("nodes"); dask-frame: the run as
+        # dd.read_parquet's DataFrame (evaluated where its partitions lie), not a path
         import distributed
 
         import ranklens.dask
@@ -149,7 +152,13 @@ def _one(mode: str, scale: str) -> dict[str, Any]:
         out["startup_s"] = time.perf_counter() - s0
         t0 = time.perf_counter()
         with distributed.get_task_stream(client) as stream:  # type: ignore[no-untyped-call]
-            res = ranklens.dask.evaluate(str(qrels), str(run), MEASURES)
+            if mode == "dask-frame":
+                import dask.dataframe as dd
+
+                frame = dd.read_parquet(str(run), dtype_backend="pyarrow", split_row_groups=True)
+                res = ranklens.dask.evaluate(str(qrels), frame, MEASURES)
+            else:
+                res = ranklens.dask.evaluate(str(qrels), str(run), MEASURES)
         out["task_s"] = _task_seconds(stream.data)
         rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
         out["worker_maxrss"] = max(rss.values())

@@ -1,9 +1,12 @@
-"""What the Dask tests share: a LocalCluster standing in for nodes."""
+"""What the Dask tests share: a LocalCluster standing in for nodes, and a record of which
+way each evaluation took."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+
+import pytest
 
 
 def local_client(workers: int, memory_limit: str = "1GiB") -> Iterator[Any]:
@@ -24,3 +27,20 @@ def local_client(workers: int, memory_limit: str = "1GiB") -> Iterator[Any]:
         distributed.Client(cluster) as client,
     ):
         yield client
+
+
+def ways_taken(monkeypatch: pytest.MonkeyPatch, name: str) -> list[bool]:
+    """Records, for each call of ``ranklens.scale.dask_backend``'s ``name`` (a way that
+    returns ``None`` to leave the evaluation to the shuffle), whether it took it."""
+    from ranklens.scale import dask_backend
+
+    taken: list[bool] = []
+    real = getattr(dask_backend, name)
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        parts = real(*args, **kwargs)
+        taken.append(parts is not None)
+        return parts
+
+    monkeypatch.setattr(dask_backend, name, recorded)
+    return taken

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import ranklens
-from dask_support import local_client
+from dask_support import local_client, ways_taken
 from scale_data import MEASURES, make_case, repeated, run_table
 from spark_support import same
 
@@ -26,7 +26,7 @@ pytest.importorskip("distributed", reason="the Dask tests need distributed")
 
 import ranklens.dask as rdask  # noqa: E402
 from ranklens.base.errors import DuplicateError, InputError  # noqa: E402
-from ranklens.scale import dask_backend, dask_files, parquet_units  # noqa: E402
+from ranklens.scale import dask_files, parquet_units  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -46,16 +46,7 @@ def small_units(monkeypatch: pytest.MonkeyPatch) -> None:
 def by_units(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Records, for each evaluation, whether the tasks read the files (True) or the
     shuffle was left to do it (False)."""
-    taken: list[bool] = []
-    real = dask_backend.evaluate_parquet
-
-    def recorded(*args: Any, **kwargs: Any) -> Any:
-        parts = real(*args, **kwargs)
-        taken.append(parts is not None)
-        return parts
-
-    monkeypatch.setattr(dask_backend, "evaluate_parquet", recorded)
-    return taken
+    return ways_taken(monkeypatch, "evaluate_parquet")
 
 
 def qrels_frame(case: Any) -> Any:

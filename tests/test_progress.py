@@ -230,12 +230,22 @@ def test_dask_reports_its_partitions() -> None:
     qrels, runs = example_paths()
     q = ranklens.Qrels.from_file(qrels).to_pandas()
     r = ranklens.Run.from_file(runs[1]).to_pandas()
+    import dask.dataframe as dd
+
     for scheduler in ("sync", "threads"):
         with dask.config.set(scheduler=scheduler):
-            calls = Calls()
-            got = dask_evaluate(q, r, ["AP"], npartitions=3, progress=calls)
+            calls = Calls()  # shuffled into 3 parts
+            got = dask_evaluate(
+                q, r, ["AP"], npartitions=3, progress=calls, partitioned_by_query=False
+            )
             calls.check(3)
             assert got.per_query == dask_evaluate(q, r, ["AP"], npartitions=3).per_query
+            calls = Calls()  # 3 partitions of a run grouped by query, evaluated in place
+            in_place = dask_evaluate(
+                q, dd.from_pandas(r, npartitions=3, sort=False), ["AP"], progress=calls
+            )
+            calls.check(3)
+            assert in_place.per_query == got.per_query
 
 
 def test_the_t_test_draws_no_bar(tmp_path: Path) -> None:

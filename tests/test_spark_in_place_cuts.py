@@ -123,3 +123,23 @@ def test_a_query_back_in_another_partition_is_refused() -> None:
     # queries are in stretches, so only the driver sees it
     with pytest.raises(NotGroupedError):
         cut_and_gather(case.qrels, twice, [middle + 1], options)
+
+
+@pytest.mark.parametrize("queries", ["qrels", "run", "both"])
+def test_a_query_without_judgments_back_in_another_partition_is_refused(queries: str) -> None:
+    """A run query the qrels lack (not evaluated under ``queries="qrels"``, so listed by
+    no part's values), inner in one partition and an edge of another: refused too, rather
+    than counted twice among the run's queries."""
+    case = make_case(7, n_queries=12)
+    judged = {q for q, _, _ in case.qrels}
+    options = Options.of(MEASURES_FIXED, "trec_eval", queries, None, "error")  # type: ignore[arg-type]
+    lone = next(q for q, _, _ in case.run if q not in judged)
+    mine = [r for r in case.run if r[0] == lone]
+    rows = [r for r in case.run if r[0] != lone]
+    assert len(mine) >= 2
+    starts = [k for k in range(1, len(rows)) if rows[k - 1][0] != rows[k][0]]
+    a, b = starts[1], starts[-2]
+    split = [*rows[:a], *mine[:1], *rows[a:b], *mine[1:]]  # its rest at the run's end
+    with pytest.raises(NotGroupedError) as refused:
+        cut_and_gather(case.qrels, split, [b + 1], options)
+    assert refused.value.query == lone

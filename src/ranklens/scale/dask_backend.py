@@ -50,7 +50,7 @@ from ranklens.base.progress import Progress, stage
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
 from ranklens.data.frames import QID_NAMES, RANK_COLUMN
 from ranklens.evaluation.evaluator import check_overlap
-from ranklens.evaluation.parts import combine, set_dependent
+from ranklens.evaluation.parts import Part, combine, set_dependent
 from ranklens.evaluation.results import Results
 from ranklens.measures.base import Measure
 from ranklens.ranking.interactions import TrainLike
@@ -70,6 +70,7 @@ from ranklens.scale.arrow_parts import (
     value_kind,
 )
 from ranklens.scale.dask_files import active_client, evaluate_parquet, local_parquet
+from ranklens.scale.dask_in_place import evaluate_frame
 from ranklens.scale.partition import (
     DOC,
     QUERY,
@@ -619,6 +620,8 @@ def evaluate(
             functools.partial(_compute, dask),
             progress,
         )
+    elif partitioned_by_query is None and not isinstance(run, str | os.PathLike):
+        results = _in_place(qrels, run, options, (qrels_cols, run_cols), dask, progress)
     if results is None:
         try:
             built, frames, columns = _plan(
@@ -645,6 +648,37 @@ def _by_units(
     if declared is False or not local_parquet(run):
         return False
     return _hive_query(run, run_cols[0]) is None
+
+
+def _in_place(
+    qrels: Any,
+    run: Any,
+    options: Options,
+    given: tuple[tuple[str | None, str | None, str | None], ...],
+    dask: Any,
+    progress: Progress | None,
+) -> list[Part] | None:
+    """A DataFrame run evaluated where its rows lie
+    (:func:`ranklens.scale.dask_in_place.evaluate_frame`), or ``None`` for the shuffle: its
+    rows are not grouped, or it is indexed by query with known divisions (evaluated
+    partition by partition), or its columns are not found (the shuffle names that)."""
+    dd = require("dask.dataframe", "ranklens.dask")
+    frame, indexed = _query_index(_load(dd, run), given[1][0])
+    if indexed:
+        return None
+    try:
+        columns = run_columns([str(c) for c in frame.columns], given[1])
+    except InputError:
+        return None
+    return evaluate_frame(
+        qrels,
+        frame,
+        columns,
+        options,
+        functools.partial(_qrels_frame, given=given[0]),
+        functools.partial(_compute, dask),
+        progress,
+    )
 
 
 def _qrels_frame(

@@ -80,7 +80,7 @@ def _runner(dask: Any, n: int, compute: Compute, progress: Progress | None) -> U
     return run_all
 
 
-def _qrels(
+def client_qrels(
     qrels: Any, load: Callable[[Any], tuple[Any, tuple[str, str, str]]], options: Options
 ) -> tuple[Qrels, Any] | None:
     """The qrels read on the client (by Dask's own reader, in this process) and their rows
@@ -135,7 +135,7 @@ def evaluate_parquet(
             return None  # the caller refuses it, naming the options
         if not units.units or not starts_grouped(units, r_columns.query):
             return None  # no row group at all, or not grouped: the shuffle's to name
-        read = _qrels(qrels, load_qrels, options)
+        read = client_qrels(qrels, load_qrels, options)
         if read is None:
             return None
         whole, q_table = read

@@ -158,6 +158,13 @@ def _ipc(table: Any, pa: Any) -> bytes:
     return bytes(sink.getvalue())
 
 
+def fall_back_batch() -> Any:
+    """The batch of a task whose rows only the exchange by query can evaluate (an error
+    it names in the DataFrame's terms)."""
+    pa = require("pyarrow", "ranklens's engines")
+    return record_batch(pa, _FALL_BACK)
+
+
 def error_record(exc: RanklensError) -> str:
     """An error met in a task, as the JSON record it sends back."""
     record: dict[str, Any] = {"kind": type(exc).__name__, "message": str(exc)}
@@ -190,10 +197,12 @@ def evaluate_rows(rows: Any, first: int, sent: Broadcast) -> Any:
         return record_batch(pa, _FALL_BACK)
     edges = cut.edges.append_column(_POSITION, pa.array(cut.positions + first, pa.int64()))
     try:
-        part = _evaluate_inner(cut.inner, first + cut.inner_start + 1, sent, pa, pc)
+        part, keys = _evaluate_inner(cut.inner, first + cut.inner_start + 1, sent, pa, pc)
     except RanklensError as exc:
         return record_batch(pa, error_record(exc) if in_files else _FALL_BACK)
-    return part_batch(pa, part, len(sent.options.measures), _ipc(edges, pa))
+    listed = set(part.queries)
+    unlisted = [q for q in pc.cast(keys, pa.string()).to_pylist() if q not in listed]
+    return part_batch(pa, part, len(sent.options.measures), _ipc(edges, pa), unlisted)
 
 
 def read_run(rows: Any, sent: Broadcast, first_row: int) -> Run:
@@ -222,10 +231,14 @@ def read_run(rows: Any, sent: Broadcast, first_row: int) -> Run:
     return Run(scores=values, name="run", **read).deduplicated(options.duplicates)
 
 
-def _evaluate_inner(inner: Any, first_row: int, sent: Broadcast, pa: Any, pc: Any) -> Part:
-    """A partition's inner queries evaluated with their qrels."""
+def _evaluate_inner(
+    inner: Any, first_row: int, sent: Broadcast, pa: Any, pc: Any
+) -> tuple[Part, Any]:
+    """A partition's inner queries evaluated with their qrels, and their ids (an Arrow
+    array)."""
     options = sent.options
     run = qrels = None
+    keys = pa.array([], pa.string())
     if len(inner):
         run = read_run(inner, sent, first_row)
         keys = pc.unique(inner.column(sent.columns.query).combine_chunks())
@@ -239,7 +252,7 @@ def _evaluate_inner(inner: Any, first_row: int, sent: Broadcast, pa: Any, pc: An
             qrels = Qrels.from_frame(
                 wanted, qid_col=QUERY, doc_col=DOC, rel_col=GRADE, duplicates=options.duplicates
             )
-    return evaluate_part(qrels, run, options)
+    return evaluate_part(qrels, run, options), keys
 
 
 def top_grade(qrels: Qrels, in_run: set[str] | None) -> int:
@@ -294,7 +307,8 @@ def gather(table: Any, sent: Broadcast) -> list[Part]:
         raise TaskError(records)
     parts = parts_of(table, len(sent.options.measures))
     edges = edge_rows(table)
-    inner = [q for part in parts for q in part.queries]
+    unlisted = table.column("unlisted").drop_null().combine_chunks().flatten().to_pylist()
+    inner = [q for part in parts for q in part.queries] + [str(q) for q in unlisted]
     seen = set(inner)
     edge_ids: set[str] = set()
     if edges is not None:

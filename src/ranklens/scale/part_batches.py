@@ -22,13 +22,15 @@ from ranklens.evaluation.parts import Part
 
 SCHEMA = (
     "query_id string, vals array<double>, counts array<long>, error string, part long, "
-    "state binary, edges binary"
+    "state binary, edges binary, unlisted array<string>"
 )
 """A partition's rows: one per query (its values), then one of counts (``query_id`` null)
 holding the run-level measures' states (``state``, pickled, see
-:mod:`ranklens.kernels.run_parts`) and the run rows sent to the driver (``edges``, an Arrow
-IPC stream); ``part`` tells the partitions' rows apart; ``error`` a record (JSON)."""
-COLUMNS = ("query_id", "vals", "counts", "error", "part", "state", "edges")
+:mod:`ranklens.kernels.run_parts`), the run rows sent to the driver (``edges``, an Arrow
+IPC stream) and the run's queries it saw but did not evaluate (``unlisted``: no qrels
+under ``queries="qrels"``); ``part`` tells the partitions' rows apart; ``error`` a record
+(JSON)."""
+COLUMNS = ("query_id", "vals", "counts", "error", "part", "state", "edges", "unlisted")
 COUNTS = ("qrels_queries", "run_queries", "both", "retrieving", "matched", "retrieved", "tied")
 
 
@@ -50,8 +52,15 @@ def partition_rows(batches: Iterable[Any]) -> Any:
     return pa.Table.from_batches(chunks) if chunks else None
 
 
-def part_batch(pa: Any, part: Part, width: int, edges: bytes | None = None) -> Any:
-    """The Arrow batch a task sends for its evaluated ``part`` (``width`` measures)."""
+def part_batch(
+    pa: Any,
+    part: Part,
+    width: int,
+    edges: bytes | None = None,
+    unlisted: list[str] | None = None,
+) -> Any:
+    """The Arrow batch a task sends for its evaluated ``part`` (``width`` measures), with
+    the edge rows and the queries it saw but did not evaluate, where it has them."""
     rows_out = len(part.queries) + 1
     state = pickle.dumps(dict(part.statistics)) if part.statistics else None
     flat = np.ascontiguousarray(part.values, dtype=np.float64).reshape(-1)
@@ -79,6 +88,7 @@ def part_batch(pa: Any, part: Part, width: int, edges: bytes | None = None) -> A
             pa.array([uuid.uuid4().int >> 65] * rows_out, pa.int64()),
             pa.array([*blank, state], pa.binary()),
             pa.array([*blank, edges], pa.binary()),
+            pa.array([*blank, unlisted], pa.list_(pa.string())),
         ],
         names=list(COLUMNS),
     )
@@ -94,6 +104,7 @@ def record_batch(pa: Any, record: str) -> Any:
         pa.int64(),
         pa.binary(),
         pa.binary(),
+        pa.list_(pa.string()),
     )
     arrays = [pa.nulls(1, kind) for kind in kinds]
     arrays[3] = pa.array([record], pa.string())
