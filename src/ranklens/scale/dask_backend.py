@@ -1,7 +1,12 @@
 """Evaluation on Dask: DataFrames (or Parquet) split by query, the ordinary evaluation per
 partition, the per-query values combined in query order.
 
-How the numbers stay exact, and the tables stay Arrow:
+A run grouped by query is not split at all: a local Parquet run's row groups are read by
+the tasks themselves (:mod:`ranklens.scale.dask_files`), and a DataFrame of several
+partitions is evaluated where its partitions lie (:mod:`ranklens.scale.dask_in_place`);
+either gives way to what follows when it cannot give the in-memory numbers.
+
+How the numbers stay exact, and the tables stay Arrow, when they are split:
 
 1. Each input partition is put into the shape of :func:`ranklens.scale.arrow_parts.prepared`:
    ids as Arrow ``large_string`` (never a Python object per row), the value, the row's
