@@ -3,10 +3,13 @@ tests (streaming, Dask, Spark against the in-memory evaluation)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+import ranklens
 
 MEASURES = [
     "official",
@@ -101,3 +104,75 @@ def repeated(case: Case, seed: int) -> list[tuple[str, str, float]]:
             end += 1
         rows.insert(end + 1, (q, d, 1.0 - s))
     return rows
+
+
+PATH_CASES = [
+    (1, 37, {}),
+    (2, 53, {"ties": "input", "queries": "both", "depth": 5}),
+    (3, 41, {"queries": "run", "ties": "rank"}),
+    (4, 60, {"duplicates": "first", "ties": "input"}),
+    (5, 29, {"duplicates": "max", "queries": "run"}),
+    (6, 1000, {"queries": "both"}),
+]
+"""(seed, row group size, options) of the Parquet-path differential tests: every
+``queries=`` policy (ERR's default ``g_max`` under each), ties input and rank, duplicates
+first and max, one row group or many."""
+
+
+@dataclass(frozen=True)
+class BrokenRuns:
+    """Parquet runs of one case, each holding one error: a document repeated inside a row
+    group and one repeated across two (``duplicated``), a dataset whose second file
+    (``b.parquet``, its 5th row) has no score (``missing_score``), and a run whose 71st
+    row has no query id (``missing_id``)."""
+
+    duplicated: tuple[Any, Any]
+    missing_score: Any
+    missing_id: Any
+
+
+def broken_runs(case: Case, folder: Any) -> BrokenRuns:
+    """The :class:`BrokenRuns` of ``case``, written under ``folder`` (a ``Path``)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    inside = list(case.run)
+    inside.insert(3, inside[2])
+    first_q = case.run[0][0]
+    span = sum(1 for q, _, _ in case.run if q == first_q)
+    across = list(case.run)
+    across.insert(span, across[0])  # the first query's last row repeats its first
+    duplicated = []
+    for rows, group in ((inside, 50), (across, max(span - 1, 1))):
+        path = folder / f"dup-{group}.parquet"
+        pq.write_table(run_table(rows), path, row_group_size=group)
+        duplicated.append(path)
+    parts = folder / "parts"
+    parts.mkdir()
+    pq.write_table(run_table(case.run[:30]), parts / "a.parquet", row_group_size=17)
+    rest = run_table(case.run[30:])
+    scores = rest.column("score").to_pylist()
+    scores[4] = None
+    pq.write_table(
+        rest.set_column(2, "score", pa.array(scores, pa.float64())),
+        parts / "b.parquet",
+        row_group_size=40,
+    )
+    no_id = run_table(case.run)
+    ids = no_id.column("query_id").to_pylist()
+    ids[70] = None
+    no_id_path = folder / "no-id.parquet"
+    pq.write_table(no_id.set_column(0, "query_id", pa.array(ids, pa.string())), no_id_path, 50)
+    return BrokenRuns((duplicated[0], duplicated[1]), parts, no_id_path)
+
+
+def same(a: ranklens.Results, b: ranklens.Results) -> None:
+    """The same queries, measures, values, means (NaN where NaN), counts and tie counts."""
+    assert a.queries == b.queries
+    assert a.names == b.names
+    np.testing.assert_array_equal(a.values, b.values)
+    for name in a.names:
+        x, y = a.aggregate[name], b.aggregate[name]
+        assert x == y or (math.isnan(x) and math.isnan(y)), name
+    assert dict(a.query_counts) == dict(b.query_counts)
+    assert a.tie_affected_queries == b.tie_affected_queries

@@ -1,18 +1,13 @@
-"""What the Spark test modules share: a local SparkSession, and the comparison of two
-Results (every value, mean and count ``==``)."""
+"""What the Spark test modules share: a local SparkSession."""
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import numpy as np
 import pytest
-
-import ranklens
 
 
 def skip_without_spark() -> None:
@@ -44,15 +39,3 @@ def local_session(app: str, conf: Mapping[str, str] | None = None) -> Iterator[A
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
-
-
-def same(a: ranklens.Results, b: ranklens.Results) -> None:
-    """The same queries, measures, values, means (NaN where NaN), counts and tie counts."""
-    assert a.queries == b.queries
-    assert a.names == b.names
-    np.testing.assert_array_equal(a.values, b.values)
-    for name in a.names:
-        x, y = a.aggregate[name], b.aggregate[name]
-        assert x == y or (math.isnan(x) and math.isnan(y)), name
-    assert dict(a.query_counts) == dict(b.query_counts)
-    assert a.tie_affected_queries == b.tie_affected_queries

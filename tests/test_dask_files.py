@@ -15,8 +15,7 @@ import pytest
 
 import ranklens
 from dask_support import local_client, ways_taken
-from scale_data import MEASURES, make_case, repeated, run_table
-from spark_support import same
+from scale_data import MEASURES, PATH_CASES, broken_runs, make_case, repeated, run_table, same
 
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
@@ -68,17 +67,7 @@ def test_without_a_client_the_threads_compute_it(
     assert by_units == [True]
 
 
-@pytest.mark.parametrize(
-    ("seed", "row_group", "options"),
-    [
-        (1, 37, {}),
-        (2, 53, {"ties": "input", "queries": "both", "depth": 5}),
-        (3, 41, {"queries": "run", "ties": "rank"}),
-        (4, 60, {"duplicates": "first", "ties": "input"}),
-        (5, 29, {"duplicates": "max", "queries": "run"}),
-        (6, 1000, {"queries": "both"}),
-    ],
-)
+@pytest.mark.parametrize(("seed", "row_group", "options"), PATH_CASES)
 def test_a_parquet_run_by_path_equals_one_machine(
     dask_client: Any,
     small_units: None,
@@ -218,35 +207,10 @@ def test_errors_are_the_shuffles(
     the error (class, message, row) the shuffle names."""
     case = make_case(9)
     qrels = qrels_frame(case)
-    inside = list(case.run)
-    inside.insert(3, inside[2])
-    first_q = case.run[0][0]
-    span = sum(1 for q, _, _ in case.run if q == first_q)
-    across = list(case.run)
-    across.insert(span, across[0])
-    sources: list[tuple[Any, Any]] = []
-    for rows, group in ((inside, 50), (across, max(span - 1, 1))):
-        path = tmp_path / f"dup-{group}.parquet"
-        pq.write_table(run_table(rows), path, row_group_size=group)
-        sources.append((qrels, str(path)))
-    folder = tmp_path / "parts"
-    folder.mkdir()
-    pq.write_table(run_table(case.run[:30]), folder / "a.parquet", row_group_size=17)
-    rest = run_table(case.run[30:])
-    scores = rest.column("score").to_pylist()
-    scores[4] = None
-    pq.write_table(
-        rest.set_column(2, "score", pa.array(scores, pa.float64())),
-        folder / "b.parquet",
-        row_group_size=40,
-    )
-    sources.append((qrels, str(folder)))
-    no_id = run_table(case.run)
-    ids = no_id.column("query_id").to_pylist()
-    ids[70] = None
-    no_id_path = tmp_path / "no-id.parquet"
-    pq.write_table(no_id.set_column(0, "query_id", pa.array(ids, pa.string())), no_id_path, 50)
-    sources.append((qrels, str(no_id_path)))
+    broken = broken_runs(case, tmp_path)
+    sources: list[tuple[Any, Any]] = [
+        (qrels, str(path)) for path in (*broken.duplicated, broken.missing_score, broken.missing_id)
+    ]
     good = tmp_path / "good.parquet"
     pq.write_table(run_table(case.run), good, row_group_size=50)
     sources.append((pd.concat([qrels, qrels.iloc[[5]]], ignore_index=True), str(good)))

@@ -14,8 +14,7 @@ import pytest
 
 import ranklens
 from dask_support import local_client, ways_taken
-from scale_data import MEASURES, MEASURES_FIXED, make_case, repeated
-from spark_support import same
+from scale_data import MEASURES, MEASURES_FIXED, make_case, repeated, same
 
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")

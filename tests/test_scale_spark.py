@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import ranklens
-from scale_data import MEASURES, make_case
-from spark_support import local_session, same, skip_without_spark
+from scale_data import MEASURES, make_case, same
+from spark_support import local_session, skip_without_spark
 
 skip_without_spark()
 pd = pytest.importorskip("pandas")

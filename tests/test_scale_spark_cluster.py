@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 
 import ranklens
-from scale_data import MEASURES, make_case
-from spark_support import same
+from scale_data import MEASURES, make_case, same
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")

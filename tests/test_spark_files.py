@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import ranklens
-from scale_data import MEASURES, make_case, repeated, run_table
-from spark_support import local_session, same, skip_without_spark
+from scale_data import MEASURES, PATH_CASES, broken_runs, make_case, repeated, run_table, same
+from spark_support import local_session, skip_without_spark
 
 skip_without_spark()
 pd = pytest.importorskip("pandas")
@@ -44,17 +44,7 @@ def small_units(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parquet_units, "UNIT_ROWS", (1, 1))
 
 
-@pytest.mark.parametrize(
-    ("seed", "row_group", "options"),
-    [
-        (1, 37, {}),
-        (2, 53, {"ties": "input", "queries": "both", "depth": 5}),
-        (3, 41, {"queries": "run", "ties": "rank"}),
-        (4, 60, {"duplicates": "first", "ties": "input"}),
-        (5, 29, {"duplicates": "max", "queries": "run"}),
-        (6, 1000, {"queries": "both"}),
-    ],
-)
+@pytest.mark.parametrize(("seed", "row_group", "options"), PATH_CASES)
 def test_a_parquet_run_by_path_equals_one_machine(
     spark: Any, small_units: None, tmp_path: Path, seed: int, row_group: int, options: Any
 ) -> None:
@@ -126,43 +116,22 @@ def test_errors_name_the_file_and_row_as_one_machine(
     score in the second file of a dataset, a missing column, no rows: the single machine's
     error (class, message, file, row)."""
     case = make_case(9)
-    inside = list(case.run)
-    inside.insert(3, inside[2])
-    first_q = case.run[0][0]
-    span = sum(1 for q, _, _ in case.run if q == first_q)
-    across = list(case.run)
-    across.insert(span, across[0])  # the first query's last row repeats its first
-    for rows, group in ((inside, 50), (across, max(span - 1, 1))):
-        path = tmp_path / f"dup-{group}.parquet"
-        pq.write_table(run_table(rows), path, row_group_size=group)
+    broken = broken_runs(case, tmp_path)
+    for path in broken.duplicated:
         expected = streamed_error(case.qrels, path)
         with pytest.raises(DuplicateError) as caught:
             rspark.evaluate(case.qrels, str(path), ["AP"], spark=spark)
         assert str(caught.value) == str(expected)
         assert caught.value.lines == getattr(expected, "lines", None)
 
-    folder = tmp_path / "parts"
-    folder.mkdir()
-    pq.write_table(run_table(case.run[:30]), folder / "a.parquet", row_group_size=17)
-    rest = run_table(case.run[30:])
-    scores = rest.column("score").to_pylist()
-    scores[4] = None
-    pq.write_table(
-        rest.set_column(2, "score", pa.array(scores, pa.float64())),
-        folder / "b.parquet",
-        row_group_size=40,
-    )
+    folder = broken.missing_score
     expected = streamed_error(case.qrels, folder)
     with pytest.raises(InputError) as caught:
         rspark.evaluate(case.qrels, str(folder), ["AP"], spark=spark)
     assert str(caught.value) == str(expected)
     assert (caught.value.path, caught.value.line) == (str(folder / "b.parquet"), 5)
 
-    no_id = run_table(case.run)
-    ids = no_id.column("query_id").to_pylist()
-    ids[70] = None
-    no_id_path = tmp_path / "no-id.parquet"
-    pq.write_table(no_id.set_column(0, "query_id", pa.array(ids, pa.string())), no_id_path, 50)
+    no_id_path = broken.missing_id
     expected = streamed_error(case.qrels, no_id_path)
     with pytest.raises(InputError) as caught:
         rspark.evaluate(case.qrels, str(no_id_path), ["AP"], spark=spark)

@@ -23,8 +23,7 @@ from ranklens.scale.in_place import (
     qrels_rows,
 )
 from ranklens.scale.partition import DOC, QUERY, Options
-from scale_data import MEASURES_FIXED, make_case
-from spark_support import same
+from scale_data import MEASURES_FIXED, make_case, same
 
 pa = pytest.importorskip("pyarrow")
 

@@ -29,6 +29,7 @@ from ranklens.base.errors import InputError
 from ranklens.base.optional import require
 from ranklens.base.progress import Progress
 from ranklens.data.frames import RANK_COLUMN
+from ranklens.data.parquet_stream import parquet_source, row_group_rows
 from ranklens.data.qrels import Qrels
 from ranklens.evaluation.parts import Part
 from ranklens.scale.parquet_units import (
@@ -71,31 +72,54 @@ def _runner(dask: Any, n: int, compute: Compute, progress: Progress | None) -> U
     pa = require("pyarrow", "ranklens.dask")
 
     def run_all(task: Callable[[int], Any], schema: str, report: bool) -> Any:
-        token = uuid.uuid4().hex
-        shared = dask.delayed(task, name=f"ranklens-unit-function-{token}", pure=True)
-        tasks = [shared(i, dask_key_name=f"ranklens-unit-{token}-{i}") for i in range(n)]
+        tasks = shared_tasks(dask, task, [(i,) for i in range(n)], "ranklens-unit")
         batches = compute(tasks, progress if report else None)
         return pa.Table.from_batches(list(batches))
 
     return run_all
 
 
+def shared_tasks(
+    dask: Any, function: Callable[..., Any], arguments: list[tuple[Any, ...]], label: str
+) -> list[Any]:
+    """One task per item of ``arguments`` calling ``function`` on it, the function (and
+    what it holds, such as the qrels) a value of the graph: sent to each worker once. Keys
+    are named, so that nothing large is hashed to name them."""
+    token = uuid.uuid4().hex
+    shared = dask.delayed(function, name=f"{label}-function-{token}", pure=True)
+    return [
+        shared(*items, dask_key_name=f"{label}-{token}-{k}") for k, items in enumerate(arguments)
+    ]
+
+
 def client_qrels(
     qrels: Any, load: Callable[[Any], tuple[Any, tuple[str, str, str]]], options: Options
 ) -> tuple[Qrels, Any] | None:
-    """The qrels read on the client (by Dask's own reader, in this process) and their rows
-    as an Arrow table, or ``None`` where they are too many (``load``: the qrels as a Dask
-    DataFrame, read as the shuffle reads them, and its query, document and grade
-    columns)."""
+    """The qrels read once on the client (by Dask's own reader, in this process) and their
+    rows as an Arrow table, or ``None`` where they are too many (a Parquet path's rows
+    counted from its footers first; ``load``: the qrels as a Dask DataFrame, read as the
+    shuffle reads them, and its query, document and grade columns)."""
+    if local_parquet(qrels) and _parquet_rows(qrels) > QRELS_CLIENT_ROWS:
+        return None  # told from the footers, before anything is read
     frame, columns = load(qrels)
     dask = require("dask", "ranklens.dask")
     with dask.config.set(scheduler="sync"), warnings.catch_warnings():
         # read here, with no round trip through the workers; the deprecations of pandas
         # that Dask's reader meets are Dask's to mind, and no concern of this caller
         warnings.simplefilter("ignore", DeprecationWarning)
-        if len(frame) > QRELS_CLIENT_ROWS:
-            return None
-        return read_qrels(frame[list(columns)].compute(), columns, options)
+        rows = frame[list(columns)].compute()
+    if len(rows) > QRELS_CLIENT_ROWS:
+        return None
+    return read_qrels(rows, columns, options)
+
+
+def _parquet_rows(path: str | os.PathLike[str]) -> int:
+    """The rows of the Parquet files at ``path``, from their footers (0 where they cannot
+    be read so: Dask's reader then names what is wrong)."""
+    try:
+        return sum(sum(row_group_rows(f)) for f in parquet_source(path).files)
+    except InputError:
+        return 0
 
 
 def evaluate_parquet(

@@ -25,7 +25,6 @@ table from 0).
 from __future__ import annotations
 
 import functools
-import uuid
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -36,9 +35,10 @@ from ranklens.base.progress import Progress
 from ranklens.data.frames import RANK_COLUMN
 from ranklens.evaluation.parts import Part, set_dependent
 from ranklens.scale.arrow_parts import prepared_table
-from ranklens.scale.dask_files import Compute, client_qrels
+from ranklens.scale.dask_files import Compute, client_qrels, shared_tasks
 from ranklens.scale.in_place import (
     EDGE_ROWS_LIMIT,
+    POSITION_BITS,
     Broadcast,
     DeclinedError,
     NotGroupedError,
@@ -55,8 +55,6 @@ from ranklens.scale.partition import DOC, QUERY, ROW, SIDES, VALUE, Options
 
 LOOK_ROWS = 1 << 16
 """The run's first rows read on the client to tell a run not grouped by query."""
-_POSITION_BITS = 33
-"""A partition's first position: its number shifted left by this many bits."""
 
 
 def _partition_batch(
@@ -71,7 +69,7 @@ def _partition_batch(
         return fall_back_batch()
     if not len(rows):
         return None
-    return evaluate_rows(rows.drop_columns([ROW]), number << _POSITION_BITS, sent)
+    return evaluate_rows(rows.drop_columns([ROW]), number << POSITION_BITS, sent)
 
 
 def _starts_grouped(frame: Any, query: str) -> bool:
@@ -85,9 +83,7 @@ def _starts_grouped(frame: Any, query: str) -> bool:
         ids = pa.Table.from_pandas(head, preserve_index=False).column(0).combine_chunks()
     except (ValueError, TypeError, pa.ArrowException):
         return True
-    if pa.types.is_dictionary(ids.type):
-        ids = ids.cast(ids.type.value_type)
-    return bool(grouped(ids.drop_null()))
+    return grouped(ids)
 
 
 def evaluate_frame(
@@ -143,13 +139,9 @@ def evaluate_frame(
         options, qrels_rows(q_table, pa), RunColumns(QUERY, DOC, VALUE), True, EDGE_ROWS_LIMIT
     )
     wanted = list(dict.fromkeys([*columns, *([RANK_COLUMN] if rank else [])]))
-    token = uuid.uuid4().hex
     task = functools.partial(_partition_batch, columns=columns, rank=rank, sent=sent)
-    shared = dask.delayed(task, name=f"ranklens-partition-function-{token}", pure=True)
-    tasks = [
-        shared(part, number, dask_key_name=f"ranklens-partition-{token}-{number}")
-        for number, part in enumerate(run[wanted].to_delayed())
-    ]
+    partitions = list(enumerate(run[wanted].to_delayed()))
+    tasks = shared_tasks(dask, task, [(part, k) for k, part in partitions], "ranklens-partition")
     batches = [batch for batch in compute(tasks, progress) if batch is not None]
     if not batches:
         return None

@@ -49,6 +49,8 @@ from ranklens.evaluation.parts import Part
 from ranklens.scale.part_batches import part_batch, parts_of, record_batch
 from ranklens.scale.partition import DOC, QUERY, Options, evaluate_part
 
+POSITION_BITS = 33
+"""A DataFrame partition's first position: its number shifted left by this many bits."""
 EDGE_ROWS_LIMIT = 1_000_000
 """The most run rows one partition sends to the driver (its first and last query)."""
 GRADE, SCORE, _POSITION = "relevance", "score", "_position"
@@ -119,10 +121,13 @@ class _Cut:
 
 
 def grouped(ids: Any) -> bool:
-    """Whether the query ids ``ids`` (an Arrow array without nulls) come in stretches, each
-    query's together."""
+    """Whether the query ids ``ids`` (an Arrow array; dictionary-encoded or with nulls, which
+    are skipped) come in stretches, each query's together."""
     pa = require("pyarrow", "ranklens's engines")
     pc = require("pyarrow.compute", "ranklens's engines")
+    if pa.types.is_dictionary(ids.type):
+        ids = pc.cast(ids, ids.type.value_type)
+    ids = ids.drop_null()
     starts = stretch_starts(ids, pc)
     return len(pc.unique(ids.take(pa.array(starts)))) == len(starts)
 

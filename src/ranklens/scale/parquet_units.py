@@ -156,7 +156,6 @@ def starts_grouped(units: ParquetUnits, query: str, rows: int = 1 << 16) -> bool
     if not units.units:
         return True
     pa = require("pyarrow", "ranklens's engines")
-    pc = require("pyarrow.compute", "ranklens's engines")
     pq = require("pyarrow.parquet", "ranklens's engines")
     first = units.units[0]
     try:
@@ -171,10 +170,7 @@ def starts_grouped(units: ParquetUnits, query: str, rows: int = 1 << 16) -> bool
         return True
     if batch is None:
         return True
-    ids = batch.column(0)
-    if pa.types.is_dictionary(ids.type):
-        ids = pc.cast(ids, ids.type.value_type)
-    return grouped(ids.drop_null())
+    return grouped(batch.column(0))
 
 
 def unit_batch(units: ParquetUnits, sent: Broadcast, index: int) -> Any:

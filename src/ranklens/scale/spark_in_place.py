@@ -24,6 +24,7 @@ from ranklens.data.qrels import Qrels
 from ranklens.evaluation.parts import Part, set_dependent
 from ranklens.scale.in_place import (
     EDGE_ROWS_LIMIT,
+    POSITION_BITS,
     SCORE,
     Broadcast,
     DeclinedError,
@@ -38,9 +39,6 @@ from ranklens.scale.in_place import (
 from ranklens.scale.part_batches import SCHEMA, partition_rows
 from ranklens.scale.partition import DOC, QUERY, Options
 from ranklens.scale.spark_parts import collect, to_arrow
-
-_POSITION_BITS = 33
-"""A task's first position: its partition's index shifted left by this many bits."""
 
 QRELS_BROADCAST_BYTES = 256 << 20
 """The largest qrels (Spark's estimate of their plan) sent whole to every task."""
@@ -64,7 +62,7 @@ def _task(sent: Broadcast) -> Any:
         if rows is None:
             return
         task = TaskContext.get()
-        first = (0 if task is None else task.partitionId()) << _POSITION_BITS
+        first = (0 if task is None else task.partitionId()) << POSITION_BITS
         yield evaluate_rows(rows, first, sent)
 
     return evaluate_partition
