@@ -1,12 +1,18 @@
-"""The ``ranklens`` command: ``eval`` and ``measures``.
+"""The ``ranklens`` command: one tool, its commands grouped by what users come to do.
 
 Every error ranklens raises on purpose is printed as one line, ``ranklens: error: ...``,
 with exit status 2; nothing heavier than argparse is imported before a subcommand runs.
+
+A command lives in a module of this package with a ``register(commands)`` function that
+adds its parser(s) and sets ``handler``; :data:`COMMAND_GROUPS` lists the modules and puts
+each command in one group of ``ranklens --help`` (``tests/test_cli_vocabulary.py`` checks
+that every command is in a group and takes the shared options of :mod:`._options`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import warnings
 from collections.abc import Sequence
@@ -14,67 +20,135 @@ from typing import NoReturn
 
 EXIT_ERROR = 2
 
+COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "Evaluate and compare runs",
+        ("eval", "compare", "report", "plot", "curve", "explain", "measures", "examples"),
+    ),
+    ("Reproduce a NIST tool exactly", ("trec-eval", "ndeval", "gdeval", "sample-eval", "expeval")),
+    (
+        "Judgments and judges",
+        ("agreement", "leaderboard", "ppi", "pool", "judge-next"),
+    ),
+    ("Experiment design", ("topics", "discriminate", "reproduction")),
+    ("Runs", ("fuse",)),
+)
+"""The groups of ``ranklens --help``, in order: a title and its commands."""
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "eval_command",
+    "compare_command",
+    "report_command",
+    "plot_command",
+    "curve_command",
+    "explain_command",
+    "measures_command",
+    "examples_command",
+    "trec_eval_command",
+    "ndeval_command",
+    "gdeval_command",
+    "sample_eval_command",
+    "expeval_command",
+    "judges_command",
+    "pool_command",
+    "judge_next_command",
+    "topics_command",
+    "discriminate_command",
+    "fuse_command",
+)
+"""The modules of this package whose ``register(commands)`` adds commands."""
+
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line, like every other ranklens error."""
+    """An argument parser whose errors are one line, like every other ranklens error, and
+    that point to the help of the command they come from."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_ERROR, f"ranklens: error: {message} (see '{self.prog} --help')\n")
 
 
+class _TopParser(_Parser):
+    """The ``ranklens`` parser: its help lists the commands by group."""
+
+    def format_help(self) -> str:
+        import shutil
+        import textwrap
+
+        width = min(shutil.get_terminal_size((100, 24)).columns, 100) - 2
+        helps = self._command_help()
+        name_width = max(len(name) for name in helps) + 4
+        sections = []
+        for title, names in grouped_commands(helps):
+            lines = [f"{title}:"]
+            for name in names:
+                lines.extend(
+                    textwrap.wrap(
+                        helps[name],
+                        width=width,
+                        initial_indent=f"  {name}".ljust(name_width),
+                        subsequent_indent=" " * name_width,
+                    )
+                )
+            sections.append("\n".join(lines))
+        formatter = self._get_formatter()
+        formatter.add_usage(self.usage, self._actions, self._mutually_exclusive_groups)
+        formatter.add_text(textwrap.fill(self.description or "", width=width))
+        formatter.add_text("\n\n".join(sections))
+        for group in self._action_groups:
+            if group.title in ("options", "optional arguments"):
+                formatter.start_section(group.title)
+                formatter.add_arguments([a for a in group._group_actions if a.dest != "command"])
+                formatter.end_section()
+        formatter.add_text(textwrap.fill(self.epilog or "", width=width))
+        return formatter.format_help()
+
+    def _command_help(self) -> dict[str, str]:
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return {c.dest: c.help or "" for c in action._choices_actions}
+        return {}
+
+
+def grouped_commands(helps: dict[str, str]) -> list[tuple[str, list[str]]]:
+    """The commands of ``helps`` by :data:`COMMAND_GROUPS`; any command not in a group
+    comes last, under "Other commands"."""
+    grouped: list[tuple[str, list[str]]] = []
+    placed: set[str] = set()
+    for title, names in COMMAND_GROUPS:
+        present = [name for name in names if name in helps]
+        placed.update(present)
+        if present:
+            grouped.append((title, present))
+    rest = [name for name in helps if name not in placed]
+    if rest:
+        grouped.append(("Other commands", rest))
+    return grouped
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``ranklens`` command and its subcommands."""
-    from ranklens.cli import curve_command, eval_command, measures_command, trec_eval_command
-    from ranklens.cli.compare_command import register as register_compare
-    from ranklens.cli.discriminate_command import register as register_discriminate
-    from ranklens.cli.examples_command import register as register_examples
-    from ranklens.cli.expeval_command import register as register_expeval
-    from ranklens.cli.explain_command import register as register_explain
-    from ranklens.cli.fuse_command import register as register_fuse
-    from ranklens.cli.gdeval_command import register as register_gdeval
-    from ranklens.cli.judge_next_command import register as register_judge_next
-    from ranklens.cli.judges_command import register as register_judges
-    from ranklens.cli.ndeval_command import register as register_ndeval
-    from ranklens.cli.plot_command import register as register_plot
-    from ranklens.cli.pool_command import register as register_pool
-    from ranklens.cli.report_command import register as register_report
-    from ranklens.cli.sample_eval_command import register as register_sample_eval
-    from ranklens.cli.topics_command import register as register_topics
+    from ranklens.cli import _options
 
-    parser = _Parser(
+    parser = _TopParser(
         prog="ranklens",
-        description="Evaluate rankings: trec_eval-exact IR measures, fast.",
-        epilog="Run 'ranklens COMMAND --help' for a command's options.",
+        description=(
+            "Evaluate rankings: trec_eval-exact IR, recommender and diversity measures, "
+            "significance tests, judge agreement, plots and reports."
+        ),
+        epilog=(
+            "Run 'ranklens COMMAND --help' for a command's options; 'ranklens eval --example' "
+            "evaluates the bundled example."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=_version())
-    parser.add_argument(
-        "--plugin",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import MODULE first (a module that defines measures with "
-        "ranklens.define_measure); may be repeated",
-    )
+    _options.add_plugin(parser, dest="plugin")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    eval_command.register(commands)
-    measures_command.register(commands)
-    trec_eval_command.register(commands)
-    register_ndeval(commands)
-    register_gdeval(commands)
-    register_sample_eval(commands)
-    register_expeval(commands)
-    curve_command.register(commands)
-    register_compare(commands)
-    register_topics(commands)
-    register_discriminate(commands)
-    register_explain(commands)
-    register_plot(commands)
-    register_report(commands)
-    register_examples(commands)
-    register_fuse(commands)
-    register_judges(commands)
-    register_pool(commands)
-    register_judge_next(commands)
+    for module_name in COMMAND_MODULES:
+        module = importlib.import_module(f"ranklens.cli.{module_name}")
+        module.register(commands)
+    for subparser in dict.fromkeys(commands.choices.values()):
+        _options.add_plugin(subparser, dest="plugin_after")
     return parser
 
 
@@ -84,12 +158,30 @@ def _version() -> str:
     return f"ranklens {__version__}"
 
 
+def _subcommand_parser(
+    parser: argparse.ArgumentParser, argv: Sequence[str]
+) -> argparse.ArgumentParser:
+    """The parser of the command named in ``argv`` (the top one if none is)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for arg in argv:
+                if arg in action.choices:
+                    chosen: argparse.ArgumentParser = action.choices[arg]
+                    return chosen
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     _tune_numpy()
+    arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(arguments)
+        if unknown:
+            _subcommand_parser(parser, arguments).error(
+                f"unrecognized arguments: {' '.join(unknown)}"
+            )
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
     if args.command is None:
@@ -99,51 +191,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("default")  # print, never raise
             warnings.showwarning = _one_line_warning
-            _import_plugins(args.plugin)
+            _import_plugins([*args.plugin, *(getattr(args, "plugin_after", None) or [])])
             status: int = args.handler(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        from ranklens.base.errors import RanklensError
-
-        if isinstance(exc, RanklensError):
-            message = str(exc)
-        elif isinstance(exc, MemoryError):
-            message = (
-                "out of memory: the input does not fit this machine's memory; evaluate fewer "
-                "runs at once, or split the run by query"
-            )
-        elif isinstance(exc, OSError):
-            message = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
-        else:
-            message = (
-                f"internal error ({type(exc).__name__}: {exc}); please report it with the "
-                "command you ran"
-            )
-        sys.stderr.write(f"ranklens: error: {message}\n")
+        sys.stderr.write(f"ranklens: error: {_error_line(exc)}\n")
         return EXIT_ERROR
     return status
 
 
+def _error_line(exc: Exception) -> str:
+    """The one line printed for an exception that ended a command."""
+    from ranklens.base.errors import RanklensError
+
+    if isinstance(exc, RanklensError):
+        return str(exc)
+    if isinstance(exc, MemoryError):
+        return (
+            "out of memory: the input does not fit this machine's memory; evaluate fewer "
+            "runs at once, or split the run by query"
+        )
+    if isinstance(exc, OSError):
+        return f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
+    return (
+        f"internal error ({type(exc).__name__}: {exc}); please report it with the command you ran"
+    )
+
+
 def _import_plugins(modules: Sequence[str]) -> None:
-    """Import the ``--plugin`` modules (their measures are then known by name)."""
-    import importlib
-    import os
+    """Import the ``--plugin`` modules (their measures are then known by name): a module
+    name, or the path of a ``.py`` file. An error inside the plugin is the plugin's, named
+    as such with its file and line."""
+    from ranklens.cli._plugins import import_plugin
 
-    from ranklens.base.errors import OptionError
-
-    if modules and os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.append(os.getcwd())  # a plugin beside the data, as with ``python -m``
-    for module in modules:
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:
-            raise OptionError(
-                f"--plugin {module}: cannot import it ({exc}); give an importable module name "
-                "(on sys.path, e.g. in the current folder or installed)"
-            ) from None
+    for module in dict.fromkeys(modules):
+        import_plugin(module)
 
 
 def _one_line_warning(message: Warning | str, *args: object, **kwargs: object) -> None:

@@ -13,6 +13,20 @@ TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 
+def add_plugin(p: argparse.ArgumentParser, dest: str) -> None:
+    """``--plugin MODULE``: taken before the command (``dest='plugin'``) and after it
+    (``dest='plugin_after'``, added to every command)."""
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        dest=dest,
+        metavar="MODULE",
+        help="import MODULE first: a module name or a .py file that defines measures with "
+        "ranklens.define_measure (repeatable; before or after the command)",
+    )
+
+
 def add_files(p: argparse.ArgumentParser, runs_help: str) -> None:
     """``QRELS RUN ...`` (both optional so that ``--example`` can stand for them)."""
     p.add_argument("qrels", nargs="?", help="qrels file (TREC format; .gz/.bz2/.xz; - for stdin)")
