@@ -1,5 +1,25 @@
-"""Options shared by several subcommands, declared once: the input files and
-``--example``, the measures, the evaluation conventions and the statistics."""
+"""The command line's one option vocabulary, declared once.
+
+Every command that takes these things takes them with these spellings (checked for every
+command by ``tests/test_cli_vocabulary.py``):
+
+=====================  ==================================================================
+``QRELS RUN ...``      positional, judgments first (:func:`add_files`)
+``-m/--measure``       repeatable; spaces or commas between measures (:func:`add_measures`)
+``--example``          the bundled example data instead of files (:func:`add_example`)
+``--ties``             :data:`TIES`, the same choices everywhere (:func:`add_conventions`)
+``--queries``          :data:`QUERY_POLICIES` (:func:`add_conventions`)
+``--name``             a name per run, repeatable (:func:`add_names`)
+``-f/--format``        the output format
+``-o/--output``        write to a file instead of stdout, ``--force`` to replace one
+                       (:func:`add_output`)
+``--quiet``            nothing on stderr but warnings and errors (:func:`add_quiet`)
+``--plugin``           before or after the command (added to every command)
+=====================  ==================================================================
+
+and one default measure set per kind of data: :data:`DEFAULT_MEASURES` (ad hoc retrieval)
+and :data:`RECOMMENDER_MEASURES`.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +31,13 @@ QUERY_POLICIES = ("qrels", "both", "run")
 DUPLICATES = ("error", "first", "max")
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+
+DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR")
+"""The measures of every command that evaluates runs when no ``-m`` is given (ad hoc
+retrieval): trec_eval's map, ndcg, ndcg_cut.10, P.10, recall.100 and recip_rank."""
+
+RECOMMENDER_MEASURES = ("nDCG@10", "P@10", "R@10", "RR@10", "Coverage@10", "ARP@10")
+"""The recommender set, named in the docs (``-m`` with these names); not a default."""
 
 
 def add_plugin(p: argparse.ArgumentParser, dest: str) -> None:
@@ -52,6 +79,33 @@ def add_example(p: argparse.ArgumentParser, what: str) -> None:
         "--example",
         action="store_true",
         help=f"{what} the bundled example (TREC DL 2019 passage qrels, runs bm25 and rerank)",
+    )
+
+
+def add_names(p: argparse.ArgumentParser) -> None:
+    """``--name NAME`` once per run, in order."""
+    p.add_argument(
+        "--name",
+        action="append",
+        dest="names",
+        metavar="NAME",
+        help="a name for each run, in order (repeat once per run; default: the run tag, or "
+        "the file name's stem when runs share a tag or have none)",
+    )
+
+
+def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = False) -> None:
+    """``-o/--output FILE`` (stdout by default unless ``required``) and ``--force``."""
+    p.add_argument(
+        "-o",
+        "--output",
+        required=required,
+        default=None if required else "-",
+        metavar="FILE",
+        help=f"write {what} to FILE" + ("" if required else " (default: stdout)"),
+    )
+    p.add_argument(
+        "--force", action="store_true", help="overwrite FILE if it exists (never an input file)"
     )
 
 
