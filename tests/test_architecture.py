@@ -49,6 +49,7 @@ THIN_METHODS = {
     ("ranklens.analysis.comparison", "to_latex"),
     ("ranklens.analysis.comparison", "to_csv"),
     ("ranklens.analysis.comparison", "_repr_html_"),
+    ("ranklens.analysis.comparison", "__str__"),
     ("ranklens.analysis.topics", "plot"),
 }
 

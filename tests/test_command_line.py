@@ -32,15 +32,10 @@ NO_FORMAT = {
 NO_EXAMPLE = {
     "measures": "reads no data",
     "examples": "writes the example data itself",
-    "fuse": "fuses the runs it is given ('ranklens examples' writes two to try)",
     "ndeval": "the bundled example has no subtopic qrels",
     "gdeval": "a drop-in for gdeval.pl: its arguments only",
     "sample-eval": "the bundled example has no stratified sampled qrels",
     "expeval": "the bundled example has no sampled rankings",
-    "agreement": "compares two sets of judgments; the bundled example has one",
-    "leaderboard": "compares two sets of judgments; the bundled example has one",
-    "ppi": "needs a human sample and LLM judgments; the bundled example has one set",
-    "reproduction": "compares a run with its reproduction; the bundled runs are not one",
 }
 
 

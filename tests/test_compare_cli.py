@@ -77,7 +77,7 @@ def test_table_with_all_pairs_and_correlation(files: list[str], capsys) -> None:
 
 
 def test_markdown(capsys) -> None:
-    code, out, _ = run_cli(["compare", "--example", "-f", "markdown"], capsys)
+    code, out, _ = run_cli(["compare", "--example", "-f", "markdown", "-m", "nDCG@10,AP"], capsys)
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "| run | nDCG@10 | AP |"

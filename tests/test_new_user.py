@@ -342,8 +342,8 @@ def test_results_carry_the_tie_count_and_eval_reports_it(
     assert by_rank.tie_affected_queries is None  # the rank column orders: no ties to count
     assert main(["eval", str(qrels_path), str(run_path), "-m", "RR"]) == 0
     err = capsys.readouterr().err
-    assert "tied scores can decide the values of 2 of 2 queries" in err
-    assert "docs/conventions.md" in err
+    assert "tied scores can change the values of some queries (tag 2 of 2)" in err
+    assert "--ties input keeps the run's order" in err
     assert main(["eval", str(qrels_path), str(_write_run(tmp_path / "u.txt", untied))]) == 0
     assert "tied" not in capsys.readouterr().err
     assert main(["trec-eval", str(qrels_path), str(run_path)]) == 0

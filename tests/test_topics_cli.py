@@ -11,6 +11,7 @@ import pytest
 import ranklens
 from ranklens.analysis.stats.power import topic_set_size
 from ranklens.cli import main
+from ranklens.cli._options import DEFAULT_MEASURES
 from ranklens.data.examples import example_paths
 
 
@@ -23,7 +24,7 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 @pytest.fixture(scope="module")
 def example_results():
     qrels, runs = example_paths()
-    return [ranklens.evaluate(qrels, r, ["nDCG@10", "AP"]) for r in runs]
+    return [ranklens.evaluate(qrels, r, list(DEFAULT_MEASURES)) for r in runs]
 
 
 def test_topics_from_runs_equals_the_api(example_results, capsys) -> None:
@@ -113,7 +114,7 @@ def test_discriminate_json_equals_the_api(example_results, capsys, tmp_path: Pat
     expected = ranklens.discriminative_power(example_results, resamples=300).to_dict()
     swaps = [
         row
-        for m in ("nDCG@10", "AP")
+        for m in DEFAULT_MEASURES
         for row in ranklens.swap_rate(example_results, m, trials=20).to_records()
     ]
     assert payload == json.loads(json.dumps({**expected, "swap_rates": swaps}))
@@ -126,7 +127,7 @@ def test_discriminate_table_and_csv(capsys) -> None:
     code, out, _ = run_cli(["discriminate", "--example", "--resamples", "200", "-f", "csv"], capsys)
     lines = out.splitlines()
     assert lines[0] == "measure,run,against,delta,bootstrap_asl,tukey_asl,required_difference"
-    assert len(lines) == 1 + 2  # one pair, two measures
+    assert len(lines) == 1 + len(DEFAULT_MEASURES)  # one pair, each default measure
 
 
 def test_discriminate_errors(capsys) -> None:

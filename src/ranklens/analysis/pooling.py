@@ -47,6 +47,7 @@ from types import MappingProxyType
 from typing import IO, Any
 
 from ranklens.base.errors import InputWarning, OptionError
+from ranklens.base.types import TIE_POLICIES, TiePolicy
 from ranklens.data.coerce import as_qrels, as_run
 from ranklens.data.naming import distinct_names
 from ranklens.data.run import Run
@@ -165,9 +166,10 @@ def check_options(
     return depth, budget
 
 
-def _ranked(run: Run, depth: int | None) -> dict[str, list[str]]:
-    """Each query's documents in ranked order (trec_eval's), cut at ``depth``."""
-    order = run.ranking("trec_eval").tolist()
+def _ranked(run: Run, depth: int | None, ties: TiePolicy) -> dict[str, list[str]]:
+    """Each query's documents in ranked order (by the tie policy ``ties``), cut at
+    ``depth``."""
+    order = run.ranking(ties).tolist()
     docids = run.docids()
     bounds = run.q_offsets.tolist()
     out: dict[str, list[str]] = {}
@@ -195,6 +197,8 @@ def pool(
     budget: int | None = None,
     p: float = 0.8,
     k: float = 60,
+    *,
+    ties: TiePolicy = "trec_eval",
 ) -> Pool:
     """Pool the documents of ``runs`` for judging (see the module docstring).
 
@@ -214,6 +218,10 @@ def pool(
         descending).
     p, k
         RBP's persistence (``0 < p < 1``) and RRF's constant (``k >= 0``).
+    ties
+        How each run's equal scores are ordered before it is cut at ``depth``: trec_eval's
+        order (document id descending; the default), ``"input"``, ``"docid_asc"``, or
+        ``"rank"`` (the runs' rank column).
 
     Examples
     --------
@@ -226,7 +234,9 @@ def pool(
     """
     depth, budget = check_options(strategy, depth, budget, p, k)
     loaded, names = _runs(runs)
-    ranked = [_ranked(run, depth) for run in loaded]
+    if ties not in TIE_POLICIES:
+        raise OptionError(f"ties must be one of {list(TIE_POLICIES)}, not {ties!r}")
+    ranked = [_ranked(run, depth, ties) for run in loaded]
     qids = sorted({qid for per_run in ranked for qid in per_run})
     documents: dict[str, Mapping[str, tuple[int, ...]]] = {}
     for qid in qids:

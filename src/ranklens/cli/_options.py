@@ -24,7 +24,11 @@ and :data:`RECOMMENDER_MEASURES`.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import contextlib
+import io
+import sys
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 
 TIES = ("trec_eval", "input", "docid_asc", "rank")
 QUERY_POLICIES = ("qrels", "both", "run")
@@ -56,8 +60,13 @@ def add_plugin(p: argparse.ArgumentParser, dest: str) -> None:
 
 def add_files(p: argparse.ArgumentParser, runs_help: str) -> None:
     """``QRELS RUN ...`` (both optional so that ``--example`` can stand for them)."""
-    p.add_argument("qrels", nargs="?", help="qrels file (TREC format; .gz/.bz2/.xz; - for stdin)")
-    p.add_argument("runs", nargs="*", metavar="run", help=runs_help)
+    p.add_argument(
+        "qrels",
+        nargs="?",
+        metavar="QRELS",
+        help="qrels file (TREC format, .gz/.bz2/.xz, - for stdin; or .parquet, .jsonl, .csv)",
+    )
+    p.add_argument("runs", nargs="*", metavar="RUN", help=runs_help)
 
 
 def add_measures(p: argparse.ArgumentParser, default: tuple[str, ...]) -> None:
@@ -68,8 +77,8 @@ def add_measures(p: argparse.ArgumentParser, default: tuple[str, ...]) -> None:
         action="append",
         dest="measures",
         metavar="MEASURE",
-        help=f"a measure (repeatable; several per value separated by spaces); default: "
-        f"{' '.join(default)}",
+        help=f"measures: repeat -m, or give several separated by commas or spaces "
+        f"(-m nDCG@10,AP); default: {','.join(default)}",
     )
 
 
@@ -94,6 +103,19 @@ def add_names(p: argparse.ArgumentParser) -> None:
     )
 
 
+def given_names(args: argparse.Namespace, count: int) -> list[str | None]:
+    """The ``--name`` values, one per run (``None`` where not given); refuses a count that
+    differs from the runs'."""
+    names = getattr(args, "names", None)
+    if names is None:
+        return [None] * count
+    if len(names) != count:
+        from ranklens.base.errors import OptionError
+
+        raise OptionError(f"--name given {len(names)} times for {count} runs (once per run)")
+    return list(names)
+
+
 def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = False) -> None:
     """``-o/--output FILE`` (stdout by default unless ``required``) and ``--force``."""
     p.add_argument(
@@ -107,6 +129,36 @@ def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = False)
     p.add_argument(
         "--force", action="store_true", help="overwrite FILE if it exists (never an input file)"
     )
+
+
+def check_output(args: argparse.Namespace, inputs: list[Any] | tuple[Any, ...] = ()) -> None:
+    """Refuse ``-o FILE`` before the work (see :func:`output_stream`)."""
+    target = getattr(args, "output", "-")
+    if target not in (None, "-"):
+        from ranklens.data.output import check_destination
+
+        named = [p for p in inputs if isinstance(p, str) and p != "-"]
+        check_destination(target, named, args.force)
+
+
+@contextlib.contextmanager
+def output_stream(
+    args: argparse.Namespace, inputs: list[Any] | tuple[Any, ...] = ()
+) -> Iterator[IO[str]]:
+    """Where a command writes: stdout, or the file of ``-o`` (checked before the work:
+    never one of ``inputs``, an existing file only with ``--force``; written whole at the
+    end, atomically, so a failure leaves nothing half-written)."""
+    target = getattr(args, "output", "-")
+    if target in (None, "-"):
+        yield sys.stdout
+        return
+    from ranklens.data.output import check_destination, write_atomically
+
+    named = [p for p in inputs if isinstance(p, str) and p != "-"]
+    check_destination(target, named, args.force)
+    buffer = io.StringIO()
+    yield buffer
+    write_atomically(target, buffer.getvalue(), inputs=named, force=args.force)
 
 
 def add_quiet(p: argparse.ArgumentParser, what: str | None = None) -> None:
@@ -136,8 +188,8 @@ def resolve_one_run(args: argparse.Namespace) -> None:
         raise OptionError("only one of the files can be '-' (stdin)")
 
 
-def add_conventions(p: argparse.ArgumentParser, duplicates: bool = True) -> None:
-    """``--ties``, ``--queries``, ``--depth`` (and ``--duplicates``)."""
+def add_ties(p: argparse.ArgumentParser) -> None:
+    """``--ties``: how equal scores are ordered (:data:`TIES`, the same everywhere)."""
     p.add_argument(
         "--ties",
         choices=TIES,
@@ -145,13 +197,22 @@ def add_conventions(p: argparse.ArgumentParser, duplicates: bool = True) -> None
         help="order of equal scores: docid descending as trec_eval (default), input order, "
         "or docid ascending; 'rank': by the run's rank column instead of scores (as ndeval)",
     )
-    p.add_argument(
-        "--queries",
-        choices=QUERY_POLICIES,
-        default="qrels",
-        help="which queries count: the qrels' (default; missing from a run = 0), those in both, "
-        "or the run's",
-    )
+
+
+def add_conventions(
+    p: argparse.ArgumentParser, duplicates: bool = True, queries: bool = True
+) -> None:
+    """``--ties``, ``--queries`` (unless the command decides the queries itself),
+    ``--depth`` (and ``--duplicates``)."""
+    add_ties(p)
+    if queries:
+        p.add_argument(
+            "--queries",
+            choices=QUERY_POLICIES,
+            default="qrels",
+            help="which queries count: the qrels' (default; missing from a run = 0), those in "
+            "both, or the run's",
+        )
     p.add_argument("--depth", type=int, metavar="N", help="only the top N documents per query")
     if duplicates:
         p.add_argument(
@@ -238,6 +299,11 @@ STATISTICS = (
 CONVENTIONS = ("ties", "queries", "depth", "duplicates")
 
 
+def conventions(args: argparse.Namespace) -> dict[str, Any]:
+    """The conventions the command took (of :data:`CONVENTIONS`), as keyword arguments."""
+    return {name: getattr(args, name) for name in CONVENTIONS if hasattr(args, name)}
+
+
 def add_item_data(p: argparse.ArgumentParser) -> None:
     """``--popularity``, ``--num-items`` and ``--num-users``: the side data of the
     recommender measures (:mod:`ranklens.ranking.items`)."""
@@ -317,8 +383,15 @@ def resolve_inputs(args: argparse.Namespace, min_runs: int, *extra_files: Any) -
 
 
 def measure_names(values: list[str] | None, default: tuple[str, ...]) -> list[str]:
-    """The measures of repeated ``-m`` options, each split on whitespace outside
-    parentheses and braces; ``default`` when none was given."""
+    """The measures of repeated ``-m`` options, each split on whitespace and commas outside
+    parentheses and braces; ``default`` when none was given.
+
+    A comma followed by a digit continues a trec_eval parameter list (``P.5,10``,
+    ``ndcg_cut.10,20``) rather than starting a measure (no measure name starts with one):
+
+    >>> measure_names(["nDCG@10,AP", "P.5,10 RBP(p=0.8,gain='graded')"], ())
+    ['nDCG@10', 'AP', 'P.5,10', "RBP(p=0.8,gain='graded')"]
+    """
     if not values:
         return list(default)
     names: list[str] = []
@@ -331,10 +404,11 @@ def _split_measures(value: str) -> list[str]:
     out: list[str] = []
     current: list[str] = []
     depth = 0
-    for ch in value:
+    for i, ch in enumerate(value):
         depth += ch in "({"
         depth -= ch in ")}"
-        if ch.isspace() and depth == 0:
+        ends = ch.isspace() or (ch == "," and not value[i + 1 : i + 2].isdigit())
+        if ends and depth == 0:
             if current:
                 out.append("".join(current))
                 current = []
@@ -343,3 +417,35 @@ def _split_measures(value: str) -> list[str]:
     if current:
         out.append("".join(current))
     return out
+
+
+def looks_like_qrels(path: str) -> bool:
+    """Whether the TREC text file ``path`` (plain, .gz, .bz2 or .xz) starts like qrels: its
+    first line that is not blank or a ``#`` comment has four fields, the last a whole
+    number (a run line has six). Anything else, or a file that cannot be read, is not."""
+    import bz2
+    import gzip
+    import lzma
+
+    if path == "-":
+        return False
+    openers: dict[str, Callable[..., Any]] = {
+        ".gz": gzip.open,
+        ".bz2": bz2.open,
+        ".xz": lzma.open,
+    }
+    opener: Callable[..., Any] = next(
+        (o for suffix, o in openers.items() if path.endswith(suffix)), open
+    )
+    try:
+        with opener(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except (OSError, EOFError, ValueError, lzma.LZMAError):
+        return False
+    for raw in head.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(b"#"):
+            continue
+        fields = line.split()
+        return len(fields) == 4 and fields[3].lstrip(b"-").isdigit()
+    return False

@@ -10,9 +10,8 @@ from typing import IO, Any
 
 from ranklens.cli import _options
 
-DEFAULT_MEASURES = ("nDCG@10", "AP")
+DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 FORMATS = ("table", "markdown", "latex", "csv", "json")
-_WIDE = 240
 
 
 def register(commands: Any) -> None:
@@ -30,14 +29,7 @@ def register(commands: Any) -> None:
     )
     _options.add_files(p, "two or more run files (TREC format)")
     _options.add_measures(p, DEFAULT_MEASURES)
-    p.add_argument(
-        "--name",
-        action="append",
-        dest="names",
-        metavar="NAME",
-        help="a name for each run, in order (repeat once per run; default: the run tag, or "
-        "the file name's stem when runs share a tag or have none)",
-    )
+    _options.add_names(p)
     _options.add_statistics(p)
     p.add_argument(
         "--tukey",
@@ -66,6 +58,7 @@ def register(commands: Any) -> None:
         "detect the observed difference (paired t-test at --alpha; default 0.8)",
     )
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_output(p, "the comparison")
     p.add_argument(
         "--bounds",
         action="store_true",
@@ -85,6 +78,8 @@ def run_compare(args: argparse.Namespace) -> int:
     from ranklens.base.errors import OptionError
 
     _options.resolve_inputs(args, 2, args.correlate_qrels)
+    inputs = [args.qrels, *args.runs, args.correlate_qrels, args.popularity, args.train]
+    _options.check_output(args, inputs)
     if args.names is not None and len(args.names) != len(args.runs):
         raise OptionError(
             f"--name given {len(args.names)} times for {len(args.runs)} runs (once per run)"
@@ -126,7 +121,8 @@ def run_compare(args: argparse.Namespace) -> int:
             f"ranklens: {cmp.queries_dropped} queries not in every run left out; "
             f"{len(cmp.queries)} compared\n"
         )
-    write(cmp, args.format, sys.stdout)
+    with _options.output_stream(args, inputs) as out:
+        write(cmp, args.format, out)
     return 0
 
 
@@ -150,54 +146,12 @@ def write(cmp: Any, fmt: str, out: IO[str]) -> None:
 
 
 def _write_table(cmp: Any, out: IO[str]) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
+    from ranklens.presentation.comparison_format import write_table
 
-    from ranklens.presentation import comparison_format as fmt
-
-    console = Console(file=out, highlight=False, soft_wrap=False)
-    if not console.is_terminal:  # a file or a pipe: never crop
-        console = Console(file=out, highlight=False, soft_wrap=False, width=_WIDE)
-
-    def cell(value: str, mark: str, best: bool) -> str:
-        text = f"[bold]{value}[/bold]" if best else value
-        letters = mark.replace(fmt.WORSE, "")
-        text += fmt.superscript(letters)
-        return text + (f" [red]{fmt.WORSE}[/red]" if fmt.WORSE in mark else "")
-
-    def table(
-        header: list[str], rows: list[list[str]], right_from: int, title: str, plain: int = 99
-    ) -> Table:
-        """A rich table; cells from column ``plain`` on are markup, the others text."""
-        t = Table(title=title, title_justify="left")
-        if not console.is_terminal:  # plain text into a pipe or a file, as eval writes
-            t.box = None
-        for i, h in enumerate(header):
-            t.add_column(escape(h), justify="right" if i >= right_from else "left", no_wrap=True)
-        for row in rows:
-            t.add_row(*(c if i >= plain else escape(c) for i, c in enumerate(row)))
-        return t
-
-    header, rows = fmt.summary_cells(cmp, cell)
-    console.print(table(header, rows, 1, "means", plain=1))
-    console.print(fmt.legend(cmp) + " Best value per measure in bold.", markup=False)
-    console.print(fmt.description(cmp), markup=False)
-    header, rows = fmt.detail_rows(cmp)
-    console.print(table(header, rows, 3, "differences (run - vs)"))
-    header, rows = fmt.power_rows(cmp)
-    console.print(table(header, rows, 3, fmt.power_title(cmp)))
-    for note in cmp.power_notes():
-        console.print(note, markup=False, soft_wrap=True)
-    if cmp.tukey is not None:
-        kind = "queries as blocks" if cmp.tukey_kind == "blocked" else "one-way"
-        header, rows = fmt.tukey_rows(cmp)
-        console.print(table(header, rows, 3, f"Tukey's HSD ({kind})"))
-    if cmp.correlation:
-        header, rows = fmt.correlation_rows(cmp)
-        console.print(table(header, rows, 2, "rank correlation of the orderings of the runs"))
+    extra = []
     if getattr(cmp, "flips", None) is not None:
         from ranklens.cli.bounds_output import flips_rows
 
         header, rows, title = flips_rows(cmp.flips)
-        console.print(table(header, rows, 3, title))
+        extra.append((header, rows, 3, title))
+    write_table(cmp, out, extra)

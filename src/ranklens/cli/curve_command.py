@@ -1,12 +1,11 @@
-"""``ranklens curve QRELS RUN --kind pr|ipr|roc`` (or ``--example``): the points of a curve (see
-:mod:`ranklens.analysis.curves`)."""
+"""``ranklens curve pr|ipr|roc QRELS RUN`` (or ``--example``): the points of a curve (see
+:mod:`ranklens.analysis.curves`); the kind as ``plot`` takes it, or as ``--kind``."""
 
 from __future__ import annotations
 
 import argparse
 import csv
 import json
-import sys
 from typing import IO, Any
 
 from ranklens.cli import _options
@@ -28,18 +27,15 @@ def register(commands: Any) -> None:
             "optimal cut-offs by Youden's J, distance to (0, 1) and TPR * (1 - FPR))."
         ),
     )
-    p.add_argument("qrels", nargs="?", help="qrels file (TREC format; .gz/.bz2/.xz; - for stdin)")
-    p.add_argument("run", nargs="?", help="run file (TREC format)")
-    p.add_argument("--kind", choices=KINDS, required=True, help="which curve")
+    p.add_argument("kind_arg", nargs="?", metavar="KIND", help=f"which curve: {', '.join(KINDS)}")
+    p.add_argument("qrels", nargs="?", metavar="QRELS", help="qrels file (- for stdin)")
+    p.add_argument("run", nargs="?", metavar="RUN", help="run file")
+    p.add_argument("--kind", choices=KINDS, help="which curve (the same as KIND)")
     p.add_argument("--query", metavar="Q", help="only this query")
     p.add_argument("--rel", type=int, default=1, metavar="N", help="minimum relevant grade")
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
-    p.add_argument(
-        "--ties",
-        choices=("trec_eval", "input", "docid_asc"),
-        default="trec_eval",
-        help="order of equal scores (default: docid descending, as trec_eval)",
-    )
+    _options.add_output(p, "the points")
+    _options.add_conventions(p)
     _options.add_example(p, "draw the curves of (with the bm25 run)")
     _options.add_quiet(p)
     p.set_defaults(handler=run_curve)
@@ -50,16 +46,36 @@ Rows = list[list[Any]]
 
 def run_curve(args: argparse.Namespace) -> int:
     """Handle ``ranklens curve``."""
+    _resolve_kind(args)
     _options.resolve_one_run(args)
-    options = {"ties": args.ties}
+    _options.check_output(args, [args.qrels, args.run])
+    options = _options.chosen(args, _options.CONVENTIONS)
     if args.kind == "pr":
         payload, tables = _pr(args, options)
     elif args.kind == "ipr":
         payload, tables = _ipr(args, options)
     else:
         payload, tables = _roc(args, options)
-    _write(payload, tables, args.format, sys.stdout)
+    with _options.output_stream(args, [args.qrels, args.run]) as out:
+        _write(payload, tables, args.format, out)
     return 0
+
+
+def _resolve_kind(args: argparse.Namespace) -> None:
+    """The kind from ``KIND`` (first, as ``plot`` takes it) or ``--kind``; the positional
+    arguments move over when ``KIND`` was not given (``curve --kind pr QRELS RUN``)."""
+    from ranklens.base.errors import OptionError
+
+    given = args.kind_arg
+    if given is not None and given not in KINDS:
+        if args.run is not None:
+            raise OptionError(f"the curve's kind must be one of {', '.join(KINDS)}, not {given!r}")
+        args.kind_arg, args.qrels, args.run = None, given, args.qrels
+    if args.kind_arg is not None and args.kind is not None and args.kind_arg != args.kind:
+        raise OptionError(f"two kinds given: {args.kind_arg} and --kind {args.kind}; give one")
+    args.kind = args.kind_arg or args.kind
+    if args.kind is None:
+        raise OptionError(f"give the curve's kind first: one of {', '.join(KINDS)}")
 
 
 def _pr(args: argparse.Namespace, options: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:

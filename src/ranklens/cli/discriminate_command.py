@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import IO, Any
 
 from ranklens.cli import _options
 
-DEFAULT_MEASURES = ("nDCG@10", "AP")
+DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 _WIDE = 240
 
 
@@ -65,7 +64,11 @@ def register(commands: Any) -> None:
         metavar="FILE",
         help="write the swap rates of the first measure to FILE (needs matplotlib)",
     )
-    p.add_argument("-f", "--format", choices=("table", "json", "csv"), default="table")
+    p.add_argument(
+        "-f", "--format", choices=("table", "json", "csv"), default="table", help="output format"
+    )
+    _options.add_output(p, "the table")
+    _options.add_names(p)
     _options.add_conventions(p)
     _options.add_example(p, "compare the measures on")
     _options.add_quiet(p, "the progress bar")
@@ -75,6 +78,7 @@ def register(commands: Any) -> None:
 def run_discriminate(args: argparse.Namespace) -> int:
     """Handle ``ranklens discriminate``."""
     _options.resolve_inputs(args, 2)
+    _options.check_output(args, [args.qrels, *args.runs])
     from ranklens.analysis.topics import discriminative_power, swap_rate
     from ranklens.data.coerce import as_run
     from ranklens.data.naming import distinct_names
@@ -83,7 +87,7 @@ def run_discriminate(args: argparse.Namespace) -> int:
     measures = _options.measure_names(args.measures, DEFAULT_MEASURES)
     evaluator = Evaluator(args.qrels, measures, **_options.chosen(args, _options.CONVENTIONS))
     runs = [as_run(path, args.duplicates) for path in args.runs]
-    names = distinct_names(runs, [None] * len(runs))
+    names = distinct_names(runs, _options.given_names(args, len(runs)))
     results = [evaluator.evaluate(r.renamed(n)) for r, n in zip(runs, names, strict=True)]
     from ranklens.presentation.progress import progress_bar
 
@@ -113,7 +117,8 @@ def run_discriminate(args: argparse.Namespace) -> int:
         dp.plot().savefig(args.plot)
     if args.swap_plot:
         swaps[0].plot().savefig(args.swap_plot)
-    _write(args, dp, swaps if args.swap_rate else [], sys.stdout)
+    with _options.output_stream(args, [args.qrels, *args.runs]) as out:
+        _write(args, dp, swaps if args.swap_rate else [], out)
     return 0
 
 

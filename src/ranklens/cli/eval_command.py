@@ -9,7 +9,7 @@ from typing import Any
 
 from ranklens.cli import _options
 
-DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR")
+DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 FORMATS = ("table", "trec", "tsv", "csv", "json", "jsonl")
 
 
@@ -27,15 +27,9 @@ def register(commands: Any) -> None:
     _options.add_files(p, "run file(s) (TREC format)")
     _options.add_measures(p, DEFAULT_MEASURES)
     p.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
-    p.add_argument(
-        "--name",
-        action="append",
-        dest="names",
-        metavar="NAME",
-        help="a name for each run, in order (repeat once per run; default: the run tag, or "
-        "the file name's stem when runs share a tag or have none)",
-    )
+    _options.add_names(p)
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_output(p, "the results")
     p.add_argument(
         "--num-docs",
         type=int,
@@ -76,7 +70,7 @@ def register(commands: Any) -> None:
         "documents (columns M_low, M_high; see docs/incomplete.md)",
     )
     _options.add_max_grade(p)
-    p.add_argument("--quiet", action="store_true", help="no query counts on stderr")
+    _options.add_quiet(p, "the notices on queries and ties")
     p.add_argument(
         "--precision",
         choices=("short", "full"),
@@ -120,6 +114,8 @@ def run_eval(args: argparse.Namespace) -> int:
     from ranklens.base.errors import OptionError
 
     _options.resolve_inputs(args, 1, args.judgments)
+    inputs = [args.qrels, *args.runs, args.judgments, args.costs, args.popularity, args.train]
+    _options.check_output(args, inputs)
 
     from ranklens.cli.output import write_results
     from ranklens.evaluation.evaluator import Evaluator
@@ -159,7 +155,8 @@ def run_eval(args: argparse.Namespace) -> int:
                 **_options.chosen(args, ("ties", "queries", "depth", "duplicates")),
             )
         full = args.precision == "full"
-        write_results(results, args.format, args.per_query, sys.stdout, full=full)
+        with _options.output_stream(args, inputs) as out:
+            write_results(results, args.format, args.per_query, out, full=full)
         return 0
     evaluator = Evaluator(
         args.qrels,
@@ -194,7 +191,6 @@ def run_eval(args: argparse.Namespace) -> int:
         args.stream is None
         and any(should_stream(path) or should_stream_parquet(path) for path in args.runs)
     )
-    results = []
     runs_read: list[Any] = []
     if streamed and args.bounds:
         streamed = False  # the ranges need the runs in memory
@@ -210,8 +206,7 @@ def run_eval(args: argparse.Namespace) -> int:
             pairs.append((path, result))
     else:  # read first, so that runs sharing a tag can be named by their files
         runs = [
-            as_run(path, args.duplicates, name)
-            for path, name in zip(args.runs, given, strict=True)
+            as_run(path, args.duplicates, name) for path, name in zip(args.runs, given, strict=True)
         ]
         names = distinct_names(runs, given)
         _refuse_repeated(names)
@@ -221,11 +216,9 @@ def run_eval(args: argparse.Namespace) -> int:
             for path, run, name in zip(args.runs, runs, names, strict=True)
         ]
     _refuse_repeated([result.run for _, result in pairs])
-    for path, result in pairs:
-        if not args.quiet:
-            _report_counts(path, result.query_counts, args.queries)
-            _report_ties(path, result.tie_affected_queries, len(result.queries), args.ties)
-        results.append(result)
+    results = [result for _, result in pairs]
+    if not args.quiet:
+        report_notices(results, args.queries, args.ties, example=args.example)
     if args.bounds:
         from ranklens.analysis.bounds import bounds
         from ranklens.base.errors import InputWarning
@@ -236,9 +229,11 @@ def run_eval(args: argparse.Namespace) -> int:
             warnings.simplefilter("ignore", InputWarning)
             ranges = [bounds(qrels, run, measures, args.max_grade) for run in runs_read]
         full = args.precision == "full"
-        write_bounds(results, ranges, args.format, args.per_query, sys.stdout, full=full)
+        with _options.output_stream(args, inputs) as out:
+            write_bounds(results, ranges, args.format, args.per_query, out, full=full)
         return 0
-    write_results(results, args.format, args.per_query, sys.stdout, full=args.precision == "full")
+    with _options.output_stream(args, inputs) as out:
+        write_results(results, args.format, args.per_query, out, full=args.precision == "full")
     return 0
 
 
@@ -289,44 +284,66 @@ def _eval_sampled(args: argparse.Namespace, evaluator: Any) -> int:
     for path, name in zip(args.runs, given, strict=True):
         result = evaluator.evaluate(path, name or Path(path).stem or "run")
         if not args.quiet:
-            _report_counts(path, result.query_counts, args.queries, sampled=True)
+            _report_counts(result.run, result.query_counts, args.queries, sampled=True)
         results.append(result)
     _refuse_repeated([result.run for result in results])
-    write_results(results, args.format, args.per_query, sys.stdout, full=args.precision == "full")
+    with _options.output_stream(args, [args.qrels, *args.runs]) as out:
+        write_results(results, args.format, args.per_query, out, full=args.precision == "full")
     return 0
 
 
 def _report_counts(
-    path: str, counts: dict[str, int] | Any, policy: str, sampled: bool = False
+    name: str, counts: dict[str, int] | Any, policy: str, sampled: bool = False
 ) -> None:
-    parts = [
-        f"{counts['qrels']} queries in the qrels, {counts['run']} in the run",
-        f"{counts['evaluated']} evaluated",
-    ]
+    """One line on stderr for a run whose queries and the qrels' differ (nothing when every
+    query of the qrels is in the run and the other way round)."""
+    parts = []
     if counts.get("missing"):
         worst = "given the worst values" if sampled else "scored 0"
-        parts.append(f"{counts['missing']} qrels queries missing from the run {worst}")
+        parts.append(
+            f"{counts['missing']} of the qrels' {counts['qrels']} queries missing from the "
+            f"run, {worst}"
+        )
     if counts.get("unjudged"):
-        parts.append(f"{counts['unjudged']} run queries without judgments left out")
-    sys.stderr.write(f"ranklens: {path}: {'; '.join(parts)} (--queries {policy})\n")
+        parts.append(
+            f"{counts['unjudged']} of its {counts['run']} queries without judgments, left out"
+        )
+    if parts:
+        sys.stderr.write(
+            f"ranklens: {name}: {counts['evaluated']} queries evaluated; {'; '.join(parts)} "
+            f"(--queries {policy})\n"
+        )
 
 
 _TIE_ORDER = {
-    "trec_eval": "by document id descending, as trec_eval",
+    "trec_eval": "by document id descending, as trec_eval does",
     "docid_asc": "by document id ascending",
-    "input": "in input order",
+    "input": "in the run's order",
 }
 
 
-def _report_ties(path: str, affected: int | None, evaluated: int, policy: str) -> None:
-    """One line on stderr when tied scores can decide some queries' values."""
-    if not affected:
+def report_notices(results: list[Any], policy: str, ties: str, *, example: bool = False) -> None:
+    """What a reader of the table needs to know, on stderr, one line each: which data the
+    example is, runs whose queries and the qrels' differ, and the queries whose values tied
+    scores can change."""
+    if example:
+        from ranklens.data.examples import EXAMPLE_DESCRIPTION
+
+        sys.stderr.write(f"ranklens: {EXAMPLE_DESCRIPTION}\n")
+    for result in results:
+        _report_counts(result.run, result.query_counts, policy)
+    tied = [
+        (r.run, r.tie_affected_queries, len(r.queries)) for r in results if r.tie_affected_queries
+    ]
+    if not tied:
         return
-    order = _TIE_ORDER.get(policy, f"by --ties {policy}")
+    order = _TIE_ORDER.get(ties, f"by --ties {ties}")
+    which = ", ".join(f"{name} {affected} of {evaluated}" for name, affected, evaluated in tied)
+    other = " (--ties input keeps the run's order)" if ties == "trec_eval" else ""
+    why = "; the example's scores tie on purpose" if example else ""
     sys.stderr.write(
-        f"ranklens: {path}: tied scores can decide the values of {affected} of {evaluated} "
-        f"queries (ties ordered {order}; other tools may order them differently, see "
-        "docs/conventions.md)\n"
+        f"ranklens: tied scores can change the values of some queries ({which}): equal scores "
+        f"are ordered {order}{other}; other tools may order them otherwise{why}\n"
     )
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import IO, Any
 
 from ranklens.cli import _options
@@ -35,8 +34,8 @@ def register(commands: Any) -> None:
             "equals 'ranklens eval'."
         ),
     )
-    p.add_argument("qrels", nargs="?", help="qrels file (TREC format; .gz/.bz2/.xz; - for stdin)")
-    p.add_argument("run", nargs="?", help="run file (TREC format)")
+    p.add_argument("qrels", nargs="?", metavar="QRELS", help="qrels file (- for stdin)")
+    p.add_argument("run", nargs="?", metavar="RUN", help="run file")
     p.add_argument(
         "--query",
         metavar="Q",
@@ -49,8 +48,8 @@ def register(commands: Any) -> None:
         dest="measures",
         metavar="MEASURE",
         required=True,
-        help="a measure, e.g. nDCG@10, AP(norm='ret')@5, ERR(p=0.9) (repeatable: one "
-        "explanation after another)",
+        help="measures, e.g. nDCG@10, AP(norm='ret')@5, ERR(p=0.9): repeat -m or separate "
+        "them by commas or spaces (one explanation after another)",
     )
     p.add_argument(
         "-f",
@@ -59,6 +58,7 @@ def register(commands: Any) -> None:
         default="text",
         help="text (a table; coloured on a terminal), markdown or json",
     )
+    _options.add_output(p, "the explanations")
     p.add_argument("--digits", type=int, default=4, metavar="N", help="decimals shown (default 4)")
     p.add_argument(
         "--all-ranks",
@@ -102,6 +102,7 @@ def run_explain(args: argparse.Namespace) -> int:
         raise OptionError(f"--max-rows must be >= 0, not {args.max_rows}")
     if args.depth is not None and args.depth < 1:
         raise OptionError(f"--depth must be a positive number, not {args.depth}")
+    _options.check_output(args, [args.qrels, args.run])
     names = _options.measure_names(args.measures, ())
     # diversity measures read the qrels as subtopic qrels: the evaluator reads them then
     qrels = args.qrels if _reads_subtopics(names) else as_qrels(args.qrels)
@@ -117,7 +118,8 @@ def run_explain(args: argparse.Namespace) -> int:
         depth=args.depth,
         max_rows=None if args.all_ranks else args.max_rows,
     )
-    write(explanations, args.format, args.digits, sys.stdout)
+    with _options.output_stream(args, [args.qrels, args.run]) as out:
+        write(explanations, args.format, args.digits, out)
     return 0
 
 

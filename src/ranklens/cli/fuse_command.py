@@ -1,5 +1,6 @@
 """``ranklens fuse RUN RUN ... --method rrf -o fused.run``: rank fusion (see
-:mod:`ranklens.fusion`)."""
+:mod:`ranklens.fusion`); with judgments, ``ranklens fuse QRELS RUN RUN ... --optimize`` (or
+``--train`` for a supervised method), judgments first as everywhere."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-TIES = ("trec_eval", "input", "docid_asc")
+from ranklens.cli import _options
 
 
 def register(commands: Any) -> None:
@@ -20,12 +21,18 @@ def register(commands: Any) -> None:
             "Fuse runs into one TREC run. Each run is ranked by the tie policy first, so the "
             "result never depends on the order of the input lines. Methods and "
             "normalisations use ranx's names (rrf, comb_sum/sum, comb_mnz/mnz, wsum, "
-            "bordafuse, condorcet, ...); see docs/fusion.md. With --optimize QRELS, the "
-            "weights and parameters are grid-searched for --measure first and the best "
-            "fused run is written."
+            "bordafuse, condorcet, ...); see docs/fusion.md. With QRELS first and --optimize, "
+            "the weights and parameters are grid-searched for -m first and the best fused "
+            "run is written; with QRELS first and --train, a supervised method's parameters "
+            "are estimated from them (the older --optimize QRELS and --train QRELS work too)."
         ),
     )
-    p.add_argument("runs", nargs="+", metavar="run", help="run files (TREC format)")
+    p.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN",
+        help="run files (TREC format); with --optimize or --train, the qrels first",
+    )
     p.add_argument("--method", default="rrf", help="fusion method (default: rrf, k=60)")
     p.add_argument(
         "--param",
@@ -41,14 +48,7 @@ def register(commands: Any) -> None:
         "sum, zmuv, rank, borda, none",
     )
     p.add_argument("--weights", metavar="W1,W2,...", help="one weight per run")
-    p.add_argument(
-        "-o", "--output", default="-", metavar="FILE", help="output run (default: stdout)"
-    )
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="overwrite the -o / --grid-out file if it exists (never an input)",
-    )
+    _options.add_output(p, "the fused run (and --grid-out's)")
     p.add_argument("--tag", metavar="NAME", help="run tag of the output (default: the method)")
     p.add_argument(
         "--depth",
@@ -56,19 +56,31 @@ def register(commands: Any) -> None:
         metavar="N",
         help="keep the top N fused documents per query (default: all)",
     )
-    p.add_argument("--ties", choices=TIES, default="trec_eval", help="order of equal scores")
+    _options.add_ties(p)
     p.add_argument(
         "--train",
+        nargs="?",
+        const=True,
         metavar="QRELS",
         help="estimate the parameters of a supervised method (bayesfuse, posfuse, probfuse, "
-        "segfuse, slidefuse, mapfuse) from these qrels",
+        "segfuse, slidefuse, mapfuse) from the qrels given first (or given here)",
     )
     p.add_argument(
         "--optimize",
+        nargs="?",
+        const=True,
         metavar="QRELS",
-        help="grid-search weights and parameters against these qrels; write the best run",
+        help="grid-search weights and parameters against the qrels given first (or given "
+        "here); write the best run",
     )
-    p.add_argument("--measure", default="nDCG@10", help="measure to maximise (default nDCG@10)")
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="with --optimize: the one measure to maximise (default nDCG@10)",
+    )
     p.add_argument(
         "--train-queries",
         metavar="Q1,Q2,...|@FILE",
@@ -81,8 +93,36 @@ def register(commands: Any) -> None:
         help="with --optimize: write the whole grid as CSV (never over an input; --force "
         "overwrites)",
     )
-    p.add_argument("--quiet", action="store_true", help="print nothing on stderr")
+    _options.add_example(p, "fuse the bm25 and rerank runs of (--optimize: against its qrels)")
+    _options.add_quiet(p, "the summary line")
     p.set_defaults(handler=run_fuse)
+
+
+def _resolve_files(args: argparse.Namespace) -> None:
+    """The qrels of ``--optimize``/``--train`` given as a flag are the first file; with
+    ``--example``, the bundled qrels and its bm25 and rerank runs."""
+    from ranklens.base.errors import OptionError
+
+    flagged = [option for option in ("optimize", "train") if getattr(args, option) is True]
+    if len(flagged) > 1:
+        raise OptionError("--optimize trains supervised methods itself; leave out --train")
+    if args.example:
+        if args.runs or any(isinstance(getattr(args, o), str) for o in ("optimize", "train")):
+            raise OptionError("--example takes no files: it uses the bundled example data")
+        from ranklens.data.examples import example_paths
+
+        qrels, runs = example_paths()
+        args.runs = [str(path) for path in runs]
+        if flagged:
+            setattr(args, flagged[0], str(qrels))
+        return
+    if flagged:
+        if not args.runs:
+            raise OptionError(f"--{flagged[0]} needs the qrels first: QRELS RUN RUN ...")
+        setattr(args, flagged[0], args.runs[0])
+        args.runs = args.runs[1:]
+    if not args.runs:
+        raise OptionError("give the runs to fuse (or --example)")
 
 
 def _value(text: str) -> Any:
@@ -137,6 +177,7 @@ def run_fuse(args: argparse.Namespace) -> int:
     from ranklens.base.errors import OptionError
     from ranklens.fusion import SUPERVISED, fuse, get_method
 
+    _resolve_files(args)
     spec = get_method(args.method)
     if len(args.runs) < 2:
         raise OptionError(
@@ -173,18 +214,21 @@ def run_fuse(args: argparse.Namespace) -> int:
         fused = fuse(
             runs, spec.name, norm=args.norm, weights=weights, params=params, ties=args.ties
         )
+    # --ties rank orders the input runs by their rank column; the fused run has its own
+    # scores and no rank column: its equal scores are ordered as trec_eval does
+    output_ties: Any = "trec_eval" if args.ties == "rank" else args.ties
     if args.depth is not None:
         from ranklens.fusion.combine import cut
 
-        fused = cut(fused, args.depth, args.ties)
+        fused = cut(fused, args.depth, output_ties)
     tag = args.tag or spec.name
     if args.output == "-":
-        fused.write(sys.stdout, ties=args.ties, name=tag)
+        fused.write(sys.stdout, ties=output_ties, name=tag)
     else:  # never over an input, never half-written (see ranklens.data.output)
         from ranklens.data.output import write_atomically
         from ranklens.data.trec_text import trec_run_chunks
 
-        chunks = trec_run_chunks(fused, fused.ranking(args.ties), tag)
+        chunks = trec_run_chunks(fused, fused.ranking(output_ties), tag)
         write_atomically(args.output, chunks, inputs=_inputs(args), force=args.force)
     if not args.quiet:
         sys.stderr.write(
@@ -233,7 +277,7 @@ def _optimized(args: argparse.Namespace, method: str, runs: list[Any], weights: 
             args.optimize,
             runs,
             method,
-            args.measure,
+            _optimized_measure(args),
             grid=grid or None,
             train_queries=_queries(args.train_queries),
             norm=args.norm,
@@ -255,3 +299,13 @@ def _optimized(args: argparse.Namespace, method: str, runs: list[Any], weights: 
             f"({best.measure} = {best.value:.4f} on the training queries)\n"
         )
     return best.fuse(runs, ties=args.ties)
+
+
+def _optimized_measure(args: argparse.Namespace) -> str:
+    """The one measure ``--optimize`` maximises (nDCG@10 unless ``-m`` names another)."""
+    from ranklens.base.errors import OptionError
+
+    names = _options.measure_names(args.measures, ("nDCG@10",))
+    if len(names) != 1:
+        raise OptionError(f"--optimize maximises one measure, not {len(names)}: {' '.join(names)}")
+    return names[0]

@@ -10,7 +10,7 @@ from typing import Any
 
 from ranklens.cli import _options
 
-DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10")
+DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 
 
 def register(commands: Any) -> None:

@@ -15,7 +15,7 @@ from typing import IO, Any
 from ranklens.cli import _options
 
 FORMATS = ("table", "csv", "json")
-DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10")
+DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 
 
 def register(commands: Any) -> None:
@@ -30,11 +30,12 @@ def register(commands: Any) -> None:
             "confusion matrix of grades; pairs judged in one file only are counted apart."
         ),
     )
-    p.add_argument("qrels_a", help="the first qrels file (e.g. human judgments)")
-    p.add_argument("qrels_b", help="the second qrels file (e.g. LLM judgments)")
+    _two_qrels(p)
     p.add_argument("--rel", type=int, metavar="N", help="compare relevant (grade >= N) or not")
     p.add_argument("-q", "--per-query", action="store_true", help="also every query")
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_output(p, "the tables")
+    _options.add_example(p, _EXAMPLE_JUDGES)
     _options.add_quiet(p)
     p.set_defaults(handler=run_agreement)
 
@@ -49,16 +50,17 @@ def register(commands: Any) -> None:
             "chart of the two orderings."
         ),
     )
-    p.add_argument("qrels_a", help="the reference qrels file (e.g. human judgments)")
-    p.add_argument("qrels_b", help="the other qrels file (e.g. LLM judgments)")
-    p.add_argument("runs", nargs="+", metavar="run", help="three or more run files")
+    _two_qrels(p)
+    p.add_argument("runs", nargs="*", metavar="RUN", help="three or more run files")
     _options.add_measures(p, DEFAULT_MEASURES)
+    _options.add_names(p)
     p.add_argument("--top-k", type=int, default=5, metavar="K", help="depth of the top-k overlap")
     p.add_argument("--rbo-p", type=float, default=0.9, metavar="P", help="RBO's persistence")
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_output(p, "the tables")
     p.add_argument("--report", metavar="FILE", help="also write an HTML report with slope charts")
-    p.add_argument("--force", action="store_true", help="overwrite the report if it exists")
     _options.add_conventions(p)
+    _options.add_example(p, _EXAMPLE_JUDGES + " and the runs bm25, dense and rerank")
     _options.add_quiet(p)
     p.set_defaults(handler=run_leaderboard)
 
@@ -73,21 +75,26 @@ def register(commands: Any) -> None:
             "--replication-qrels, the unpaired one)."
         ),
     )
-    p.add_argument("qrels", help="the qrels file")
-    p.add_argument("original", help="the original run")
-    p.add_argument("reproduced", help="the reproduced run")
+    p.add_argument("qrels", nargs="?", metavar="QRELS", help="the qrels file")
+    p.add_argument("original", nargs="?", metavar="RUN", help="the original run")
+    p.add_argument("reproduced", nargs="?", metavar="REPRODUCED", help="the reproduced run")
     _options.add_measures(p, DEFAULT_MEASURES)
     p.add_argument(
-        "--baseline",
+        "--baseline-runs",
+        dest="baseline",
         nargs=2,
         metavar=("ORIGINAL", "REPRODUCED"),
         help="the original baseline run and its reproduction (for ER and DRI)",
     )
+    # the spelling of earlier versions (--baseline names one run in compare and report)
+    p.add_argument("--baseline", dest="baseline", nargs=2, help=argparse.SUPPRESS)
     p.add_argument(
         "--replication-qrels", metavar="FILE", help="qrels of the replication's collection"
     )
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_output(p, "the table")
     _options.add_conventions(p)
+    _options.add_example(p, "compare the bundled rerank run with its reproduction rerank-repro, on")
     _options.add_quiet(p)
     p.set_defaults(handler=run_reproduction)
 
@@ -100,18 +107,59 @@ def register(commands: Any) -> None:
             "confidence interval; the naive LLM-only and human-only intervals beside it."
         ),
     )
-    p.add_argument("human_qrels", help="human judgments of a random sample of the queries")
-    p.add_argument("llm_qrels", help="the LLM's judgments of every query")
-    p.add_argument("run", help="the run file")
+    p.add_argument(
+        "human_qrels",
+        nargs="?",
+        metavar="QRELS",
+        help="human judgments of a random sample of the queries",
+    )
+    p.add_argument(
+        "llm_qrels", nargs="?", metavar="LLM_QRELS", help="the LLM's judgments of every query"
+    )
+    p.add_argument("run", nargs="?", metavar="RUN", help="the run file")
     _options.add_measures(p, DEFAULT_MEASURES)
     p.add_argument("--alpha", type=float, default=0.05, help="1 - the coverage (default 0.05)")
     p.add_argument(
         "--power-tuning", action="store_true", help="weight the LLM term (PPI++) instead of 1"
     )
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
-    _options.add_conventions(p)
+    _options.add_output(p, "the table")
+    _options.add_conventions(p, queries=False)
+    _options.add_example(
+        p,
+        "estimate on the bundled rerank run, with the human judgments of 15 of the 43 "
+        "queries and the simulated LLM's of all, of",
+    )
     _options.add_quiet(p)
     p.set_defaults(handler=run_ppi)
+
+
+_EXAMPLE_JUDGES = "compare the bundled human qrels with the simulated LLM's of"
+
+
+def _two_qrels(p: argparse.ArgumentParser) -> None:
+    """``QRELS QRELS_B``: the reference judgments first (optional with ``--example``)."""
+    p.add_argument(
+        "qrels_a", nargs="?", metavar="QRELS", help="the reference qrels (e.g. human judgments)"
+    )
+    p.add_argument(
+        "qrels_b", nargs="?", metavar="QRELS_B", help="the other qrels (e.g. LLM judgments)"
+    )
+
+
+def _example_files(args: argparse.Namespace, *given: Any) -> None:
+    """Refuse files beside ``--example``, or missing files without it."""
+    from ranklens.base.errors import OptionError
+
+    if args.example and any(g for g in given):
+        raise OptionError("--example takes no files: it uses the bundled example data")
+
+
+def _need(args: argparse.Namespace, what: str, *given: Any) -> None:
+    from ranklens.base.errors import OptionError
+
+    if not all(given):
+        raise OptionError(f"give {what} (or --example)")
 
 
 def _measures(args: argparse.Namespace) -> list[str]:
@@ -119,7 +167,7 @@ def _measures(args: argparse.Namespace) -> list[str]:
 
 
 def _conventions(args: argparse.Namespace) -> dict[str, Any]:
-    return _options.chosen(args, _options.CONVENTIONS)
+    return _options.conventions(args)
 
 
 def _write(
@@ -144,6 +192,14 @@ def run_agreement(args: argparse.Namespace) -> int:
     """Handle ``ranklens agreement``."""
     from ranklens.analysis.agreement import STATISTICS, agreement
 
+    _example_files(args, args.qrels_a, args.qrels_b)
+    if args.example:
+        from ranklens.data.examples import example_llm_qrels_path, example_paths
+
+        args.qrels_a, args.qrels_b = str(example_paths()[0]), str(example_llm_qrels_path())
+    _need(args, "two qrels files", args.qrels_a, args.qrels_b)
+    inputs = [args.qrels_a, args.qrels_b]
+    _options.check_output(args, inputs)
     res = agreement(args.qrels_a, args.qrels_b, rel=args.rel, per_query=args.per_query)
     scopes = [("all", res), *res.per_query.items()]
     header = ["query", *STATISTICS, "pairs", "only_a", "only_b"]
@@ -159,12 +215,13 @@ def run_agreement(args: argparse.Namespace) -> int:
             q: {**a.numbers, "pairs": a.pairs, "only_a": a.only_a, "only_b": a.only_b}
             for q, a in res.per_query.items()
         }
-    _write(header, rows, args.format, payload, sys.stdout)
-    if args.format == "table":
-        sys.stdout.write("\nconfusion (rows: first file, columns: second file)\n")
-        grades = [str(g) for g in res.grades]
-        matrix = [[g, *res.confusion[i].tolist()] for i, g in enumerate(grades)]
-        _write(["grade", *grades], matrix, "table", None, sys.stdout)
+    with _options.output_stream(args, inputs) as out:
+        _write(header, rows, args.format, payload, out)
+        if args.format == "table":
+            out.write("\nconfusion (rows: first file, columns: second file)\n")
+            grades = [str(g) for g in res.grades]
+            matrix = [[g, *res.confusion[i].tolist()] for i, g in enumerate(grades)]
+            _write(["grade", *grades], matrix, "table", None, out)
     return 0
 
 
@@ -173,13 +230,25 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     from ranklens.analysis.leaderboard import NUMBERS, leaderboard_agreement
     from ranklens.data.output import check_destination
 
+    _example_files(args, args.qrels_a, args.qrels_b, *args.runs)
+    if args.example:
+        from ranklens.data.examples import example_llm_qrels_path, example_paths, example_run_paths
+
+        args.qrels_a, args.qrels_b = str(example_paths()[0]), str(example_llm_qrels_path())
+        paths = example_run_paths()
+        args.runs = [str(paths[name]) for name in ("bm25", "dense", "rerank")]
+    _need(args, "two qrels files and three or more runs", args.qrels_a, args.qrels_b, args.runs)
     inputs = [args.qrels_a, args.qrels_b, *args.runs]
+    _options.check_output(args, inputs)
     if args.report:
         check_destination(args.report, inputs, args.force)
+    runs: Any = args.runs
+    if args.names:
+        runs = dict(zip(_options.given_names(args, len(args.runs)), args.runs, strict=True))
     res = leaderboard_agreement(
         args.qrels_a,
         args.qrels_b,
-        args.runs,
+        runs,
         _measures(args),
         top_k=args.top_k,
         p=args.rbo_p,
@@ -202,16 +271,17 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         }
         for m, c in res.items()
     }
-    _write(header, rows, args.format, payload, sys.stdout)
-    if args.format == "table":
-        for m, c in res.items():
-            sys.stdout.write(f"\n{m}: {' > '.join(c.order_a)}  vs  {' > '.join(c.order_b)}\n")
+    with _options.output_stream(args, inputs) as out:
+        _write(header, rows, args.format, payload, out)
+        if args.format == "table":
+            for m, c in res.items():
+                out.write(f"\n{m}: {' > '.join(c.order_a)}  vs  {' > '.join(c.order_b)}\n")
     if args.report:
         from ranklens.presentation.reporting.leaderboard import write_leaderboard_report
 
         write_leaderboard_report(args.report, res, args.qrels_a, args.qrels_b, inputs, args.force)
         if not args.quiet:
-            sys.stderr.write(f"wrote {args.report}\n")
+            sys.stderr.write(f"ranklens: wrote {args.report}\n")
     return 0
 
 
@@ -219,6 +289,24 @@ def run_reproduction(args: argparse.Namespace) -> int:
     """Handle ``ranklens reproduction``."""
     from ranklens.analysis.reproduction import NUMBERS, reproduction
 
+    _example_files(args, args.qrels, args.original, args.reproduced)
+    if args.example:
+        from ranklens.data.examples import example_paths, example_run_paths
+
+        paths = example_run_paths()
+        args.qrels = str(example_paths()[0])
+        args.original, args.reproduced = str(paths["rerank"]), str(paths["rerank-repro"])
+    _need(
+        args,
+        "the qrels, the original run and its reproduction",
+        args.qrels,
+        args.original,
+        args.reproduced,
+    )
+    inputs = [args.qrels, args.original, args.reproduced, args.replication_qrels]
+    if args.baseline:
+        inputs += list(args.baseline)
+    _options.check_output(args, inputs)
     res = reproduction(
         args.qrels,
         args.original,
@@ -233,7 +321,8 @@ def run_reproduction(args: argparse.Namespace) -> int:
     if res.baseline is not None:
         payload["baseline"] = res.baseline
         rows += [[f"{m} (baseline)", *(v[n] for n in NUMBERS)] for m, v in res.baseline.items()]
-    _write(["measure", *NUMBERS], rows, args.format, payload, sys.stdout)
+    with _options.output_stream(args, inputs) as out:
+        _write(["measure", *NUMBERS], rows, args.format, payload, out)
     return 0
 
 
@@ -241,6 +330,16 @@ def run_ppi(args: argparse.Namespace) -> int:
     """Handle ``ranklens ppi``."""
     from ranklens.analysis.ppi import ppi_mean
 
+    _example_files(args, args.human_qrels, args.llm_qrels, args.run)
+    human: Any = args.human_qrels
+    if args.example:
+        from ranklens.data.examples import example_llm_qrels_path, example_run_paths
+
+        human = example_human_sample()
+        args.llm_qrels, args.run = str(example_llm_qrels_path()), str(example_run_paths()["rerank"])
+    _need(args, "the human qrels, the LLM's qrels and a run", human, args.llm_qrels, args.run)
+    inputs = [args.human_qrels, args.llm_qrels, args.run]
+    _options.check_output(args, inputs)
     header = [
         "measure",
         "estimate",
@@ -255,7 +354,7 @@ def run_ppi(args: argparse.Namespace) -> int:
     payload: dict[str, Any] = {}
     for m in _measures(args):
         e = ppi_mean(
-            args.human_qrels,
+            human,
             args.llm_qrels,
             args.run,
             m,
@@ -287,5 +386,20 @@ def run_ppi(args: argparse.Namespace) -> int:
             "n_unlabeled": e.n_unlabeled,
             "weight": e.weight,
         }
-    _write(header, rows, args.format, payload, sys.stdout)
+    with _options.output_stream(args, inputs) as out:
+        _write(header, rows, args.format, payload, out)
     return 0
+
+
+def example_human_sample() -> dict[str, dict[str, int]]:
+    """The human judgments of ``ppi --example``: the bundled qrels of 15 of its 43 queries,
+    drawn at random with a fixed seed (the queries PPI's human sample stands for)."""
+    import numpy as np
+
+    from ranklens.data.examples import example_paths
+    from ranklens.data.qrels import Qrels
+
+    qrels = Qrels.from_file(example_paths()[0]).to_dict()
+    queries = sorted(qrels)
+    chosen = np.random.default_rng(2019).choice(len(queries), size=15, replace=False)
+    return {queries[i]: dict(qrels[queries[i]]) for i in sorted(chosen)}

@@ -195,14 +195,15 @@ def run_measures(args: argparse.Namespace) -> int:
             sys.stdout.write(f"- **{e['name']}**: {e['formula']}\n")
         return 0
     from rich.console import Console
-    from rich.table import Table
 
     console = Console()
+    if not console.is_terminal:  # a file or a pipe: one tab-separated line per measure
+        for row in (header, *rows):
+            sys.stdout.write("\t".join(cell.replace("\t", " ") for cell in row) + "\n")
+        return 0
+    from rich.table import Table
+
     table = Table(title="ranklens measures", show_lines=False)
-    if not console.is_terminal:  # a file or a pipe: plain text, never folded (as eval writes)
-        console = Console(width=1 << 16)
-        table.box = None
-        table.title_justify = "left"
     for name in header:
         table.add_column(name, overflow="fold")
     for row in rows:

@@ -160,7 +160,23 @@ def _write_table(results: Sequence[Results], per_query: bool, out: IO[str]) -> N
     rows = [
         [r.run, *(format_cell(r.aggregate[n], _is_count(r, n)) for n in names)] for r in results
     ]
-    emit(["run", *names], rows, None if len(results) == 1 else "all queries", False)
+    emit(["run", *names], rows, summary_title(results), False)
+
+
+def summary_title(results: Sequence[Results]) -> str:
+    """The title of the table of the runs' values: over how many queries, and how."""
+    counts = {len(r.queries) for r in results}
+    if len(counts) == 1:
+        count = counts.pop()
+        over = f"{count} {'query' if count == 1 else 'queries'}"
+    else:
+        over = "each run's queries"
+    kinds = {m.spec.aggregate for r in results for m in r.measures}
+    if kinds <= {"mean"}:
+        return f"mean over {over}"
+    how = {"sum": "counts summed", "gmean": "geometric means", "run": "whole-run measures"}
+    extra = ", ".join(how[k] for k in sorted(kinds - {"mean"}) if k in how)
+    return f"mean over {over} ({extra})"
 
 
 def write_plain_table(

@@ -34,7 +34,7 @@ def register(commands: Any) -> None:
             "of one measure's per-query values, per run). Several runs are overlaid."
         ),
     )
-    p.add_argument("kind", choices=KINDS, help="which plot")
+    p.add_argument("kind", choices=KINDS, metavar="KIND", help=f"which plot: {', '.join(KINDS)}")
     _options.add_files(p, "run file(s) (TREC format)")
     p.add_argument(
         "-o",
@@ -53,6 +53,7 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--force", action="store_true", help="overwrite FILE if it exists (never an input file)"
     )
+    _options.add_names(p)
     p.add_argument(
         "-m",
         "--measure",
@@ -159,6 +160,13 @@ def run_plot(args: argparse.Namespace) -> int:
     from ranklens.presentation import plots
 
     options: dict[str, Any] = {"ties": args.ties, "queries": args.queries, "depth": args.depth}
+    names = _options.given_names(args, len(args.runs))
+    if args.names:
+        from ranklens.data.coerce import as_run
+
+        args.runs = [
+            as_run(path, "error", name) for path, name in zip(args.runs, names, strict=True)
+        ]
     common: dict[str, Any] = {
         "title": args.title,
         "figsize": (args.width, args.height),

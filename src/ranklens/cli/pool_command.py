@@ -13,7 +13,7 @@ from ranklens.cli import _options
 
 FORMATS = ("table", "csv", "json")
 STRATEGIES = ("depth", "rbp", "rrf")
-DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10")
+DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 
 
 def register(commands: Any) -> None:
@@ -26,27 +26,30 @@ def register(commands: Any) -> None:
             "(--strategy depth --depth K, optionally capped by --budget), or the --budget "
             "documents per query with the largest summed RBP weight (rbp, --p) or "
             "reciprocal-rank-fusion score (rrf, --k). Writes 'qid docno' lines to -o FILE or "
-            "stdout. --stats (or --qrels) prints the pool statistics on stdout instead (the "
-            "pool then goes only to -o FILE): size per query, "
-            "each run's share and unique documents and, with --qrels, the leave-one-run-out "
+            "stdout. --stats prints the pool statistics on stdout instead (the pool then goes "
+            "only to -o FILE): size per query, each run's share and unique documents and, "
+            "with qrels given first (QRELS RUN ..., or --qrels QRELS), the leave-one-run-out "
             "change of each measure (see docs/incomplete.md)."
         ),
     )
-    p.add_argument("runs", nargs="*", metavar="run", help="run files (TREC format)")
+    p.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN",
+        help="run files (TREC format); qrels first (QRELS RUN ...) for the statistics",
+    )
     p.add_argument("--strategy", choices=STRATEGIES, default="depth", help="default: depth")
     p.add_argument("--depth", type=int, metavar="K", help="read each run's top K documents")
     p.add_argument("--budget", type=int, metavar="N", help="at most N documents per query")
     p.add_argument("--p", type=float, default=0.8, metavar="P", help="RBP's p (default 0.8)")
     p.add_argument("--k", type=float, default=60, metavar="K", help="RRF's k (default 60)")
-    p.add_argument(
-        "-o", "--output", default="-", metavar="FILE", help="write the pool here (default: stdout)"
-    )
-    p.add_argument(
-        "--force", action="store_true", help="overwrite -o if it exists (never an input)"
-    )
+    _options.add_output(p, "the pool")
+    _options.add_ties(p)
     p.add_argument("--stats", action="store_true", help="print the pool statistics (on stdout)")
     p.add_argument(
-        "--qrels", metavar="QRELS", help="judgments for the statistics (implies --stats)"
+        "--qrels",
+        metavar="QRELS",
+        help="judgments for the statistics (implies --stats); the same as giving them first",
     )
     _options.add_measures(p, DEFAULT_MEASURES)
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="statistics format")
@@ -70,6 +73,8 @@ def run_pool(args: argparse.Namespace) -> int:
         args.runs = [str(path) for path in run_paths]
         if args.stats and args.qrels is None:
             args.qrels = str(qrels_path)
+    if args.runs and args.qrels is None and _options.looks_like_qrels(args.runs[0]):
+        args.qrels, args.runs = args.runs[0], args.runs[1:]  # QRELS RUN ...
     if not args.runs:
         raise OptionError("give the run files to pool (or --example)")
     if args.runs.count("-") > 1:
@@ -81,14 +86,14 @@ def run_pool(args: argparse.Namespace) -> int:
     from ranklens.data.coerce import as_run
 
     runs = [as_run(path) for path in args.runs]  # read once: a run may be '-' (stdin)
-    made = pool(runs, args.strategy, args.depth, args.budget, args.p, args.k)
+    made = pool(runs, args.strategy, args.depth, args.budget, args.p, args.k, ties=args.ties)
     stats = args.stats or args.qrels is not None
     if args.output != "-":
         made.write(args.output, inputs=inputs, force=args.force)
     elif not stats:
         made.write(sys.stdout)
     if stats:
-        measures = [m for value in args.measures or DEFAULT_MEASURES for m in value.split()]
+        measures = _options.measure_names(args.measures, DEFAULT_MEASURES)
         result = pool_statistics(made, runs, args.qrels, measures)
         _write_statistics(result, args.format, sys.stdout)
     if not args.quiet:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ranklens.cli import _options
 
-DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR")
+DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 
 
 def register(commands: Any) -> None:
@@ -26,10 +26,8 @@ def register(commands: Any) -> None:
     )
     _options.add_files(p, "run file(s) (TREC format)")
     _options.add_measures(p, DEFAULT_MEASURES)
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
-    p.add_argument(
-        "--force", action="store_true", help="overwrite FILE if it exists (never an input file)"
-    )
+    _options.add_output(p, "the HTML report", required=True)
+    _options.add_names(p)
     p.add_argument("--title", default="ranklens report", help="the page's title")
     p.add_argument(
         "--explain-limit",
@@ -64,10 +62,13 @@ def run_report(args: argparse.Namespace) -> int:
     _options.resolve_inputs(args, 1)
     if args.output == "-":
         raise OptionError("--output must be a file name (the report is one HTML file)")
+    runs: Any = args.runs
+    if args.names:
+        runs = dict(zip(_options.given_names(args, len(args.runs)), args.runs, strict=True))
     write_report(
         args.output,
         args.qrels,
-        args.runs,
+        runs,
         _options.measure_names(args.measures, DEFAULT_MEASURES),
         title=args.title,
         explain_limit=args.explain_limit,

@@ -1,4 +1,4 @@
-"""``ranklens topics --min-diff D (--from RUN ... QRELS | --variance V)``: how many topics
+"""``ranklens topics --min-diff D (QRELS RUN ... | --variance V)``: how many topics
 an experiment needs (topic set size design, Sakai 2016; see
 :func:`ranklens.topic_set_size` and ``docs/topics.md``)."""
 
@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import IO, Any
 
 from ranklens.cli import _options
 
-DEFAULT_MEASURES = ("nDCG@10", "AP")
+DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 TESTS = ("paired-t", "anova", "ci")
 _WIDE = 240
 
@@ -27,17 +26,12 @@ def register(commands: Any) -> None:
             "--systems systems) detects a difference of --min-diff with --power at --alpha, "
             "or for which the expected width of the confidence interval of a difference is "
             "at most --min-diff ('ci'). The variance comes from --variance, or is estimated "
-            "from existing runs (--from RUN ... QRELS, or --example): the residual variance "
+            "from existing runs (QRELS RUN ..., or --example): the residual variance "
             "of a two-way ANOVA (topics x runs) without replication, doubled for the paired "
             "t-test."
         ),
     )
-    p.add_argument(
-        "qrels_arg",
-        nargs="?",
-        metavar="QRELS",
-        help="the qrels of the runs given with --from (or the last value of --from)",
-    )
+    _options.add_files(p, "existing runs (TREC format) to estimate the variance from")
     p.add_argument(
         "--min-diff",
         type=float,
@@ -49,11 +43,12 @@ def register(commands: Any) -> None:
     )
     p.add_argument(
         "--from",
-        dest="runs",
+        dest="from_runs",
         nargs="+",
         metavar="RUN",
         default=[],
-        help="existing runs (TREC format) to estimate the variance from, then QRELS",
+        help="the runs, as earlier versions took them (--from RUN ... QRELS); the same as "
+        "QRELS RUN ...",
     )
     p.add_argument(
         "--variance",
@@ -65,7 +60,7 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--test",
         choices=TESTS,
-        help="paired-t, anova or ci (default: all three with --from, paired-t with --variance)",
+        help="paired-t, anova or ci (default: all three with runs, paired-t with --variance)",
     )
     p.add_argument(
         "--systems",
@@ -76,7 +71,10 @@ def register(commands: Any) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     p.add_argument("--power", type=float, default=0.8, help="the power wanted (0.8)")
     _options.add_measures(p, DEFAULT_MEASURES)
-    p.add_argument("-f", "--format", choices=("table", "json"), default="table")
+    p.add_argument(
+        "-f", "--format", choices=("table", "json"), default="table", help="output format"
+    )
+    _options.add_output(p, "the table")
     _options.add_conventions(p)
     _options.add_example(p, "estimate the variance from")
     _options.add_quiet(p)
@@ -84,12 +82,15 @@ def register(commands: Any) -> None:
 
 
 def _inputs(args: argparse.Namespace) -> tuple[str | None, list[str]]:
-    """The qrels and runs: ``--from RUN ... QRELS`` (QRELS as the last value when not
-    given apart), ``QRELS --from RUN ...`` or ``--example``."""
+    """The qrels and runs: ``QRELS RUN ...``, or as earlier versions took them,
+    ``--from RUN ... QRELS`` (QRELS as the last value when not given apart) and
+    ``QRELS --from RUN ...``; or ``--example``."""
     from ranklens.base.errors import OptionError
 
-    runs = list(args.runs)
-    qrels = args.qrels_arg
+    if args.runs and args.from_runs:
+        raise OptionError("give the runs once: QRELS RUN ... (or the older --from RUN ... QRELS)")
+    runs = list(args.runs or args.from_runs)
+    qrels = args.qrels
     if args.example:
         if runs or qrels:
             raise OptionError("--example takes no files: it uses the bundled example data")
@@ -116,20 +117,22 @@ def run_topics(args: argparse.Namespace) -> int:
     from ranklens.base.errors import OptionError
 
     qrels, runs = _inputs(args)
+    _options.check_output(args, [qrels, *runs])
     if args.variance is not None:
         if runs:
-            raise OptionError("give either --variance or runs (--from, --example), not both")
+            raise OptionError("give either --variance or runs (QRELS RUN ..., --example), not both")
         test = args.test or "paired-t"
         systems = args.systems if test == "anova" else None
         n = topic_set_size(args.min_diff, args.variance, args.alpha, args.power, test, systems)
-        if args.format == "json":
-            sys.stdout.write(json.dumps({"test": test, "variance": args.variance, "topics": n}))
-            sys.stdout.write("\n")
-        else:
-            sys.stdout.write(f"{n}\n")
+        with _options.output_stream(args) as out:
+            if args.format == "json":
+                out.write(json.dumps({"test": test, "variance": args.variance, "topics": n}))
+                out.write("\n")
+            else:
+                out.write(f"{n}\n")
         return 0
     if not runs:
-        raise OptionError("give --variance, or runs to estimate it from (--from RUN ... QRELS)")
+        raise OptionError("give --variance, or runs to estimate it from (QRELS RUN ...)")
     from ranklens.analysis.topics import residual_variance, topic_matrix
     from ranklens.evaluation.evaluator import Evaluator
 
@@ -161,7 +164,8 @@ def run_topics(args: argparse.Namespace) -> int:
                 systems if test == "anova" else None,
             )
         rows.append(row)
-    _write(args, rows, tests, systems, len(runs), sys.stdout)
+    with _options.output_stream(args, [qrels, *runs]) as out:
+        _write(args, rows, tests, systems, len(runs), out)
     return 0
 
 

@@ -19,7 +19,8 @@ RunLike = Run | str | os.PathLike[str] | Mapping[str, Mapping[str, float]] | Any
 
 def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
     """Qrels from a :class:`Qrels`, a path (or ``-``; TREC text, or Parquet / JSON lines by
-    suffix; also as bytes), a file object, ``{qid: {docid: rel}}``, a pandas/polars DataFrame,
+    suffix, .csv / .tsv with a header row; also as bytes), a file object,
+    ``{qid: {docid: rel}}``, a pandas/polars DataFrame,
     ``(qid, docid, rel)`` tuples, an ir_datasets id (``"irds:..."``) or dataset, or the
     namedtuples of ``dataset.qrels_iter()``."""
     from ranklens.data import irds, table_files
@@ -36,6 +37,9 @@ def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
         return Qrels.from_parquet(cast("str | os.PathLike[str]", obj), duplicates)
     if kind == "jsonl":
         return Qrels.from_jsonl(cast("str | os.PathLike[str]", obj), duplicates)
+    if kind == "delimited":
+        columns, _ = table_files.delimited_columns(cast("str", obj), True)
+        return Qrels._make(columns).deduplicated(duplicates)
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
         return Qrels.from_file(cast("str | os.PathLike[str] | IO[str]", obj), duplicates=duplicates)
     if isinstance(obj, Mapping):
@@ -52,7 +56,8 @@ def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
 
 def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None = None) -> Run:
     """A run from a :class:`Run`, a path (or ``-``; TREC text, or Parquet / JSON lines by
-    suffix; also as bytes), a file object, ``{qid: {docid: score}}``, a pandas/polars DataFrame,
+    suffix, .csv / .tsv with a header row; also as bytes), a file object,
+    ``{qid: {docid: score}}``, a pandas/polars DataFrame,
     ``(qid, docid, score)`` tuples, an ir_datasets id or dataset (its ``scoreddocs``), or
     the namedtuples of ``dataset.scoreddocs_iter()``; a directory or glob of Parquet files
     (hive partitions read as columns) is read whole."""
@@ -73,6 +78,12 @@ def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None
         return Run.from_parquet(cast("str | os.PathLike[str]", obj), name, duplicates)
     if kind == "jsonl":
         return Run.from_jsonl(cast("str | os.PathLike[str]", obj), name, duplicates)
+    if kind == "delimited":
+        from ranklens.data.source import describe
+
+        columns, tag = table_files.delimited_columns(cast("str", obj), False)
+        the_name = name or tag or os.path.basename(describe(obj))
+        return Run._make(columns, the_name).deduplicated(duplicates)
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
         try:
             return Run.from_file(

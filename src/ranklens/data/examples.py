@@ -1,7 +1,10 @@
 """The example data bundled with ranklens.
 
-The TREC 2019 Deep Learning passage qrels (43 queries, graded 0-3) and two generated runs,
-``bm25`` and ``rerank`` (100 documents per query, tied scores, unjudged documents).
+The TREC 2019 Deep Learning passage qrels (43 queries, graded 0-3) and generated runs:
+``bm25`` and ``rerank`` (100 documents per query, tied scores, unjudged documents), a third
+system ``dense`` between them, ``rerank-repro`` (a reproduction of ``rerank``), and
+``dl19-llm.qrels.gz``, the same pairs graded by a simulated lenient LLM judge
+(``tools/make_example_data.py`` makes them all with fixed seeds).
 
 >>> from ranklens.data.examples import example_paths
 >>> qrels, runs = example_paths()
@@ -23,10 +26,38 @@ the qrels, a run (the rerank run), the bm25 and rerank runs, and the qrels as tr
 5-column preference file (``qid jg jsg docno rel_level``, one judgement group per query)."""
 
 
+EXAMPLE_DESCRIPTION = (
+    "the bundled example: TREC DL 2019 passage qrels (43 queries, graded 0-3) and generated "
+    "runs with 100 documents per query whose scores tie on purpose"
+)
+"""What ``--example`` evaluates, in the words the command line prints."""
+
+
+def _example_root() -> Path:
+    return Path(str(resources.files("ranklens.data") / "example_files"))
+
+
 def example_paths() -> tuple[Path, list[Path]]:
-    """The paths of the bundled qrels and runs."""
-    root = Path(str(resources.files("ranklens.data") / "example_files"))
+    """The paths of the bundled qrels and its two runs, ``bm25`` and ``rerank``."""
+    root = _example_root()
     return root / "dl19-passage.qrels.gz", [root / "dl19-bm25.run.gz", root / "dl19-rerank.run.gz"]
+
+
+def example_llm_qrels_path() -> Path:
+    """The bundled qrels as a simulated LLM judge graded them (the same pairs)."""
+    return _example_root() / "dl19-llm.qrels.gz"
+
+
+def example_run_paths() -> dict[str, Path]:
+    """Every bundled run by name: ``bm25``, ``dense``, ``rerank`` and ``rerank-repro``.
+
+    >>> sorted(example_run_paths())
+    ['bm25', 'dense', 'rerank', 'rerank-repro']
+    """
+    root = _example_root()
+    return {
+        name: root / f"dl19-{name}.run.gz" for name in ("bm25", "dense", "rerank", "rerank-repro")
+    }
 
 
 def write_example_files(directory: str | Path = ".", *, force: bool = False) -> list[Path]:
@@ -73,8 +104,10 @@ def write_example_files(directory: str | Path = ".", *, force: bool = False) -> 
 def _holds(target: Path, content: bytes) -> bool:
     """Whether ``target`` is a regular file holding exactly ``content``."""
     try:
-        return target.is_file() and target.stat().st_size == len(content) and (
-            target.read_bytes() == content
+        return (
+            target.is_file()
+            and target.stat().st_size == len(content)
+            and (target.read_bytes() == content)
         )
     except OSError:
         return False

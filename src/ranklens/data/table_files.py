@@ -33,13 +33,14 @@ RUN_KEY = b"ranklens.run"
 _PACKED = ("", ".gz", ".bz2", ".xz")
 PARQUET_SUFFIXES = tuple(base + pack for base in (".parquet", ".pq") for pack in _PACKED)
 JSONL_SUFFIXES = tuple(base + pack for base in (".jsonl", ".ndjson") for pack in _PACKED)
+DELIMITED_SUFFIXES = tuple(base + pack for base in (".csv", ".tsv") for pack in _PACKED)
 
 PathLike = str | os.PathLike[str]
 
 
 def file_kind(path: object) -> str | None:
-    """``"parquet"`` or ``"jsonl"`` when ``path`` names such a file by its suffix, else
-    ``None`` (TREC text)."""
+    """``"parquet"``, ``"jsonl"`` or ``"delimited"`` (``.csv``/``.tsv`` with a header
+    row) when ``path`` names such a file by its suffix, else ``None`` (TREC text)."""
     if not isinstance(path, str | os.PathLike):
         return None
     name = os.fspath(path).lower()
@@ -47,6 +48,8 @@ def file_kind(path: object) -> str | None:
         return "parquet"
     if name.endswith(JSONL_SUFFIXES):
         return "jsonl"
+    if name.endswith(DELIMITED_SUFFIXES):
+        return "delimited"
     return None
 
 
@@ -278,3 +281,86 @@ def jsonl_columns(
         records, integer, where, allow_empty=allow_empty, lines=np.asarray(lines, np.int64)
     )
     return columns, tag
+
+
+def delimited_columns(path: PathLike, integer: bool) -> tuple[dict[str, Any], str]:
+    """The grouped columns of qrels (``integer``) or a run in a ``.csv`` (commas) or
+    ``.tsv`` (tabs) file whose first row names the columns: a query column, a document
+    column and a relevance (qrels) or score (run) column, by the names
+    :meth:`Run.from_frame` knows (``query_id``/``qid``, ``doc_id``/``docno``,
+    ``relevance``/``rel``, ``score``; any case); other columns are ignored, but a ``run``
+    (or ``tag``) column names the run. Compressed files are read as for TREC text.
+    Returns the columns and the run's name (``""`` when the file gives none).
+    """
+    import csv
+    import io
+
+    from ranklens.data.frames import DOC_NAMES, QID_NAMES, REL_NAMES, SCORE_NAMES
+    from ranklens.data.memory import from_records
+    from ranklens.data.source import BOM, read_binary
+
+    data, where = read_binary(path)
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ParseError("is not UTF-8 text", path=where, line=line) from None
+    base = os.fspath(path).lower() if isinstance(path, str | os.PathLike) else ""
+    delimiter = "\t" if ".tsv" in base else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    header: list[str] | None = None
+    header_line = 0
+    for header_row in reader:
+        if any(cell.strip() for cell in header_row):
+            header, header_line = [c.strip().lower() for c in header_row], reader.line_num
+            break
+    value_names = REL_NAMES if integer else SCORE_NAMES
+    positions: list[int] = []
+    for names in (QID_NAMES, DOC_NAMES, value_names):
+        found = next((header.index(n) for n in names if header and n in header), None)
+        if found is None:
+            value = "relevance" if integer else "score"
+            shown = ", ".join(header or []) or "nothing"
+            raise ParseError(
+                f"a {'.tsv' if delimiter == chr(9) else '.csv'} file needs a header row naming "
+                f"its columns: query_id, doc_id and {value} (or qid, docno, ...); the first "
+                f"row has {shown}. A TREC file separated by spaces needs another suffix",
+                path=where,
+                line=header_line or 1,
+            )
+        positions.append(found)
+    tag_at = next(
+        (header.index(n) for n in ("run", "tag", "run_id") if header and n in header), None
+    )
+    records: list[tuple[str, str, object]] = []
+    lines: list[int] = []
+    tag = ""
+    width = len(header or [])
+    for row in reader:
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != width:
+            raise ParseError(
+                f"{len(row)} fields, but the header names {width}; quote a field that holds "
+                f"{'a tab' if delimiter == chr(9) else 'a comma'}",
+                path=where,
+                line=reader.line_num,
+            )
+        q, d, v = (row[i].strip() for i in positions)
+        records.append((q, d, _number(v, integer, where, reader.line_num)))
+        lines.append(reader.line_num)
+        if tag_at is not None:
+            tag = row[tag_at].strip()
+    columns = from_records(records, integer, where, lines=np.asarray(lines, np.int64))
+    return columns, tag
+
+
+def _number(text: str, integer: bool, where: str, line: int) -> object:
+    """The value of a delimited file's cell: an int for qrels, a float for a run."""
+    try:
+        return int(text) if integer else float(text)
+    except ValueError:
+        what = "a whole relevance grade" if integer else "a score (a number)"
+        raise ParseError(f"{text!r} is not {what}", path=where, line=line) from None

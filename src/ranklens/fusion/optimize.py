@@ -206,7 +206,8 @@ def fuse_optimize(
 
     axes = _axes(spec, grid, n, step)
     pooled = pool(inputs, ties)
-    evaluator = Evaluator(judgments, [measure_name], ties=ties)
+    # a fused run has no rank column: ties="rank" orders the inputs, trec_eval the fused run
+    evaluator = Evaluator(judgments, [measure_name], ties="trec_eval" if ties == "rank" else ties)
     rows = []
     best: tuple[float, dict[str, Any]] | None = None
     settings = math.prod(len(values) for values in axes.values())

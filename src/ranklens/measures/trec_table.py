@@ -383,6 +383,34 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 }
 
 
+def _suggest(name: str) -> str:
+    """What the user may have meant by the illegal measure ``name``: close trec_eval names,
+    or, for a name of ranklens' measure language, where that name is understood."""
+    import difflib
+
+    pool = [*BY_NAME, *NICKNAMES]
+    close = difflib.get_close_matches(name, pool, n=3, cutoff=0.6)
+    if not close:
+        lower = {p.lower(): p for p in pool}
+        close = [lower[name.lower()]] if name.lower() in lower else []
+    hint = f" (did you mean {' or '.join(repr(c) for c in close)}?" if close else " ("
+    if any(ch in name for ch in "@(") or name in _language_names():
+        hint += " " if close else ""
+        hint += (
+            f"'{name}' is a name of ranklens' measure language: 'ranklens eval -m' takes "
+            "it, trec-eval takes trec_eval's names"
+        )
+    elif not close:
+        hint += "'ranklens trec-eval -m all_trec' computes every trec_eval measure"
+    return hint + ")"
+
+
+def _language_names() -> set[str]:
+    from ranklens.measures.registry import ALIASES, REGISTRY
+
+    return {*REGISTRY, *ALIASES}
+
+
 def request(names: Sequence[str], options: Options) -> list[Slot]:
     """The values to print for ``-m`` arguments ``names``, in trec_eval's registry order.
 
@@ -400,7 +428,7 @@ def request(names: Sequence[str], options: Options) -> list[Slot]:
         name, dot, raw = text.partition(".")
         measure = BY_NAME.get(name)
         if measure is None or (options.v9 and measure.v10_only):
-            raise TrecUsageError(f"trec_eval: illegal measure '{text}'", 1)
+            raise TrecUsageError(f"trec_eval: illegal measure '{text}'{_suggest(name)}", 1)
         if dot and not raw:
             raise TrecUsageError(
                 f"trec_eval: improper measure in parameter '{name}'\n"

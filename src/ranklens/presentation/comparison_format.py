@@ -21,12 +21,14 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import IO, TYPE_CHECKING
 
 from ranklens.analysis.comparison_data import beaten, better, tukey_pairs
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from ranklens.analysis.comparison import Comparison, PairStats
 
 WORSE = "▼"
@@ -472,3 +474,70 @@ def to_csv(cmp: Comparison) -> str:
             for m in cmp.measures:
                 writer.writerow(row(b, m, a, per[m]))
     return out.getvalue()
+
+
+_WIDE = 240
+"""The width of the text table written to a file or a pipe (never cropped)."""
+
+ExtraTable = tuple[list[str], list[list[str]], int, str]
+
+
+def write_table(cmp: Comparison, out: IO[str], extra: Sequence[ExtraTable] = ()) -> None:
+    """The comparison as the command line shows it: boxes and bold on a terminal, aligned
+    plain text in a file or a pipe (and in ``str(comparison)``); ``extra`` tables
+    (header, rows, first right-aligned column, title) come last."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(file=out, highlight=False, soft_wrap=False)
+    terminal = console.is_terminal
+    if not terminal:  # a file or a pipe: never crop
+        console = Console(file=out, highlight=False, soft_wrap=False, width=_WIDE)
+
+    def cell(value: str, mark: str, best: bool) -> str:
+        text = f"[bold]{value}[/bold]" if best and terminal else value
+        letters_ = mark.replace(WORSE, "")
+        text += superscript(letters_)
+        return text + (f" [red]{WORSE}[/red]" if WORSE in mark else "")
+
+    def table(
+        header: list[str], rows: list[list[str]], right_from: int, title: str, plain: int = 99
+    ) -> Table:
+        """A rich table; cells from column ``plain`` on are markup, the others text."""
+        t = Table(title=title, title_justify="left")
+        if not terminal:  # plain text into a pipe or a file, as eval writes
+            t.box = None
+        for i, h in enumerate(header):
+            t.add_column(escape(h), justify="right" if i >= right_from else "left", no_wrap=True)
+        for row in rows:
+            t.add_row(*(c if i >= plain else escape(c) for i, c in enumerate(row)))
+        return t
+
+    header, rows = summary_cells(cmp, cell)
+    console.print(table(header, rows, 1, "means", plain=1))
+    bold = " Best value per measure in bold." if terminal else ""
+    console.print(legend(cmp) + bold, markup=False)
+    console.print(description(cmp), markup=False)
+    header, rows = detail_rows(cmp)
+    console.print(table(header, rows, 3, "differences (run - vs)"))
+    header, rows = power_rows(cmp)
+    console.print(table(header, rows, 3, power_title(cmp)))
+    for note in cmp.power_notes():
+        console.print(note, markup=False, soft_wrap=True)
+    if cmp.tukey is not None:
+        kind = "queries as blocks" if cmp.tukey_kind == "blocked" else "one-way"
+        header, rows = tukey_rows(cmp)
+        console.print(table(header, rows, 3, f"Tukey's HSD ({kind})"))
+    if cmp.correlation:
+        header, rows = correlation_rows(cmp)
+        console.print(table(header, rows, 2, "rank correlation of the orderings of the runs"))
+    for header, rows, right_from, title in extra:
+        console.print(table(header, rows, right_from, title))
+
+
+def to_text(cmp: Comparison) -> str:
+    """:func:`write_table` into a string: the plain-text tables of ``str(comparison)``."""
+    out = io.StringIO()
+    write_table(cmp, out)
+    return "".join(line.rstrip() + "\n" for line in out.getvalue().splitlines())

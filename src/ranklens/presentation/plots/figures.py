@@ -347,6 +347,8 @@ def draw_cutoff(
                 f"give one Axes per measure: {n_measures} measure(s), {len(axes)} Axes"
             )
         fig = _root(axes[0])
+    from matplotlib.ticker import MaxNLocator
+
     n_runs = len(data.runs)
     for j, (measure, target) in enumerate(zip(data.measures, axes, strict=True)):
         for r, run in enumerate(data.runs):
@@ -366,6 +368,7 @@ def draw_cutoff(
         target.set_ylabel(f"{measure}@k")
         target.set_title(f"{measure}@k")
         target.set_xlim(0.5, data.ks[-1] + 0.5)
+        target.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
         target.grid(True, alpha=0.3)
     axes[0].legend(loc="best")
     if title is not None:
