@@ -29,9 +29,11 @@ LAYERS: dict[str, int] = {
     "frontends": 6,
     "analysis": 6,
     "fusion": 6,
+    "logs": 6,
     "scale": 6,
     "tensor": 6,
     "presentation": 7,
+    "rag": 7,
     "cli": 8,
     "compat": 8,
 }

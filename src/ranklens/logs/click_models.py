@@ -1,0 +1,880 @@
+r"""Click models (Chuklin, Markov and de Rijke, *Click Models for Web Search*, 2015),
+estimated from a click log, evaluated on held-out sessions and turned into qrels.
+
+Notation: a session shows documents :math:`d_1, \dots, d_n` for query :math:`q`;
+:math:`E_r` (examined), :math:`A_r` (attractive), :math:`C_r = E_r A_r` (clicked),
+:math:`S_r` (satisfied); :math:`\alpha_{qd} = P(A = 1)`, :math:`\sigma_{qd} = P(S=1 \mid C=1)`.
+
+========  ==================================================  ==========================
+model     examination                                          estimation
+========  ==================================================  ==========================
+PBM       :math:`P(E_r=1) = \gamma_r`                           EM
+UBM       :math:`P(E_r=1 \mid \text{last click at } r') =       EM
+          \gamma_{rr'}` (:math:`r'=0`: no click above)
+Cascade   examine down to the first click, then stop            closed form
+DCM       after a click at :math:`r` go on with                 closed form (the last click
+          :math:`\lambda_r`, after none always                  satisfies)
+SDBN      DBN with :math:`\gamma = 1`                           closed form (the last click
+                                                                satisfies)
+DBN       after a click satisfied with :math:`\sigma_{qd}`;     EM (exact posteriors)
+          not satisfied: go on with :math:`\gamma`
+========  ==================================================  ==========================
+
+Every estimate adds ``prior = (clicks, views)`` pseudo-counts to each parameter (by
+default one click in two views, as PyClick: a parameter without data is 0.5), and every
+probability is kept in :math:`[10^{-6}, 1 - 10^{-6}]`.
+
+EM stopping rule: stop after the first iteration in which no parameter moved by more than
+``tol`` (default :math:`10^{-6}`), or after ``max_iter`` iterations (default 2000;
+``converged`` says which). PBM and UBM are identified only up to a common factor between
+attractiveness and examination; after fitting, the examination probabilities are scaled so
+that the most examined position (PBM) or cell (UBM) is 1 and the attractiveness by the
+inverse factor (``normalize=False`` keeps the raw EM point): every click probability
+:math:`\alpha\gamma` is unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ranklens.base.errors import OptionError
+from ranklens.base.types import BoolArray, Float64Array, Int64Array
+from ranklens.logs.log import ClickLog
+from ranklens.logs.patterns import Patterns, patterns_of
+
+if TYPE_CHECKING:
+    from ranklens.data.qrels import Qrels
+
+MODELS = ("PBM", "Cascade", "DCM", "UBM", "DBN", "SDBN")
+"""The click models :func:`fit_click_model` estimates."""
+PROB_MIN = 1e-6
+"""Probabilities are kept in ``[PROB_MIN, 1 - PROB_MIN]`` (so no log of 0)."""
+DEFAULT_PRIOR = (1.0, 2.0)
+DEFAULT_TOL = 1e-6
+DEFAULT_MAX_ITER = 2000
+
+
+def _clip(values: Float64Array) -> Float64Array:
+    return np.clip(values, PROB_MIN, 1.0 - PROB_MIN)
+
+
+def _model_name(model: str) -> str:
+    for name in MODELS:
+        if name.lower() == str(model).lower():
+            return name
+    raise OptionError(f"unknown click model {model!r}: choose one of {', '.join(MODELS)}")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """How well a fitted click model predicts held-out sessions.
+
+    Attributes
+    ----------
+    log_likelihood : :math:`\\sum_s \\log P(C^{(s)})`, natural log, the sessions'
+        clicks predicted rank by rank from the clicks above (conditional probabilities).
+    log_likelihood_per_session : the same divided by the number of sessions.
+    log_likelihood_per_rank : divided by the number of shown (session, rank) cells (PyClick's
+        figure when every session shows the same number of documents).
+    perplexity_at : ``{rank: perplexity}``, :math:`2^{-\\frac{1}{|S_r|}\\sum_{s \\in S_r}
+        \\log_2 P(C_r = c^{(s)}_r)}` with the full click probability :math:`P(C_r = 1)`
+        (not conditioned on the clicks above), over the sessions that show rank ``r``.
+    perplexity : the mean of ``perplexity_at`` over ranks (1 is perfect, 2 is a coin).
+    sessions : how many sessions were evaluated.
+    unseen : how many shown (query, document) pairs had no estimate (given 0.5).
+    """
+
+    log_likelihood: float
+    log_likelihood_per_session: float
+    log_likelihood_per_rank: float
+    perplexity: float
+    perplexity_at: dict[int, float]
+    sessions: int
+    unseen: int
+
+
+@dataclass(frozen=True, eq=False)
+class ClickModel:
+    """A fitted click model; build one with :func:`fit_click_model`.
+
+    Attributes
+    ----------
+    model : the model's name (one of :data:`MODELS`).
+    queries, documents : the id tables of the log it was fitted on.
+    pair_query, pair_doc : the query and document index of each (query, document) pair.
+    alpha : attractiveness per pair.
+    sigma : satisfaction per pair (DBN, SDBN), else ``None``.
+    impressions : how many times each pair was shown.
+    gamma : PBM: examination per rank; UBM: (rank x previous click rank) matrix with
+        ``gamma[r - 1, r']``; DCM: continuation per rank; DBN: a 1-element array holding
+        the continuation :math:`\\gamma`; Cascade, SDBN: empty.
+    iterations, converged : the EM iterations done and whether the stopping rule was met
+        (closed forms: 0 and ``True``).
+    train_log_likelihood : the log-likelihood of the training sessions.
+    """
+
+    model: str
+    queries: tuple[str, ...]
+    documents: tuple[str, ...]
+    pair_query: Int64Array
+    pair_doc: Int64Array
+    alpha: Float64Array
+    sigma: Float64Array | None
+    impressions: Float64Array
+    gamma: Float64Array
+    iterations: int = 0
+    converged: bool = True
+    train_log_likelihood: float = math.nan
+    prior: tuple[float, float] | None = field(default=DEFAULT_PRIOR)
+
+    def __repr__(self) -> str:
+        return (
+            f"ClickModel({self.model}, {self.pair_query.shape[0]} query-document pairs, "
+            f"iterations={self.iterations}, converged={self.converged})"
+        )
+
+    def _per_pair(self, values: Float64Array) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        queries, documents = self.queries, self.documents
+        for q, d, v in zip(
+            self.pair_query.tolist(), self.pair_doc.tolist(), values.tolist(), strict=True
+        ):
+            out.setdefault(queries[q], {})[documents[d]] = v
+        return out
+
+    @cached_property
+    def attractiveness(self) -> dict[str, dict[str, float]]:
+        """``{query: {document: P(A = 1)}}``."""
+        return self._per_pair(self.alpha)
+
+    @cached_property
+    def satisfaction(self) -> dict[str, dict[str, float]] | None:
+        """``{query: {document: P(S = 1 | C = 1)}}`` (DBN, SDBN), else ``None``."""
+        return None if self.sigma is None else self._per_pair(self.sigma)
+
+    @property
+    def relevance_values(self) -> Float64Array:
+        """Per pair: :math:`\\alpha\\sigma` for DBN and SDBN (the probability that a user
+        who examines the document is satisfied by it), :math:`\\alpha` otherwise."""
+        return self.alpha if self.sigma is None else self.alpha * self.sigma
+
+    @cached_property
+    def relevance(self) -> dict[str, dict[str, float]]:
+        """``{query: {document: relevance}}`` (:attr:`relevance_values`)."""
+        return self._per_pair(self.relevance_values)
+
+    @cached_property
+    def examination(self) -> dict[Any, float] | None:
+        """PBM: ``{position: P(E = 1)}``; UBM: ``{(position, previous click position):
+        P(E = 1)}`` (previous click position 0: no click above); else ``None``."""
+        if self.model == "PBM":
+            return {r + 1: float(g) for r, g in enumerate(self.gamma.tolist())}
+        if self.model == "UBM":
+            return {
+                (r + 1, p): float(self.gamma[r, p])
+                for r in range(self.gamma.shape[0])
+                for p in range(r + 1)
+            }
+        return None
+
+    @cached_property
+    def continuation(self) -> dict[int, float] | float | None:
+        """DCM: ``{position: P(go on after a click there)}``; DBN: :math:`\\gamma`, the
+        probability of going on after an unsatisfying document; else ``None``."""
+        if self.model == "DCM":
+            return {r + 1: float(g) for r, g in enumerate(self.gamma.tolist())}
+        if self.model == "DBN":
+            return float(self.gamma[0])
+        return None
+
+    # ---- applying the model to a log --------------------------------------------------
+
+    def _pairs_of(self, log: ClickLog) -> tuple[Int64Array, BoolArray]:
+        """For each row of ``log``: the index of its pair in this model, and whether known."""
+        own = (
+            np.char.add(
+                np.char.add(np.asarray(self.queries, dtype=str)[self.pair_query], "\x00"),
+                np.asarray(self.documents, dtype=str)[self.pair_doc],
+            )
+            if self.pair_query.shape[0]
+            else np.zeros(0, dtype=str)
+        )
+        order = np.argsort(own, kind="stable")
+        ordered = own[order]
+        if log.num_rows == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+        query_of_rows = np.asarray(log.queries, dtype=str)[log.query[log.impression_of_rows]]
+        keys = np.char.add(
+            np.char.add(query_of_rows, "\x00"), np.asarray(log.documents, dtype=str)[log.doc]
+        )
+        at = np.searchsorted(ordered, keys)
+        at_clipped = np.minimum(at, max(ordered.shape[0] - 1, 0))
+        known = (
+            (at < ordered.shape[0]) & (ordered[at_clipped] == keys)
+            if ordered.shape[0]
+            else (np.zeros(keys.shape[0], dtype=bool))
+        )
+        index = np.where(known, order[at_clipped] if ordered.shape[0] else 0, -1)
+        return index.astype(np.int64), known
+
+    def _cells(self, log: ClickLog) -> tuple[Float64Array, Float64Array, BoolArray, BoolArray, int]:
+        """Attractiveness, satisfaction, clicks and validity per (session, rank) cell."""
+        n, width = log.num_impressions, max(log.max_length, 1)
+        index, known = self._pairs_of(log)
+        alpha_rows = np.where(known, self.alpha[np.maximum(index, 0)], 0.5)
+        a = np.zeros((n, width))
+        s = np.zeros((n, width))
+        c = np.zeros((n, width), dtype=bool)
+        valid = np.zeros((n, width), dtype=bool)
+        rows, cols = log.impression_of_rows, log.positions - 1
+        a[rows, cols] = alpha_rows
+        if self.sigma is not None:
+            s[rows, cols] = np.where(known, self.sigma[np.maximum(index, 0)], 0.5)
+        c[rows, cols] = log.clicked
+        valid[rows, cols] = True
+        return a, s, c, valid, int((~known).sum())
+
+    def _gamma_at(self, width: int) -> Float64Array:
+        """The rank parameters for ``width`` ranks (0.5 past the fitted ranks)."""
+        if self.model in ("PBM", "DCM"):
+            out = np.full(width, 0.5)
+            k = min(width, self.gamma.shape[0])
+            out[:k] = self.gamma[:k]
+            return out
+        if self.model == "UBM":
+            out = np.full((width, width + 1), 0.5)
+            k = min(width, self.gamma.shape[0])
+            out[:k, : k + 1] = self.gamma[:k, : k + 1]
+            return out
+        return self.gamma
+
+    def probabilities(self, log: Any) -> tuple[Float64Array, Float64Array]:
+        """Per row of ``log`` (read with :func:`~ranklens.logs.read_log`): the conditional
+        probability of the observed click or skip given the clicks above, and the full
+        click probability :math:`P(C_r = 1)`."""
+        from ranklens.logs.read import read_log
+
+        log = read_log(log)
+        a, s, c, valid, _ = self._cells(log)
+        cond, full = _session_probabilities(self.model, a, s, c, valid, self._gamma_at(a.shape[1]))
+        rows, cols = log.impression_of_rows, log.positions - 1
+        return cond[rows, cols], full[rows, cols]
+
+    def evaluate(self, log: Any) -> Evaluation:
+        """Log-likelihood and per-rank perplexity of the sessions of ``log`` (held-out
+        sessions, read with :func:`~ranklens.logs.read_log`): see :class:`Evaluation`.
+
+        A (query, document) pair the model has no estimate for gets attractiveness (and
+        satisfaction) 0.5; :attr:`Evaluation.unseen` counts them.
+        """
+        from ranklens.logs.read import read_log
+
+        log = read_log(log)
+        a, s, c, valid, unseen = self._cells(log)
+        cond, full = _session_probabilities(self.model, a, s, c, valid, self._gamma_at(a.shape[1]))
+        cond = np.where(valid, _clip(cond), 1.0)
+        total = float(np.log(cond).sum())
+        observed = np.where(c, full, 1.0 - full)
+        observed = np.where(valid, _clip(observed), 1.0)
+        shown = valid.sum(axis=0)
+        per_rank = np.log2(observed).sum(axis=0)
+        perplexity_at = {
+            r + 1: float(2.0 ** (-per_rank[r] / shown[r])) for r in range(a.shape[1]) if shown[r]
+        }
+        sessions = log.num_impressions
+        cells = int(valid.sum())
+        return Evaluation(
+            log_likelihood=total,
+            log_likelihood_per_session=total / sessions if sessions else math.nan,
+            log_likelihood_per_rank=total / cells if cells else math.nan,
+            perplexity=float(np.mean(list(perplexity_at.values()))) if perplexity_at else math.nan,
+            perplexity_at=perplexity_at,
+            sessions=sessions,
+            unseen=unseen,
+        )
+
+    def to_qrels(
+        self,
+        thresholds: Sequence[float] | None = None,
+        *,
+        scale: int | None = None,
+        of: str = "relevance",
+        min_impressions: float = 1,
+    ) -> Qrels:
+        """Judgments from the model's estimates, for every measure of ranklens.
+
+        Parameters
+        ----------
+        thresholds
+            Increasing cut points :math:`t_1 < t_2 < \\dots`: the grade of a document is the
+            number of cut points at or below its value (below :math:`t_1`: 0). ``[0.5]``
+            gives binary judgments.
+        scale
+            Instead of thresholds: the value as an integer grade ``round(scale * value)``
+            (``scale=100``: percent), so that gain-based measures (nDCG with linear gains,
+            ...) weigh documents by the estimated probability, to within ``1/scale``.
+        of
+            ``"relevance"`` (default: :attr:`relevance_values`), ``"attractiveness"`` or
+            ``"satisfaction"`` (DBN, SDBN).
+        min_impressions
+            Pairs shown fewer times are left out (unjudged).
+
+        Examples
+        --------
+        >>> from ranklens.logs import read_log, fit_click_model
+        >>> log = read_log({"session_id": [1, 1, 2, 2], "query_id": ["q"] * 4,
+        ...                 "doc_id": ["a", "b", "a", "b"], "position": [1, 2, 1, 2],
+        ...                 "clicked": [True, False, True, True]})
+        >>> model = fit_click_model(log, "SDBN", prior=None, method="closed")
+        >>> model.relevance  # a: clicked twice, last click once; b: clicked once, last
+        {'q': {'a': 0.5, 'b': 1.0}}
+        >>> model.to_qrels([0.25, 0.75]).to_dict()
+        {'q': {'a': 1, 'b': 2}}
+        >>> model.to_qrels(scale=100).to_dict()
+        {'q': {'a': 50, 'b': 100}}
+        """
+        from ranklens.data.qrels import Qrels
+
+        if of == "relevance":
+            values = self.relevance_values
+        elif of == "attractiveness":
+            values = self.alpha
+        elif of == "satisfaction":
+            if self.sigma is None:
+                raise OptionError(f"{self.model} has no satisfaction; use of='attractiveness'")
+            values = self.sigma
+        else:
+            raise OptionError(
+                f"of must be 'relevance', 'attractiveness' or 'satisfaction', not {of!r}"
+            )
+        if (thresholds is None) == (scale is None):
+            raise OptionError("give either thresholds (graded) or scale (probabilities), one")
+        if thresholds is not None:
+            cuts = np.asarray(list(thresholds), dtype=np.float64)
+            if cuts.size == 0 or not np.all(np.isfinite(cuts)) or np.any(np.diff(cuts) <= 0):
+                raise OptionError(
+                    f"thresholds must be increasing finite numbers, not {list(thresholds)!r}"
+                )
+            grades = np.searchsorted(cuts, values, side="right").astype(np.int64)
+        else:
+            if not isinstance(scale, int) or isinstance(scale, bool) or scale < 1:
+                raise OptionError(f"scale must be a positive integer, not {scale!r}")
+            grades = np.rint(values * scale).astype(np.int64)
+        keep = self.impressions >= min_impressions
+        records = [
+            (self.queries[q], self.documents[d], int(g))
+            for q, d, g in zip(
+                self.pair_query[keep].tolist(),
+                self.pair_doc[keep].tolist(),
+                grades[keep].tolist(),
+                strict=True,
+            )
+        ]
+        return Qrels.from_records(records, source=f"<{self.model} click model>")
+
+
+# ---- likelihoods ------------------------------------------------------------------------
+
+
+def _session_probabilities(
+    model: str,
+    a: Float64Array,
+    s: Float64Array,
+    c: BoolArray,
+    valid: BoolArray,
+    gamma: Float64Array,
+) -> tuple[Float64Array, Float64Array]:
+    """Per cell: P(observed click or skip | clicks above) and P(C_r = 1)."""
+    n, width = a.shape
+    cond = np.ones((n, width))
+    full = np.zeros((n, width))
+    if model == "PBM":
+        p = a * gamma[None, :width]
+        return np.where(c, p, 1.0 - p), p
+    if model == "UBM":
+        prev = np.zeros(n, dtype=np.int64)
+        marginal = np.zeros((n, width + 1))  # marginal[:, r'] = P(C_{r'} = 1), r' = 0: start
+        marginal[:, 0] = 1.0
+        for r in range(width):
+            p = a[:, r] * gamma[r, prev]
+            cond[:, r] = np.where(c[:, r], p, 1.0 - p)
+            prev = np.where(c[:, r] & valid[:, r], r + 1, prev)
+            # P(C_r = 1) = sum over r' < r of P(C_r' = 1) P(no click in (r', r)) a gamma[r, r']
+            total = np.zeros(n)
+            for rp in range(r + 1):
+                between = np.ones(n)
+                for j in range(rp, r):
+                    between *= 1.0 - a[:, j] * gamma[j, rp]
+                total += marginal[:, rp] * between * a[:, r] * gamma[r, rp]
+            marginal[:, r + 1] = total
+            full[:, r] = total
+        return cond, full
+    # the cascade family: a click at r satisfies with s (Cascade: always; DCM: 1 - lambda_r)
+    if model == "Cascade":
+        sat = np.ones_like(a)
+        go_on = 1.0
+    elif model == "DCM":
+        sat = np.broadcast_to(1.0 - gamma[None, :width], a.shape)
+        go_on = 1.0
+    elif model == "SDBN":
+        sat, go_on = s, 1.0
+    else:
+        sat, go_on = s, float(gamma[0])
+    sat = np.clip(sat, 0.0, 1.0)
+    exam_cond = np.ones(n)
+    exam_full = np.ones(n)
+    for r in range(width):
+        ar = a[:, r]
+        clicked = c[:, r]
+        p_click = ar * exam_cond
+        cond[:, r] = np.where(clicked, p_click, 1.0 - p_click)
+        after_skip = exam_cond * (1.0 - ar) / np.maximum(1.0 - p_click, 1e-300) * go_on
+        exam_cond = np.where(clicked, (1.0 - sat[:, r]) * go_on, after_skip)
+        full[:, r] = ar * exam_full
+        exam_full = exam_full * go_on * (ar * (1.0 - sat[:, r]) + (1.0 - ar))
+    return cond, full
+
+
+# ---- estimation ---------------------------------------------------------------------------
+
+
+def _ratio(
+    numerator: Any,
+    denominator: Any,
+    prior: tuple[float, float] | None,
+    clip: bool = True,
+) -> Float64Array:
+    """``(numerator + prior clicks) / (denominator + prior views)``; without a prior, 0.5
+    where the denominator is 0. EM keeps the result inside ``[PROB_MIN, 1 - PROB_MIN]``
+    (``clip``); the closed forms report it as it is."""
+    if prior is None:
+        safe = np.where(denominator > 0, denominator, 1.0)
+        out = np.where(denominator > 0, numerator / safe, 0.5)
+    else:
+        out = (numerator + prior[0]) / (denominator + prior[1])
+    result = np.asarray(out, dtype=np.float64)
+    return _clip(result) if clip else result
+
+
+def _check_prior(prior: tuple[float, float] | None) -> tuple[float, float] | None:
+    if prior is None:
+        return None
+    try:
+        clicks, views = (float(prior[0]), float(prior[1]))
+    except (TypeError, ValueError, IndexError):
+        raise OptionError(f"prior must be (clicks, views) or None, not {prior!r}") from None
+    if not (0 <= clicks <= views and views > 0 and math.isfinite(views)):
+        raise OptionError(
+            f"prior must be (clicks, views) with 0 <= clicks <= views and views > 0, not {prior!r}"
+        )
+    return clicks, views
+
+
+def _cell_arrays(
+    patterns: Patterns,
+) -> tuple[Int64Array, Int64Array, BoolArray, Float64Array, Int64Array]:
+    """Valid cells as flat arrays: pair, rank (0-based), click, count, previous click rank."""
+    valid = patterns.valid
+    width = patterns.ranks
+    clicks = patterns.clicks & valid
+    # previous click rank (1-based; 0: none) at each cell
+    ranks = np.arange(1, width + 1)[None, :]
+    last = np.where(clicks, ranks, 0)
+    running = np.maximum.accumulate(last, axis=1)
+    prev = np.zeros_like(running)
+    prev[:, 1:] = running[:, :-1]
+    count = np.broadcast_to(patterns.count[:, None], valid.shape)
+    rank = np.broadcast_to(np.arange(width)[None, :], valid.shape)
+    return patterns.pair[valid], rank[valid], clicks[valid], count[valid], prev[valid]
+
+
+def _aggregate_cells(
+    pair: Int64Array, slot: Int64Array, click: BoolArray, count: Float64Array
+) -> tuple[Int64Array, Int64Array, BoolArray, Float64Array]:
+    """Cells with the same (pair, slot, click) merged."""
+    if pair.shape[0] == 0:
+        return pair, slot, click, count
+    key = (pair * np.int64(slot.max() + 1) + slot) * 2 + click
+    unique, inverse = np.unique(key, return_inverse=True)
+    summed = np.bincount(inverse.reshape(-1), weights=count, minlength=unique.shape[0])
+    click_u = (unique % 2).astype(bool)
+    rest = unique // 2
+    width = np.int64(slot.max() + 1)
+    return rest // width, rest % width, click_u, summed.astype(np.float64)
+
+
+def _fit_position_em(
+    patterns: Patterns,
+    ubm: bool,
+    prior: tuple[float, float] | None,
+    tol: float,
+    max_iter: int,
+) -> tuple[Float64Array, Float64Array, BoolArray, int, bool]:
+    pair, rank, click, count, prev = _cell_arrays(patterns)
+    width = patterns.ranks
+    slots = rank * (width + 1) + prev if ubm else rank
+    n_slots = width * (width + 1) if ubm else width
+    alpha, theta, observed, iterations, converged = position_em(
+        pair, slots, click, count, patterns.num_pairs, n_slots, prior, tol, max_iter
+    )
+    if ubm:
+        theta = theta.reshape(width, width + 1)
+        observed = observed.reshape(width, width + 1)
+    return alpha, theta, observed, iterations, converged
+
+
+def position_em(
+    pair: Int64Array,
+    slot: Int64Array,
+    click: BoolArray,
+    weight: Float64Array,
+    n_pairs: int,
+    n_slots: int,
+    prior: tuple[float, float] | None,
+    tol: float,
+    max_iter: int,
+) -> tuple[Float64Array, Float64Array, BoolArray, int, bool]:
+    """EM for :math:`P(C = 1) = \alpha_{pair}\theta_{slot}` over weighted cells (PBM:
+    the slot is the rank; UBM: the rank and the previous click). Returns alpha, theta,
+    which slots have data, the iterations and whether the stopping rule was met."""
+    cp, cs, cc, cw = _aggregate_cells(pair, slot, click, weight)
+    alpha = np.full(n_pairs, 0.5)
+    theta = np.full(n_slots, 0.5)
+    alpha_den = np.bincount(cp, weights=cw, minlength=n_pairs)
+    theta_den = np.bincount(cs, weights=cw, minlength=n_slots)
+    iterations, converged = 0, False
+    while iterations < max_iter:
+        a = alpha[cp]
+        t = theta[cs]
+        joint = 1.0 - a * t
+        post_a = np.where(cc, 1.0, a * (1.0 - t) / joint)
+        post_t = np.where(cc, 1.0, t * (1.0 - a) / joint)
+        new_alpha = _ratio(
+            np.bincount(cp, weights=cw * post_a, minlength=n_pairs), alpha_den, prior
+        )
+        new_theta = _ratio(
+            np.bincount(cs, weights=cw * post_t, minlength=n_slots), theta_den, prior
+        )
+        # the stopping rule looks at what the data identify: the click probabilities
+        change = float(np.max(np.abs(new_alpha[cp] * new_theta[cs] - a * t), initial=0.0))
+        alpha, theta = new_alpha, new_theta
+        iterations += 1
+        if change < tol:
+            converged = True
+            break
+    return alpha, theta, theta_den > 0, iterations, converged
+
+
+def _first_and_last_click(patterns: Patterns) -> tuple[Int64Array, Int64Array]:
+    """1-based rank of each pattern's first and last click (its length + 1 and 0 if none)."""
+    clicks = patterns.clicks & patterns.valid
+    width = patterns.ranks
+    any_click = clicks.any(axis=1)
+    first = np.where(any_click, np.argmax(clicks, axis=1) + 1, patterns.length + 1)
+    last = np.where(any_click, width - np.argmax(clicks[:, ::-1], axis=1), 0)
+    return first.astype(np.int64), last.astype(np.int64)
+
+
+def _fit_closed(
+    patterns: Patterns, model: str, prior: tuple[float, float] | None
+) -> tuple[Float64Array, Float64Array | None, Float64Array]:
+    """Cascade, DCM and SDBN: counts over the ranks the model says were examined."""
+    valid = patterns.valid
+    width = patterns.ranks
+    clicks = patterns.clicks & valid
+    first, last = _first_and_last_click(patterns)
+    ranks = np.arange(1, width + 1)[None, :]
+    if model == "Cascade":
+        examined = valid & (ranks <= first[:, None])
+    else:  # DCM and SDBN: every rank down to the last click (all of them without a click)
+        bound = np.where(last > 0, last, patterns.length)
+        examined = valid & (ranks <= bound[:, None])
+    weights = np.broadcast_to(patterns.count[:, None], valid.shape)
+    n_pairs = patterns.num_pairs
+    views = np.bincount(patterns.pair[examined], weights=weights[examined], minlength=n_pairs)
+    hits = np.bincount(
+        patterns.pair[examined & clicks], weights=weights[examined & clicks], minlength=n_pairs
+    )
+    alpha = _ratio(hits, views, prior, clip=False)
+    is_last = clicks & (ranks == last[:, None])
+    if model == "SDBN":
+        clicked = np.bincount(patterns.pair[clicks], weights=weights[clicks], minlength=n_pairs)
+        lasts = np.bincount(patterns.pair[is_last], weights=weights[is_last], minlength=n_pairs)
+        return alpha, _ratio(lasts, clicked, prior, clip=False), np.zeros(0)
+    if model == "DCM":
+        rank_index = np.broadcast_to(np.arange(width)[None, :], valid.shape)
+        clicked = np.bincount(rank_index[clicks], weights=weights[clicks], minlength=width)
+        went_on = np.bincount(
+            rank_index[clicks & ~is_last], weights=weights[clicks & ~is_last], minlength=width
+        )
+        return alpha, None, _ratio(went_on, clicked, prior, clip=False)
+    return alpha, None, np.zeros(0)
+
+
+def _fit_cascade_em(
+    patterns: Patterns,
+    model: str,
+    prior: tuple[float, float] | None,
+    tol: float,
+    max_iter: int,
+) -> tuple[Float64Array, Float64Array, Float64Array, int, bool]:
+    """Exact EM for the DBN family: DBN (satisfaction per pair, gamma estimated), SDBN
+    (gamma = 1) and DCM (satisfaction per rank, 1 - lambda_r; gamma = 1).
+
+    Given the clicks, every rank down to the last click ``l`` was examined; what is hidden
+    is whether the user was satisfied at ``l`` and how far below ``l`` they read. With
+    ``B_r = P(no click at r..n | E_r = 1)`` and ``p = P(E_{l+1} = 1 | C_{<=l})``, the
+    posteriors are ``P(S_l = 1 | C) = s_l / Z``, ``P(E_r = 1 | C) = p prod_{l<j<r}
+    (1 - a_j) gamma B_r / Z`` below ``l`` (``Z = 1 - p + p B_{l+1}``) and ``P(A_r = 1 | C)
+    = a_r (1 - P(E_r = 1 | C))`` for a skipped document below ``l``.
+    Returns attractiveness, satisfaction (per pair, or per rank for DCM), gamma, the
+    iterations and whether the stopping rule was met.
+    """
+    valid = patterns.valid
+    n, width = patterns.pair.shape
+    clicks = patterns.clicks & valid
+    pair = np.where(valid, patterns.pair, 0)
+    count = patterns.count
+    weights = np.broadcast_to(count[:, None], valid.shape)
+    _, last = _first_and_last_click(patterns)
+    ranks = np.arange(1, width + 1)[None, :]
+    after = valid & (ranks > last[:, None])  # cells below the last click
+    before = valid & (ranks < last[:, None])
+    n_pairs = patterns.num_pairs
+    by_rank = model == "DCM"
+    alpha_den = np.bincount(patterns.pair[valid], weights=weights[valid], minlength=n_pairs)
+    rank_index = np.broadcast_to(np.arange(width)[None, :], valid.shape)
+    sat_slot = rank_index if by_rank else pair
+    n_sat = width if by_rank else n_pairs
+    sigma_den = np.bincount(sat_slot[clicks], weights=weights[clicks], minlength=n_sat)
+    has_last = last > 0
+    last_index = np.maximum(last - 1, 0)
+    rows = np.arange(n)
+    last_slot = sat_slot[rows, last_index]
+    # transitions r -> r + 1 observed for r = 1 .. length - 1
+    trans = (np.arange(width)[None, :] < (patterns.length - 1)[:, None]) & valid
+    alpha = np.full(n_pairs, 0.5)
+    sigma = np.full(n_sat, 0.5)
+    gamma = 0.5 if model == "DBN" else 1.0
+    iterations, converged = 0, False
+    while iterations < max_iter:
+        a = np.where(valid, alpha[pair], 0.0)
+        s_last = np.where(has_last, sigma[last_slot], 0.0)
+        # tail[:, r] = P(no click at ranks r+1..n | E_{r+1} = 1), 1 past the end
+        tail = np.ones((n, width + 1))
+        for r in range(width - 1, -1, -1):
+            step = (1.0 - a[:, r]) * (1.0 - gamma + gamma * tail[:, r + 1])
+            tail[:, r] = np.where(valid[:, r], step, 1.0)
+        start = np.where(has_last, (1.0 - s_last) * gamma, 1.0)
+        z = 1.0 - start + start * tail[rows, last]
+        forward = np.zeros((n, width + 1))
+        forward[rows, last] = start
+        for r in range(width):
+            move = forward[:, r] * (1.0 - a[:, r]) * gamma
+            forward[:, r + 1] = np.where(r + 1 > last, move, forward[:, r + 1])
+        exam = np.where(before | clicks, 1.0, 0.0)
+        exam = np.where(after, forward[:, :width] * tail[:, :width] / z[:, None], exam)
+        post_a = np.where(clicks, 1.0, np.where(after, a * (1.0 - exam), 0.0))
+        post_s = np.where(has_last, s_last / z, 0.0)
+        new_alpha = _ratio(
+            np.bincount(patterns.pair[valid], weights=(weights * post_a)[valid], minlength=n_pairs),
+            alpha_den,
+            prior,
+        )
+        sat_num = np.bincount(
+            last_slot[has_last], weights=count[has_last] * post_s[has_last], minlength=n_sat
+        )
+        if by_rank:  # the prior is on the continuation lambda = 1 - satisfaction
+            new_sigma = 1.0 - _ratio(sigma_den - sat_num, sigma_den, prior)
+        else:
+            new_sigma = _ratio(sat_num, sigma_den, prior)
+        new_gamma = gamma
+        if model == "DBN":
+            den = np.where(before, 1.0, np.where(after, exam, 0.0))
+            den[rows[has_last], last_index[has_last]] = 1.0 - post_s[has_last]
+            num = np.zeros((n, width))
+            num[:, : width - 1] = exam[:, 1:]
+            new_gamma = float(
+                _ratio(
+                    np.array([float((weights * num)[trans].sum())]),
+                    np.array([float((weights * den)[trans].sum())]),
+                    prior,
+                )[0]
+            )
+        change = max(
+            float(np.max(np.abs(new_alpha - alpha), initial=0.0)),
+            float(np.max(np.abs(new_sigma - sigma), initial=0.0)),
+            abs(new_gamma - gamma),
+        )
+        alpha, sigma, gamma = new_alpha, new_sigma, new_gamma
+        iterations += 1
+        if change < tol:
+            converged = True
+            break
+    return alpha, sigma, np.array([gamma]), iterations, converged
+
+
+def _train_log_likelihood(fit: ClickModel, patterns: Patterns) -> float:
+    valid = patterns.valid
+    pair = np.where(valid, patterns.pair, 0)
+    a = np.where(valid, fit.alpha[pair], 0.0)
+    s = np.where(valid, fit.sigma[pair], 0.0) if fit.sigma is not None else np.zeros_like(a)
+    cond, _ = _session_probabilities(
+        fit.model, a, s, patterns.clicks & valid, valid, fit._gamma_at(patterns.ranks)
+    )
+    cond = np.where(valid, _clip(cond), 1.0)
+    return float((np.log(cond).sum(axis=1) * patterns.count).sum())
+
+
+def fit_patterns(
+    patterns: Patterns,
+    model: str,
+    *,
+    prior: tuple[float, float] | None = DEFAULT_PRIOR,
+    tol: float = DEFAULT_TOL,
+    max_iter: int = DEFAULT_MAX_ITER,
+    normalize: bool = True,
+    method: str | None = None,
+) -> ClickModel:
+    """Fit ``model`` on distinct sessions (see :func:`fit_click_model`)."""
+    name = _model_name(model)
+    if method not in (None, "em", "closed"):
+        raise OptionError(f"method must be 'em' or 'closed', not {method!r}")
+    if method == "closed" and name not in ("Cascade", "DCM", "SDBN"):
+        raise OptionError(f"{name} has no closed form: it is estimated by EM (method='em' or None)")
+    if method == "em" and name == "Cascade":
+        raise OptionError("the cascade model's estimate is its closed form (method='closed')")
+    method = method or ("closed" if name == "Cascade" else "em")
+    prior = _check_prior(prior)
+    if not (isinstance(max_iter, int) and max_iter >= 1):
+        raise OptionError(f"max_iter must be a positive integer, not {max_iter!r}")
+    if not (tol >= 0 and math.isfinite(tol)):
+        raise OptionError(f"tol must be a non-negative number, not {tol!r}")
+    sigma: Float64Array | None = None
+    iterations, converged = 0, True
+    if name in ("PBM", "UBM"):
+        alpha, gamma, observed, iterations, converged = _fit_position_em(
+            patterns, name == "UBM", prior, tol, max_iter
+        )
+        if normalize and observed.any():
+            top = float(gamma[observed].max())
+            gamma = np.where(observed, gamma / top, gamma)
+            alpha = _clip(alpha * top)
+    elif name == "DBN" or (name in ("DCM", "SDBN") and method == "em"):
+        alpha, sat, gamma, iterations, converged = _fit_cascade_em(
+            patterns, name, prior, tol, max_iter
+        )
+        if name == "DCM":
+            gamma = 1.0 - sat  # the continuation per rank
+        else:
+            sigma = sat
+            if name == "SDBN":
+                gamma = np.zeros(0)
+    else:
+        alpha, sigma, gamma = _fit_closed(patterns, name, prior)
+    fit = ClickModel(
+        model=name,
+        queries=patterns.queries,
+        documents=patterns.documents,
+        pair_query=patterns.pair_query,
+        pair_doc=patterns.pair_doc,
+        alpha=alpha,
+        sigma=sigma,
+        impressions=patterns.pair_counts(),
+        gamma=gamma,
+        iterations=iterations,
+        converged=converged,
+        prior=prior,
+    )
+    object.__setattr__(fit, "train_log_likelihood", _train_log_likelihood(fit, patterns))
+    return fit
+
+
+def fit_click_model(
+    log: Any,
+    model: str,
+    *,
+    prior: tuple[float, float] | None = DEFAULT_PRIOR,
+    tol: float = DEFAULT_TOL,
+    max_iter: int = DEFAULT_MAX_ITER,
+    normalize: bool = True,
+    method: str | None = None,
+) -> ClickModel:
+    """Estimate a click model from a click log.
+
+    Parameters
+    ----------
+    log
+        A :class:`~ranklens.logs.ClickLog` or anything :func:`~ranklens.logs.read_log`
+        reads; a Parquet path is streamed by record batches, in memory that grows with the
+        number of distinct (query, ranking, clicks) sessions, not with the log's length
+        (its sessions' rows must be consecutive).
+    model
+        ``"PBM"``, ``"Cascade"``, ``"DCM"``, ``"UBM"``, ``"DBN"`` or ``"SDBN"`` (any case).
+    prior
+        ``(clicks, views)`` pseudo-counts added to every parameter's counts (default
+        ``(1, 2)``, PyClick's); ``None``: maximum likelihood (a parameter without data is 0.5).
+    tol, max_iter
+        The EM stopping rule (PBM, UBM, DBN): stop once no parameter moves by more than
+        ``tol`` in an iteration, or after ``max_iter`` iterations.
+    normalize
+        PBM and UBM: scale the examination probabilities so the largest is 1 (see the
+        module's documentation); ``False`` keeps the raw EM point.
+    method
+        ``None`` (default): the maximum likelihood estimate, by EM for every model but
+        Cascade (whose closed form is its maximum likelihood estimate). ``"closed"`` for DCM
+        and SDBN: the closed forms of Chuklin et al. (and PyClick), which take the last
+        click of a session as satisfying and the documents below it as unexamined: quick,
+        but biased (continuation and satisfaction too low where users go on reading
+        after their last click; ``docs/logs.md``).
+
+    Returns
+    -------
+    ClickModel
+        With ``attractiveness`` (``{query: {doc: probability}}``), ``examination`` (PBM:
+        ``{position: probability}``), ``satisfaction``, ``continuation``, ``relevance``,
+        :meth:`~ClickModel.evaluate` and :meth:`~ClickModel.to_qrels`.
+
+    Examples
+    --------
+    >>> from ranklens.logs import read_log, fit_click_model
+    >>> log = read_log({"session_id": [1, 1, 2, 2, 3, 3], "query_id": ["q"] * 6,
+    ...                 "doc_id": ["a", "b"] * 3, "position": [1, 2] * 3,
+    ...                 "clicked": [True, False, False, True, False, False]})
+    >>> cascade = fit_click_model(log, "Cascade", prior=None)
+    >>> cascade.attractiveness
+    {'q': {'a': 0.3333333333333333, 'b': 0.5}}
+    """
+    from ranklens.logs.stream import patterns_from_source
+
+    patterns = patterns_from_source(log)
+    return fit_patterns(
+        patterns,
+        model,
+        prior=prior,
+        tol=tol,
+        max_iter=max_iter,
+        normalize=normalize,
+        method=method,
+    )
+
+
+def fit_click_models(
+    log: Any, models: Sequence[str] = MODELS, **options: Any
+) -> dict[str, ClickModel]:
+    """Several models fitted on one reading of ``log``: ``{name: ClickModel}``."""
+    from ranklens.logs.stream import patterns_from_source
+
+    patterns = patterns_from_source(log)
+    return {_model_name(m): fit_patterns(patterns, m, **options) for m in models}
+
+
+def patterns_from_log(log: ClickLog) -> Patterns:
+    """The distinct sessions of an in-memory log."""
+    return patterns_of(log)
