@@ -307,3 +307,13 @@ def test_piped_measures_listing_is_not_padded() -> None:
     assert lines[0].split("\t")[0] == "measure (defaults)"
     assert all(line == line.rstrip() for line in lines)
     assert all(len(line.split("\t")) == 5 for line in lines)
+
+
+def test_a_reader_that_stops_early_is_not_a_failure() -> None:
+    """``ranklens compare ... | head -1`` exits 0 (rich ends the process on a closed pipe)."""
+    command = f'"{sys.executable}" -m ranklens compare --example -m AP --quiet | head -1'
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("means")

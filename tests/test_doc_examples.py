@@ -1,4 +1,4 @@
-"""Every example of README.md and docs/*.md runs as written, and prints what the page shows.
+"""Every example of README.md, CONTRIBUTING.md and docs/*.md runs as written, and prints what the page shows.
 
 Each Markdown file is one test. Its fenced examples run in the order of the page, in one
 fresh temporary folder (so a later example may read what an earlier one wrote), with the
@@ -34,8 +34,8 @@ Examples that name files (``qrels.txt``, ``run.txt``, ``bm25.run``, ``rerank.run
 ``prefs.txt``) find them because the page says how to get them first, in a block that runs
 like the others: ``ranklens examples`` writes the bundled example under these names.
 
-Two HTML comments, on the line(s) just before a fence, change how it runs (README.md's
-Development section documents them):
+Two HTML comments, on the line(s) just before a fence, change how it runs
+(CONTRIBUTING.md documents them):
 
 - ``<!-- no-run: REASON -->``: the example is not run (say why; keep these few: installing
   the package, running this very suite, a cluster or a GPU the test cannot have); output
@@ -62,7 +62,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL = {"bash", "sh", "shell", "console", "shell-session"}
 PYTHON = {"python", "py", "python3", "pycon", "pycon3"}
 OUTPUT = {"text", "output", "markdown-output"}  # shown output; markdown-output: a region
@@ -442,3 +442,18 @@ def test_a_page_that_drifts_fails(
         return
     with pytest.raises((pytest.fail.Exception, AssertionError), match=error):
         test_every_example_of_the_page_runs(path, run, monkeypatch)
+
+
+def test_the_readme_links_every_docs_page_and_stays_short() -> None:
+    """The README is the index: a new page gets a row in its table, and the README stays a
+    short introduction (the details live in the pages)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    linked = set(re.findall(r"\]\((docs/[^)#]+\.md)", readme))
+    pages = {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")}
+    assert pages - linked == set(), f"README.md does not link {sorted(pages - linked)}"
+    assert linked - pages == set(), f"README.md links missing pages {sorted(linked - pages)}"
+    assert "](CONTRIBUTING.md)" in readme and "](benchmarks/README.md" in readme
+    assert len(readme.splitlines()) < 150
+    # the first thing after the title says what ranklens is, before any install command
+    first = readme.split("\n## ", 1)[0]
+    assert first.index("ranklens tells you how good a ranking is") < first.index("pip install")

@@ -31,6 +31,7 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("agreement", "leaderboard", "ppi", "pool", "judge-next"),
     ),
     ("Experiment design", ("topics", "discriminate", "reproduction")),
+    ("Generated answers (RAG)", ("rag",)),
     ("Runs", ("fuse",)),
 )
 """The groups of ``ranklens --help``, in order: a title and its commands."""
@@ -55,6 +56,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "topics_command",
     "discriminate_command",
     "fuse_command",
+    "rag_command",
 )
 """The modules of this package whose ``register(commands)`` adds commands."""
 
@@ -197,6 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except SystemExit as exc:
+        if isinstance(exc.__context__, BrokenPipeError):
+            return 0  # rich ends the process so when the reader goes (| head): not a failure
+        raise
     except Exception as exc:
         sys.stderr.write(f"ranklens: error: {_error_line(exc)}\n")
         return EXIT_ERROR
