@@ -127,6 +127,8 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(_HOME[name]), name)
     if name in __all__:
         return getattr(importlib.import_module("ranklens.base.errors"), name)
+    if name == "rag":  # the room of generated answers: ranklens.rag.nugget_scores(...)
+        return importlib.import_module("ranklens.rag")
     raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
 
 

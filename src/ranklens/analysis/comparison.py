@@ -960,9 +960,16 @@ def compare(
         )
     given = list(names) if names is not None else [None] * len(run_list)
     # read each run once (it may be a file object), evaluate it once or twice
-    run_objects = [as_run(run, duplicates, name) for run, name in zip(run_list, given, strict=True)]
-    final = distinct_names(run_objects, given)
-    run_objects = [r.renamed(n) for r, n in zip(run_objects, final, strict=True)]
+    if evaluator.answers is not None:  # generated answers (RAG runs): their own readers
+        from ranklens.evaluation.answers import named_runs
+
+        if bounds:
+            raise OptionError("bounds=True grades unjudged documents of rankings, not answers")
+        run_objects: list[Any] = list(named_runs(run_list, given))
+    else:
+        run_objects = [as_run(r, duplicates, n) for r, n in zip(run_list, given, strict=True)]
+        final = distinct_names(run_objects, given)
+        run_objects = [r.renamed(n) for r, n in zip(run_objects, final, strict=True)]
     results = [evaluator.evaluate(run) for run in run_objects]
     if bounds and (ties, queries, depth) != ("trec_eval", "qrels", None):
         raise OptionError("bounds=True computes ranges under trec_eval's conventions only")

@@ -113,9 +113,10 @@ def ppi_mean(
         raise OptionError(f"alpha must be between 0 and 1, not {alpha!r}")
     if "queries" in options:
         raise OptionError("ppi_mean averages over the LLM qrels' queries; leave out queries=")
-    human = as_qrels(human_qrels)
-    llm = as_qrels(llm_qrels)
-    run_read = as_run(run)
+    from ranklens.evaluation.answers import ppi_inputs
+
+    answers = ppi_inputs(human_qrels, llm_qrels, run, measure)  # nugget assignments, ...
+    human, llm, run_read = answers or (as_qrels(human_qrels), as_qrels(llm_qrels), as_run(run))
     extra = sorted(set(human.qids) - set(llm.qids))
     if extra:
         raise InputError(

@@ -305,6 +305,12 @@ class Evaluator:
     ) -> None:
         check_options(ties, queries, depth, duplicates)
         self.measures: tuple[Measure, ...] = tuple(parse_measures(measures))
+        from ranklens.evaluation.answers import AnswerSetup, prepare_answers
+
+        self.answers: AnswerSetup | None = prepare_answers(self.measures, qrels)
+        if self.answers is not None:  # generated answers: their own judgments and path
+            self._prepare_answers(self.answers, ties, queries, depth, duplicates)
+            return
         from ranklens.evaluation.sampled import sampled_groups
 
         self.sampled = sampled_groups(self.measures, groups)
@@ -342,6 +348,16 @@ class Evaluator:
                 else dataclasses.replace(self._judgments, items=items)
             )
         self._prepared = PreparedQrels.of(self.qrels)
+
+    def _prepare_answers(
+        self, setup: Any, ties: TiePolicy, queries: QueryPolicy, depth: Any, duplicates: Any
+    ) -> None:
+        """The evaluator of generated answers (:mod:`ranklens.evaluation.answers`)."""
+        self.measures = setup.measures
+        self.sampled = None
+        self.ties, self.queries, self.depth, self.duplicates = ties, queries, depth, duplicates
+        self._judgments = None
+        self.qrels = setup.qrels  # None: no judgments to stand for qrels
 
     def align(self, run: RunLike, name: str | None = None) -> Aligned:
         """Rank ``run`` and join it with the qrels (what every measure reads)."""
@@ -394,6 +410,10 @@ class Evaluator:
             streaming = should_stream(run) or should_stream_parquet(run)
         else:
             streaming = stream and (is_text_source(run) or is_parquet_source(run))
+        if self.answers is not None:  # generated answers: read by their own readers
+            from ranklens.evaluation.answers import evaluate_answers
+
+            return evaluate_answers(self, run, name)
         if self.sampled is not None:  # a stochastic run: read whole, by its own reader
             from ranklens.evaluation.sampled import evaluate_sampled
 
@@ -492,6 +512,10 @@ class Evaluator:
 
             return evaluate_many_sampled(self, run_list, given)
         read = [as_run(r, self.duplicates, n) for r, n in zip(run_list, given, strict=True)]
+        if self.answers is not None:
+            from ranklens.evaluation.answers import evaluate_many_answers
+
+            return evaluate_many_answers(self, run_list, given)
         final = distinct_names(read, given)
         return ResultSet(
             tuple(self.evaluate(r.renamed(n)) for r, n in zip(read, final, strict=True))
@@ -628,6 +652,10 @@ def evaluate(
 
         many = is_many_sampled_runs(run)
     if many:
+    if evaluator.answers is not None:  # {topic: text} is one run of answers
+        from ranklens.evaluation.answers import is_many_answer_runs
+
+        many = is_many_answer_runs(run)
         if isinstance(name, str):
             raise OptionError("several runs take a list of names (name=[...]), not one name")
         runs = cast("Sequence[RunLike] | Mapping[str, RunLike]", run)

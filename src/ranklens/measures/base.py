@@ -22,13 +22,27 @@ Aggregate = Literal["mean", "sum", "gmean", "run"]
 (``gmean``) of per-query values, or ``run``: computed over the whole run at once (the
 catalogue coverage of all the users' lists, ...), with no per-query values (its kernel
 returns a :class:`RunStatistic`)."""
-Judgments = Literal["qrels", "qrels_jg", "prefs", "subtopics", "strata"]
+Judgments = Literal[
+    "qrels",
+    "qrels_jg",
+    "prefs",
+    "subtopics",
+    "strata",
+    "gold",
+    "assignments",
+    "support",
+    "segments",
+    "none",
+]
 """What a measure is computed from: ordinary qrels, judgement-group qrels (trec_eval
 ``-R qrels_jg``), preference judgments (``-R prefs`` / ``-R qrels_prefs``), subtopic
-qrels (the diversity measures) or stratified sampled qrels (the sampled measures)."""
-Rankings = Literal["one", "sampled"]
-"""What a measure reads of the run: one ranking per query, or several sampled rankings per
-query (a stochastic run, :mod:`ranklens.ranking.stochastic`)."""
+qrels (the diversity measures) or stratified sampled qrels (the sampled measures); for
+the measures of generated answers, gold answers, nugget assignments, support judgments,
+nugget assignments to segments, or nothing (:mod:`ranklens.measures.catalog_rag`)."""
+Rankings = Literal["one", "sampled", "answer"]
+"""What a measure reads of the run: one ranking per query, several sampled rankings per
+query (a stochastic run, :mod:`ranklens.ranking.stochastic`), or one generated answer per
+query (a RAG run, :mod:`ranklens.evaluation.answers`)."""
 GMEAN_FLOOR = 1e-5
 """Per-query values below this are raised to it before a geometric mean (trec_eval)."""
 
@@ -278,10 +292,14 @@ class Measure:
         """
         if is_run_level(self):
             raise MeasureError(no_per_query_message(self.name))
-        if is_sampled(self):
+        if is_sampled(self) or self.spec.rankings == "answer":
+            what = (
+                "generated answers (a RAG run)"
+                if self.spec.rankings == "answer"
+                else "several sampled rankings per query (a stochastic run with sample numbers)"
+            )
             raise MeasureError(
-                f"{self.name} reads several sampled rankings per query (a stochastic run with "
-                "sample numbers), not one ranking: evaluate it with ranklens.evaluate"
+                f"{self.name} reads {what}, not one ranking: evaluate it with ranklens.evaluate"
             )
         if self.spec.judgments != "qrels":
             # judged documents are those of its own judgement file: the kernel gets the

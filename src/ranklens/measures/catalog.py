@@ -46,6 +46,7 @@ EXTRA_CATALOGS = (
     "ranklens.measures.catalog_recsys",
     "ranklens.measures.catalog_sampled",
     "ranklens.measures.catalog_exposure",
+    "ranklens.measures.catalog_rag",
 )
 """Modules with more declarations (each exports ``SPECS``), merged into the registry."""
 

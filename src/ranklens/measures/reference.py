@@ -34,6 +34,7 @@ from ranklens.measures import (
     reference_irm,
     reference_more,
     reference_prefs,
+    reference_rag,
     reference_recsys,
     reference_sampled,
     reference_trec,
@@ -57,6 +58,7 @@ def all_docs() -> Mapping[str, MeasureDoc]:
         reference_sampled,
         reference_recsys,
         reference_exposure,
+        reference_rag,
     ):
         merged.update(module.DOCS)
     return MappingProxyType(merged)
@@ -142,6 +144,12 @@ def conventions(spec: MeasureSpec, notes: str = "") -> str:
     ]
     if spec.no_rel_value is not None:
         parts.append(f"a query without relevant documents scores {_number(spec.no_rel_value)}")
+    if spec.rankings == "answer":
+        from ranklens.measures.catalog_rag import reads_text
+
+        parts.append(reads_text(spec))
+        text = "; ".join(parts) + "."
+        return f"{text} {notes}" if notes else text
     reads = {
         "qrels": "reads ordinary qrels; equal scores are ordered by the evaluator's ties "
         "policy (default: document id descending, as trec_eval)",
