@@ -21,7 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ranklens
-from ranklens.base.errors import DuplicateError, InputError, InputWarning, MeasureError
+from ranklens.base.errors import (
+    DuplicateError,
+    EmptyInputError,
+    InputError,
+    InputWarning,
+    MeasureError,
+)
 from ranklens.cli import main
 from ranklens.frontends.expeval import ExpevalOptions, expeval_values
 from ranklens.frontends.expeval.runner import (
@@ -196,6 +202,10 @@ def _expeval_text(grades, samples, labels):
     return qrels.encode(), run.encode()
 
 
+def _repeats_a_document(samples):
+    return any(len(set(r)) != len(r) for rankings in samples.values() for r in rankings)
+
+
 def _has_target(grades, complete):
     return any(g > 0 or (complete and docs) for docs in grades.values() for g in docs.values())
 
@@ -227,11 +237,22 @@ def test_generated_runs_equal_expeval_fixed(case, user, grouped, complete, binar
         fixed=True,
     )
     qrels_text, run_text = _expeval_text(grades, samples, full_labels)
-    front_values, _ = expeval_values(io.BytesIO(qrels_text), io.BytesIO(run_text), front)
     params = {"model": model, "p": p, "u": u, "binary": binary, "complete": complete}
     params["normalize"] = normalize
+    names = [_measure(n, params) for n in EE]
+    if _repeats_a_document(samples):  # refused by expeval --fixed and by the language
+        with pytest.raises(DuplicateError, match=r"<stream>:\d+: document .* occurs twice"):
+            expeval_values(io.BytesIO(qrels_text), io.BytesIO(run_text), front)
+        with _quiet(), pytest.raises(DuplicateError, match="occurs twice"):
+            ranklens.evaluate(grades, io.BytesIO(run_text), names)
+        return
+    if not any(r for rankings in samples.values() for r in rankings):
+        with pytest.raises(EmptyInputError, match="no sampled ranking"):  # no run line
+            expeval_values(io.BytesIO(qrels_text), io.BytesIO(run_text), front)
+        return
+    front_values, _ = expeval_values(io.BytesIO(qrels_text), io.BytesIO(run_text), front)
     if not any(q in grades and any(r) for q, r in samples.items()):
-        return  # (no judged query has a sample with a document: no run line at all)
+        return  # (no judged query has a sample with a document: no run line for them)
     with _quiet():  # the run read from the same text (an empty sample has no line)
         results = ranklens.evaluate(
             grades,
@@ -259,6 +280,12 @@ def test_groups_missing_for_some_documents_equal_the_api(case, user, complete):
         return
     model, p, u = user
     kwargs = {"model": model, "patience": p, "utility": u, "complete": complete}
+    if _repeats_a_document(samples):  # a dict's sample: named by query and sample
+        with pytest.raises(DuplicateError, match=r"query 'q\d+', sample \d+ .*occurs twice"):
+            ranklens.expected_exposure(grades, samples, labels, **kwargs)
+        with pytest.raises(DuplicateError, match="positions"), _quiet():
+            ranklens.evaluate(grades, samples, f"EE-L(complete={complete})", groups=labels)
+        return
     try:
         api = ranklens.expected_exposure(grades, samples, labels, **kwargs)
     except InputError as exc:  # a query none of whose documents has a group

@@ -231,10 +231,10 @@ def test_pop_rsp_equals_its_published_formula(case, train, pop, k, share, unlist
     users = evaluated(case, queries)
     lists = top_lists(case, k, users)
     given_pop = pop
-    if pop is None:  # the popularity is the training interactions per item
+    if pop is None:  # the popularity is the training interactions' users per item
         pop = {}
         for items in train.values():
-            for i in items:
+            for i in set(items):  # a user who repeats an item counts once
                 pop[i] = pop.get(i, 0) + 1
     everything = set(DOC_POOL) | set(pop)
     num_items = len(everything) + 3
@@ -425,11 +425,14 @@ def test_training_interactions_from_files_and_frames(tmp_path) -> None:
     for source in (str(text), csv, frame, pa.Table.from_pandas(frame), str(parquet)):
         got = ranklens.evaluate(qrels, run, "PopRSP@2", train=source, num_items=6)["PopRSP@2"]
         assert got == pytest.approx(want, rel=1e-12), source
-    # the popularity from the training interactions: rows per item; their users: num_users
-    pop = {"a": 3, "b": 1, "c": 1, "e": 1}
-    assert ranklens.evaluate(qrels, run, "ARP@2", train=train)["ARP@2"] == pytest.approx(
-        ranklens.evaluate(qrels, run, "ARP@2", popularity=pop)["ARP@2"]
-    )
+    # the popularity from the training interactions: distinct users per item (u1 has a
+    # twice), or rows per item with count='interactions'; their users: num_users
+    pop = {"a": 2, "b": 1, "c": 1, "e": 1}
+    rows = {"a": 3, "b": 1, "c": 1, "e": 1}
+    for name, counts in (("ARP@2", pop), ("ARP(count='interactions')@2", rows)):
+        assert ranklens.evaluate(qrels, run, name, train=train)[name] == pytest.approx(
+            ranklens.evaluate(qrels, run, name, popularity=counts)[name]
+        )
     psp = ranklens.evaluate(qrels, run, "PSP@2", train=train)["PSP@2"]
     assert psp == ranklens.evaluate(qrels, run, "PSP@2", popularity=pop, num_users=3)["PSP@2"]
 

@@ -484,6 +484,10 @@ def test_propensity_scored_measures_equal_pyxclibs_formulas(case, pop, n, k, ab)
     a, b = ab
     expected = pyxclib_like(case, pop, n, k, a, b)
     names = {kind: f"{kind}(A={a},B={b})@{k}" for kind in expected}
+    if max(pop.values()) > n:  # N_l counts training users: at most N (pyxclib's are)
+        with pytest.raises(MeasureError, match=f"more than the N = {n} training users"):
+            ranklens.evaluate(case.qrels, case.run, names["PSP"], popularity=pop, num_users=n)
+        return
     res = ranklens.evaluate(case.qrels, case.run, list(names.values()), popularity=pop, num_users=n)
     for kind, name in names.items():
         assert res[name] == pytest.approx(expected[kind], rel=1e-9, abs=1e-12), name
@@ -536,11 +540,14 @@ def test_epc_and_efd_equal_their_published_formulas(case, pop, n, k) -> None:
         with pytest.raises(MeasureError, match="no interaction"):
             ranklens.evaluate(case.qrels, case.run, f"EFD{at}", popularity=pop, num_users=n)
         return
-    res = ranklens.evaluate(
-        case.qrels, case.run, [f"EPC{at}", f"EFD{at}"], popularity=pop, num_users=n
-    )
-    assert res[f"EPC{at}"] == pytest.approx(epc, rel=1e-12, abs=1e-12)
+    res = ranklens.evaluate(case.qrels, case.run, f"EFD{at}", popularity=pop, num_users=n)
     assert res[f"EFD{at}"] == pytest.approx(efd, rel=1e-12, abs=1e-12)
+    if max(pop.values()) > n:  # phi(i) counts training users: at most N
+        with pytest.raises(MeasureError, match=f"more than the N = {n} training users"):
+            ranklens.evaluate(case.qrels, case.run, f"EPC{at}", popularity=pop, num_users=n)
+        return
+    res = ranklens.evaluate(case.qrels, case.run, f"EPC{at}", popularity=pop, num_users=n)
+    assert res[f"EPC{at}"] == pytest.approx(epc, rel=1e-12, abs=1e-12)
 
 
 # --- PopREO (Zhu et al. 2021), as Elliot's loops compute it -------------------------------

@@ -101,7 +101,9 @@ def expected_exposure(
         Judgments, anything :func:`ranklens.evaluate` takes.
     run
         Sampled rankings: a ``qid sample docno rank score [tag]`` file, a DataFrame with a
-        sample column, or ``{qid: [[docid, ...], ...]}`` (:mod:`ranklens.data.stochastic`).
+        sample column, or ``{qid: [[docid, ...], ...]}`` (:mod:`ranklens.data.stochastic`);
+        a sample that ranks a document twice is refused
+        (:class:`~ranklens.base.errors.DuplicateError`, naming its lines, rows or positions).
     groups
         Group labels of the documents, ``{docid: label or [labels]}``, a DataFrame or a
         ``docid,group`` file; ``None`` for document-level exposure.

@@ -13,7 +13,10 @@ best first. It is read from
 - a dict ``{qid: [[docid, ...], ...]}``.
 
 Within a sample, documents are ordered by rank (ranks 1, 2, 5 are positions 1, 2, 3); a
-rank repeated within a sample is an error.
+rank repeated within a sample is an error, and so is a document repeated within a sample
+(a sampled ranking ranks each document once: a second position would add exposure that no
+ranking gives, and push the expected exposure measures outside their range). A run that
+holds no ranking is an error.
 
 Group labels are ``{docid: label or [labels]}``, a DataFrame with a document and a
 ``group`` column, or a file of ``docid,group[,group...]`` (TREC Fair Ranking's group CSV)
@@ -84,6 +87,8 @@ def read_stochastic_run(
 
 
 def _from_mapping(obj: Mapping[Any, Any]) -> StochasticRun:
+    if not obj:
+        raise EmptyInputError("the run holds no rankings (an empty dict)")
     out: StochasticRun = {}
     for qid, rankings in obj.items():
         if isinstance(rankings, str | bytes) or not isinstance(rankings, Sequence):
@@ -91,16 +96,34 @@ def _from_mapping(obj: Mapping[Any, Any]) -> StochasticRun:
                 f"query {qid!r}: expected a list of rankings (lists of document ids), got "
                 f"{type(rankings).__name__}"
             )
-        samples = []
+        samples: list[list[str]] = []
         for ranking in rankings:
             if isinstance(ranking, str | bytes) or not isinstance(ranking, Sequence):
                 raise InputError(
                     f"query {qid!r}: each sample must be a list of document ids, got "
                     f"{type(ranking).__name__}"
                 )
-            samples.append([str(d) for d in ranking])
+            docs = [str(d) for d in ranking]
+            _refuse_repeated(docs, str(qid), len(samples))
+            samples.append(docs)
         out[str(qid)] = samples
     return out
+
+
+def _refuse_repeated(docs: Sequence[str], qid: str, sample: int) -> None:
+    """Refuse a document that occurs twice in the ``sample``-th (0-based) ranking ``docs``
+    of query ``qid``, naming both positions."""
+    seen: dict[str, int] = {}
+    for position, doc in enumerate(docs, 1):
+        if doc in seen:
+            raise DuplicateError(
+                f"query {qid!r}, sample {sample} (counted from 0): document {doc!r} occurs "
+                f"twice in one sampled ranking (positions {seen[doc]} and {position}); a "
+                "sampled ranking ranks each document once",
+                query=qid,
+                document=doc,
+            )
+        seen[doc] = position
 
 
 def _ordered(
@@ -115,6 +138,7 @@ def _ordered(
 def _from_file(obj: object, single_ranking: bool, measure: str | None) -> StochasticRun:
     data, name = read_bytes(obj)
     ranks: dict[str, dict[str, dict[int, str]]] = {}
+    lines: dict[tuple[str, str, str], int] = {}  # (query, sample, document): its line
     plain = True
     text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape")
     for number, line in enumerate(text, 1):
@@ -142,6 +166,16 @@ def _from_file(obj: object, single_ranking: bool, measure: str | None) -> Stocha
                 "ranking holds one document per rank",
                 path=name,
                 line=number,
+            )
+        first = lines.setdefault((qid, sample, doc), number)
+        if first != number:
+            raise DuplicateError(
+                f"document {doc!r} occurs twice in sample {sample!r} of query {qid!r} (lines "
+                f"{first} and {number}); a sampled ranking ranks each document once",
+                path=name,
+                lines=(first, number),
+                query=qid,
+                document=doc,
             )
         by_rank[rank] = doc
     if not ranks:
@@ -180,6 +214,7 @@ def _from_frame(frame: Any, single_ranking: bool, measure: str | None) -> Stocha
     samples = [str(s) for s in _column(frame, sample)] if sample else ["0"] * len(qids)
     positions = [int(r) for r in _column(frame, rank)] if rank else list(range(len(qids)))
     ranks: dict[str, dict[str, dict[int, str]]] = {}
+    rows: dict[tuple[str, str, str], int] = {}  # (query, sample, document): its row
     for row, (qid, smp, position, docid) in enumerate(
         zip(qids, samples, positions, docs, strict=True)
     ):
@@ -188,6 +223,14 @@ def _from_frame(frame: Any, single_ranking: bool, measure: str | None) -> Stocha
             raise InputError(
                 f"row {row}: rank {position} occurs twice in sample {smp!r} of query {qid!r}; "
                 "a sampled ranking holds one document per rank"
+            )
+        first = rows.setdefault((qid, smp, docid), row)
+        if first != row:
+            raise DuplicateError(
+                f"rows {first} and {row} (counted from 0): document {docid!r} occurs twice in "
+                f"sample {smp!r} of query {qid!r}; a sampled ranking ranks each document once",
+                query=qid,
+                document=docid,
             )
         by_rank[position] = docid
     if not ranks:

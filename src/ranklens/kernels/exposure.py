@@ -30,7 +30,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ranklens.base.errors import OptionError
+from ranklens.base.errors import DuplicateError, OptionError
 
 UserModelKind = Literal["gerr", "rbp"]
 USER_MODELS: tuple[str, ...] = ("gerr", "rbp")
@@ -122,15 +122,26 @@ def run_exposure(
     samples: Sequence[Sequence[str]], grades: Mapping[str, int], model: UserModel
 ) -> dict[str, float]:
     """The expected exposure of each document over the sampled rankings of one query: the
-    mean over the samples of its exposure in each (a document a sample lacks gets 0 there;
-    one that a sample holds twice gets both positions' exposure).
+    mean over the samples of its exposure in each (a document a sample lacks gets 0 there).
+
+    Raises
+    ------
+    DuplicateError
+        A sample holds a document twice (the readers refuse it first, naming the line).
 
     >>> run_exposure([["a", "b"], ["b", "a"]], {"a": 1}, UserModel("rbp", 0.5))
     {'a': 0.75, 'b': 0.75}
     """
     p, u = model.patience, model.utility
     exposure: dict[str, float] = {}
-    for ranking in samples:
+    for sample, ranking in enumerate(samples):
+        if len(set(ranking)) != len(ranking):
+            doc = next(d for j, d in enumerate(ranking) if d in ranking[:j])
+            raise DuplicateError(
+                f"sample {sample} (counted from 0) holds document {doc!r} twice; a sampled "
+                "ranking ranks each document once",
+                document=doc,
+            )
         relevant_above = 0
         for position, doc in enumerate(ranking):
             weight = p**position

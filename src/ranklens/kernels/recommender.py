@@ -3,7 +3,8 @@ r"""Beyond-accuracy recommender measures: catalogue coverage and concentration o
 
 Notation: :math:`L_u` is user :math:`u`'s top-k list (the first :math:`\min(k, n_u)` items
 of its ranking, :math:`n_u` items ranked), :math:`\phi(i)` the popularity of item :math:`i`
-(its interactions in the training data, 0 if the popularity data does not list it),
+(its distinct training users, or the counts given; its interactions with
+``count="interactions"``; 0 if the popularity data does not list it),
 :math:`N` the catalogue size, :math:`x_i = |\{u : i \in L_u\}|` item :math:`i`'s exposure
 (0 for an item never shown).
 
@@ -17,6 +18,7 @@ C pass over their ids together with the popularity data's), then gathered and co
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -73,34 +75,41 @@ def _per_user_mean(view: Ranked, cutoff: int | None, per_item: Float64Array) -> 
     return out
 
 
-def average_popularity(view: Ranked, cutoff: int | None) -> Float64Array:
+def average_popularity(view: Ranked, cutoff: int | None, count: str = "users") -> Float64Array:
     r"""ARP: per user, the mean popularity of its top-k list,
-    :math:`\frac{1}{|L_u|}\sum_{i \in L_u} \phi(i)` (0 for an empty list)."""
+    :math:`\frac{1}{|L_u|}\sum_{i \in L_u} \phi(i)` (0 for an empty list);
+    ``count="interactions"``: :math:`\phi(i)` counts the item's interactions."""
     items = item_data(view)
     items.require_popularity(f"ARP@{cutoff}" if cutoff else "ARP")
     _, codes = top_items(view, cutoff)
-    return _per_user_mean(view, cutoff, items.popularity_of(codes))
+    return _per_user_mean(view, cutoff, items.popularity_of(codes, count))
 
 
-def _in_long_tail(view: Ranked, cutoff: int | None, head_share: float, name: str) -> Float64Array:
+def _in_long_tail(
+    view: Ranked, cutoff: int | None, head_share: float, name: str, count: str
+) -> Float64Array:
     items = item_data(view)
     items.require_popularity(name)
     _, codes = top_items(view, cutoff)
-    tail = np.concatenate([items.long_tail(head_share), [True]])  # unlisted: no interaction
+    tail = np.concatenate([items.long_tail(head_share, count), [True]])  # unlisted: none
     return tail[np.minimum(codes, items.num_known)].astype(np.float64)
 
 
-def long_tail_share(view: Ranked, cutoff: int | None, head_share: float) -> Float64Array:
+def long_tail_share(
+    view: Ranked, cutoff: int | None, head_share: float, count: str = "users"
+) -> Float64Array:
     r"""APLT: per user, the share of its top-k list in the long tail,
     :math:`|L_u \cap \Gamma| / |L_u|` (0 for an empty list)."""
-    return _per_user_mean(view, cutoff, _in_long_tail(view, cutoff, head_share, "APLT"))
+    return _per_user_mean(view, cutoff, _in_long_tail(view, cutoff, head_share, "APLT", count))
 
 
-def long_tail_count(view: Ranked, cutoff: int | None, head_share: float) -> Float64Array:
+def long_tail_count(
+    view: Ranked, cutoff: int | None, head_share: float, count: str = "users"
+) -> Float64Array:
     r"""ACLT: per user, the number of long-tail items in its top-k list,
     :math:`|L_u \cap \Gamma|`."""
     users, _ = top_items(view, cutoff)
-    tail = _in_long_tail(view, cutoff, head_share, "ACLT")
+    tail = _in_long_tail(view, cutoff, head_share, "ACLT", count)
     out: Float64Array = np.asarray(
         np.bincount(users, weights=tail, minlength=view.num_queries), dtype=np.float64
     )
@@ -245,13 +254,76 @@ def _unknown_ids(
 # --- propensity-scored measures (Jain, Prabhu and Varma, KDD 2016) ------------------------
 
 
-def inverse_propensity(counts: Float64Array, num_users: int, a: float, b: float) -> Float64Array:
-    r"""Jain et al.'s inverse propensity of items with ``counts`` training interactions:
+DEFAULT_A = 0.55
+DEFAULT_B = 1.5
+"""Jain et al.'s A and B by default (their values for most data sets)."""
+MIN_TRAINING_USERS = 3
+r"""The fewest training users Jain et al.'s propensity model holds for: its constant
+:math:`C = (\ln N - 1)(B + 1)^A` is negative for :math:`N < e`, which would make
+propensities above 1 (and inverse propensities below 1, or negative)."""
+
+
+def require_propensity_model(num_users: int, b: float, measure: str) -> None:
+    """Refuse the settings where Jain et al.'s propensity model is not a model: fewer than
+    :data:`MIN_TRAINING_USERS` training users, or ``b`` not above 0.
+
+    Raises
+    ------
+    MeasureError
+        Naming the measure, the value and the remedy.
+    """
+    if num_users < MIN_TRAINING_USERS:
+        raise MeasureError(
+            f"{measure}: Jain et al.'s propensity model needs at least {MIN_TRAINING_USERS} "
+            f"training users, not N = {num_users}: its C = (ln N - 1)(B + 1)^A is negative "
+            "for N < e, which makes propensities above 1; give num_users= the number of "
+            "training users (ranklens eval --num-users N)"
+        )
+    if not b > 0.0:
+        raise MeasureError(
+            f"{measure}: B must be greater than 0, not {b!r}: an item without training "
+            "users would get an infinite inverse propensity (N_l + B)^-A"
+        )
+
+
+def inverse_propensity(
+    counts: Float64Array, num_users: int, a: float, b: float, measure: str = "PSP"
+) -> Float64Array:
+    r"""Jain et al.'s inverse propensity of items with ``counts`` training users:
     :math:`1/p_l = 1 + C (N_l + B)^{-A}`, :math:`C = (\ln N - 1)(B + 1)^A`, N the number of
-    training users (as pyxclib's ``compute_inv_propesity``)."""
-    c = (np.log(float(num_users)) - 1.0) * (b + 1.0) ** a
-    out: Float64Array = 1.0 + c * np.power(counts + b, -a)
+    training users (as pyxclib's ``compute_inv_propesity``), computed as
+    :math:`1 + (\ln N - 1) e^{A (\ln(B + 1) - \ln(N_l + B))}`, which cannot overflow
+    where the value itself is finite.
+
+    Raises
+    ------
+    MeasureError
+        ``num_users`` below :data:`MIN_TRAINING_USERS`, ``b`` not above 0 (an item without
+        training users would weigh :math:`\infty`), or an inverse propensity too large for
+        a double (``a`` very large).
+
+    Examples
+    --------
+    >>> inverse_propensity(np.array([0.0, 1.0, 99.0]), 100, 0.55, 1.5).round(4).tolist()
+    [5.7747, 4.6052, 1.4727]
+    """
+    require_propensity_model(num_users, b, measure)
+    with np.errstate(over="ignore"):
+        growth = np.exp(a * (math.log1p(b) - np.log(counts + b)))
+        out: Float64Array = 1.0 + (math.log(float(num_users)) - 1.0) * growth
+    if not np.isfinite(out).all():
+        raise MeasureError(
+            f"{measure}: the inverse propensity 1 + C (N_l + B)^-A of an item with "
+            f"{float(counts[~np.isfinite(out)][0]):g} training users is too large for a "
+            f"double with A = {a!r}: choose a smaller A (Jain et al. fit 0.5 to 0.6)"
+        )
     return out
+
+
+_OVERFLOW = (
+    "the propensity-scored sums over the users overflow a double: the inverse propensities "
+    "are too large; choose a smaller A"
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -269,18 +341,36 @@ class RatioStatistic:
         return int(self.numerator.shape[0])
 
     def value(self, weights: Float64Array | None = None) -> float:
-        """The ratio with user ``j`` counted ``weights[j]`` times."""
-        if weights is None:
-            top, bottom = float(self.numerator.sum()), float(self.denominator.sum())
-        else:
-            w = np.asarray(weights, dtype=np.float64)
-            top, bottom = float(w @ self.numerator), float(w @ self.denominator)
+        """The ratio with user ``j`` counted ``weights[j]`` times.
+
+        Raises
+        ------
+        MeasureError
+            A sum overflows a double (inverse propensities near the largest double).
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            if weights is None:
+                top, bottom = float(self.numerator.sum()), float(self.denominator.sum())
+            else:
+                w = np.asarray(weights, dtype=np.float64)
+                top, bottom = float(w @ self.numerator), float(w @ self.denominator)
+        if not (math.isfinite(top) and math.isfinite(bottom)):
+            raise MeasureError(_OVERFLOW)
         return top / bottom if bottom > 0.0 else 0.0
 
     def values(self, weights: Float64Array) -> Float64Array:
-        """:meth:`value` for each row of ``weights`` (draws x users)."""
+        """:meth:`value` for each row of ``weights`` (draws x users).
+
+        Raises
+        ------
+        MeasureError
+            A sum overflows a double (inverse propensities near the largest double).
+        """
         w = np.asarray(weights, dtype=np.float64)
-        top, bottom = w @ self.numerator, w @ self.denominator
+        with np.errstate(over="ignore", invalid="ignore"):
+            top, bottom = w @ self.numerator, w @ self.denominator
+        if not (np.isfinite(top).all() and np.isfinite(bottom).all()):
+            raise MeasureError(_OVERFLOW)
         out: Float64Array = np.divide(top, bottom, out=np.zeros_like(top), where=bottom > 0)
         return out
 
@@ -292,21 +382,25 @@ def propensity_scored(
     view: Ranked, cutoff: int, rel: int, kind: PropensityKind, a: float, b: float
 ) -> RatioStatistic:
     r"""``PSP@k``, ``PSnDCG@k`` or ``PSR@k`` over the whole run (see the catalog)."""
-    name = f"PS{kind}@{cutoff}"
+    chosen = (("rel", rel, 1), ("A", a, DEFAULT_A), ("B", b, DEFAULT_B))
+    given = ",".join(f"{key}={value!r}" for key, value, default in chosen if value != default)
+    name = f"PS{kind}" + (f"({given})" if given else "") + f"@{cutoff}"
     items = item_data(view)
     items.require_popularity(name)
     num_users = items.training_users(name)
+    require_propensity_model(num_users, b, name)
+    items.require_users_bound(name)
     nq = view.num_queries
     # the lists: relevant items weighted by their inverse propensity
     rows = np.flatnonzero(view.pos < cutoff)
     users, codes = top_items(view, cutoff)
     grades = view.rel[rows]
-    gain = inverse_propensity(items.popularity_of(codes), num_users, a, b) * (
+    gain = inverse_propensity(items.popularity_of(codes), num_users, a, b, name) * (
         (grades >= rel) & (grades >= 0)
     )
     # the best lists: each user's relevant items by decreasing inverse propensity
     best_users, best_codes = items.relevant(view.qids, rel)
-    best_gain = inverse_propensity(items.popularity_of(best_codes), num_users, a, b)
+    best_gain = inverse_propensity(items.popularity_of(best_codes), num_users, a, b, name)
     order = np.lexsort((-best_gain, best_users))
     best_users, best_gain = best_users[order], best_gain[order]
     counts = np.bincount(best_users, minlength=nq)
@@ -324,12 +418,20 @@ def propensity_scored(
         scale = np.maximum(relevant, 1.0)
     else:
         scale = np.full(nq, float(cutoff))
-    top = np.bincount(users, weights=gain, minlength=nq)
-    bottom = np.bincount(best_users, weights=best_gain, minlength=nq)
+    with np.errstate(over="ignore", invalid="ignore"):
+        top = np.bincount(users, weights=gain, minlength=nq)
+        bottom = np.bincount(best_users, weights=best_gain, minlength=nq)
     with np.errstate(divide="ignore", invalid="ignore"):
         numerator = np.where(scale > 0, top / scale, 0.0)
         denominator = np.where(scale > 0, bottom / scale, 0.0)
-    return RatioStatistic(numerator.astype(np.float64), denominator.astype(np.float64))
+    if not (np.isfinite(numerator).all() and np.isfinite(denominator).all()):
+        raise MeasureError(
+            f"{name}: a user's sum of inverse propensities overflows a double with A = "
+            f"{a!r}: choose a smaller A"
+        )
+    statistic = RatioStatistic(numerator.astype(np.float64), denominator.astype(np.float64))
+    statistic.value()  # the sums over the users are finite (raises otherwise)
+    return statistic
 
 
 # --- novelty (Vargas and Castells, RecSys 2011) -------------------------------------------
@@ -342,10 +444,21 @@ def expected_novelty(
     top-k list, :math:`\sum_j d_j\,rel_j\,nov(i_j) / \sum_j d_j`, :math:`d_j = 1/\log_2(j + 1)`
     over the list's positions; EPC's novelty is :math:`1 - \phi(i)/N` (N training users),
     EFD's :math:`-\log_2(\phi(i) / \sum_l \phi(l))` (an item without interactions takes the
-    largest novelty of an item with some, as Elliot); 0 for an empty list."""
+    largest novelty of an item with some, as Elliot); 0 for an empty list. :math:`\phi(i)`
+    counts distinct users (Vargas and Castells' :math:`p(seen|i)` and :math:`p(i|seen)` are
+    over the (user, item) pairs with an interaction), so EPC is in [0, 1].
+
+    Raises
+    ------
+    MeasureError
+        No popularity data; EPC: N unknown or a popularity above N; EFD: no item with an
+        interaction.
+    """
     name = f"{kind}@{cutoff}" if cutoff else kind
     items = item_data(view)
     items.require_popularity(name)
+    if kind == "EPC":
+        items.require_users_bound(name)
     rows = np.arange(view.rel.shape[0]) if cutoff is None else np.flatnonzero(view.pos < cutoff)
     users, codes = top_items(view, cutoff)
     pop = items.popularity_of(codes)
@@ -409,7 +522,7 @@ class GroupRateStatistic:
 
 
 def popularity_opportunity(
-    view: Ranked, cutoff: int, rel: int, head_share: float, unlisted: str
+    view: Ranked, cutoff: int, rel: int, head_share: float, unlisted: str, count: str = "users"
 ) -> GroupRateStatistic:
     """PopREO's per-user counts (see :class:`GroupRateStatistic`); items the
     popularity data does not list are in the long tail (``unlisted="tail"``) or in neither
@@ -417,7 +530,7 @@ def popularity_opportunity(
     name = f"PopREO@{cutoff}"
     items = item_data(view)
     items.require_popularity(name)
-    tail = items.long_tail(head_share)
+    tail = items.long_tail(head_share, count)
     nq = view.num_queries
 
     def groups(codes: Int64Array) -> Int64Array:

@@ -252,11 +252,12 @@ def _list_and_train_codes(
 
 
 def statistical_parity(
-    view: Ranked, cutoff: int, head_share: float, unlisted: str
+    view: Ranked, cutoff: int, head_share: float, unlisted: str, count: str = "users"
 ) -> GroupRateStatistic:
     """PopRSP's per-user counts (see :class:`~ranklens.kernels.recommender.GroupRateStatistic`).
 
-    The groups: the short head of the popularity data (``head_share``) and the long tail,
+    The groups: the short head of the popularity data (``head_share``; ``count``: of its
+    distinct users, or of its ``"interactions"``) and the long tail,
     the rest of the catalogue (``num_items`` items, else the popularity data's). Items the
     popularity data does not list are in the long tail (``unlisted="tail"``) or in neither
     group (``"ignore"``, as Elliot, whose groups hold only training items).
@@ -287,7 +288,7 @@ def statistical_parity(
             "'user item' lines; ranklens eval --train FILE)"
         )
     items.require_popularity(name)
-    tail = items.long_tail(head_share)
+    tail = items.long_tail(head_share, count)
     known = items.num_known
     nq = view.num_queries
     users, codes, train_users, train_codes = _list_and_train_codes(view, cutoff, items)

@@ -12,6 +12,7 @@ from typing import Any
 from ranklens.kernels import recommender as rec
 from ranklens.kernels import recommender_lists as lists
 from ranklens.measures.base import MeasureSpec, Param
+from ranklens.ranking.items import POPULARITY_COUNTS
 
 CUTOFF = Param("cutoff", int, None, "only the top k items of each list count (k >= 1)", minimum=1)
 HEAD_SHARE = Param(
@@ -47,9 +48,20 @@ ENTROPY_LOG = Param(
     "SEntropy, with lists of equal length)",
     choices=rec.ENTROPY_LOGS,
 )
+COUNT = Param(
+    "count",
+    str,
+    "users",
+    "what an item's popularity counts when popularity= (or train=) holds training "
+    "interactions: 'users', its distinct users (the published definition: a user who "
+    "interacted with it several times counts once); 'interactions', its interactions (rows, "
+    "as RecBole counts them); counts given as {item: count} or a file are used as they are",
+    choices=POPULARITY_COUNTS,
+)
 LIST = (
     "L_u: user u's top-k list (its first min(k, n_u) items); phi(i): item i's popularity "
-    "(training interactions, 0 if the popularity data does not list it)"
+    "(its distinct training users, or the counts given; its interactions with "
+    "count='interactions'; 0 if the popularity data does not list it)"
 )
 EXPOSURE = (
     "x_i = |{u : i in L_u}|, the number of lists showing item i, over the N items of the "
@@ -107,9 +119,10 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
         "average recommendation popularity: the mean popularity of the items in a user's "
         "top-k list, averaged over users",
         f"ARP@k = mean_u (1/|L_u|) sum_(i in L_u) phi(i) (0 for an empty list); {LIST}. "
-        "Reference: Abdollahpouri, Burke and Mobasher, FLAIRS 2019",
-        lambda r, cutoff: rec.average_popularity(r, cutoff),
-        (),
+        "Reference: Abdollahpouri, Burke and Mobasher, FLAIRS 2019 (phi(i): the number of "
+        "ratings of i, one per user)",
+        lambda r, cutoff, count: rec.average_popularity(r, cutoff, count),
+        (COUNT,),
         CUTOFF,
         aliases=("AveragePopularity",),
         higher_is_better=False,
@@ -122,11 +135,11 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
         "the short head, averaged over users",
         f"APLT@k = mean_u |L_u & Gamma| / |L_u| (0 for an empty list); {LIST}; Gamma, the "
         "long tail: every item but the short head, the most popular items (ranked by "
-        "popularity, ties by item id in byte order) that together hold head_share of the "
-        "interactions (the shortest such prefix); items without interactions are in the "
-        "long tail. Reference: Abdollahpouri, Burke and Mobasher, FLAIRS 2019",
-        lambda r, cutoff, head_share: rec.long_tail_share(r, cutoff, head_share),
-        (HEAD_SHARE,),
+        "popularity phi, ties by item id in byte order) that together hold head_share of "
+        "the total popularity (the shortest such prefix); items without interactions are in "
+        "the long tail. Reference: Abdollahpouri, Burke and Mobasher, FLAIRS 2019",
+        lambda r, cutoff, head_share, count: rec.long_tail_share(r, cutoff, head_share, count),
+        (HEAD_SHARE, COUNT),
         CUTOFF,
         no_rel_value=None,
     ),
@@ -136,8 +149,8 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
         "top-k list, averaged over users",
         f"ACLT@k = mean_u |L_u & Gamma|; {LIST}; Gamma, the long tail, as for APLT. "
         "Reference: Abdollahpouri, Burke and Mobasher, FLAIRS 2019",
-        lambda r, cutoff, head_share: rec.long_tail_count(r, cutoff, head_share),
-        (HEAD_SHARE,),
+        lambda r, cutoff, head_share, count: rec.long_tail_count(r, cutoff, head_share, count),
+        (HEAD_SHARE, COUNT),
         CUTOFF,
         bounds=(0.0, math.inf),
         no_rel_value=None,
@@ -145,15 +158,27 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
 )
 
 PS_REL = Param("rel", int, 1, "minimum grade of a relevant item", minimum=1)
-PS_A = Param("A", float, 0.55, "Jain et al.'s A (0.5 Wikipedia, 0.6 Amazon)", minimum=0.0)
-PS_B = Param("B", float, 1.5, "Jain et al.'s B (0.4 Wikipedia, 2.6 Amazon)", minimum=0.0)
+PS_A = Param(
+    "A", float, rec.DEFAULT_A, "Jain et al.'s A (0.5 Wikipedia, 0.6 Amazon)", minimum=0.0
+)
+PS_B = Param(
+    "B",
+    float,
+    rec.DEFAULT_B,
+    "Jain et al.'s B (0.4 Wikipedia, 2.6 Amazon); above 0: at 0 an item without training "
+    "users would weigh infinitely",
+    minimum=0.0,
+    exclusive_minimum=True,
+)
 PS_CUTOFF = Param("cutoff", int, None, "the length k of the lists (k >= 1)", minimum=1)
 _PROPENSITY = (
     "w_l = 1/p_l = 1 + C e^(-A ln(N_l + B)), C = (ln N - 1)(B + 1)^A: the inverse propensity "
-    "of item l, N_l its training interactions (popularity=), N the training users "
-    "(num_users=); normalised over the whole run by the best achievable value (each user's "
-    "relevant items by decreasing w), as pyxclib: a ratio of sums over users, not a mean of "
-    "per-user ratios. Reference: Jain, Prabhu and Varma, KDD 2016"
+    "of item l, N_l its distinct training users (popularity=; at most N), N the training "
+    "users (num_users=, at least 3: C < 0 for N < e would make propensities above 1); "
+    "normalised over the whole run by the best achievable value (each user's relevant "
+    "items by decreasing w), as pyxclib: a ratio of sums over users, not a mean of per-user "
+    "ratios; an inverse propensity too large for a double (a huge A) is refused. "
+    "Reference: Jain, Prabhu and Varma, KDD 2016"
 )
 
 
@@ -211,7 +236,8 @@ _NOVELTY_SPECS: tuple[MeasureSpec, ...] = (
         "expected popularity complement: the rank-discounted novelty 1 - phi(i)/N of the "
         "relevant recommended items",
         "EPC@k = mean_u sum_j d_j rel_j (1 - phi(i_j)/N) / sum_j d_j, phi(i) the item's "
-        f"training interactions (distinct users), N the training users (num_users=); {_NOVELTY}",
+        "distinct training users (p(seen|i) = phi(i)/N; a popularity above N is refused), N "
+        f"the training users (num_users=); {_NOVELTY}",
         lambda r, rel, cutoff: rec.expected_novelty(r, cutoff, rel, "EPC"),
         (NOVELTY_REL,),
         CUTOFF,
@@ -220,9 +246,10 @@ _NOVELTY_SPECS: tuple[MeasureSpec, ...] = (
         "EFD",
         "expected free discovery: the rank-discounted inverse collection frequency "
         "-log2(phi(i) / sum_l phi(l)) of the relevant recommended items",
-        "EFD@k = mean_u sum_j d_j rel_j (-log2(phi(i_j) / sum_l phi(l))) / sum_j d_j; an "
-        "item without interactions takes the largest value of an item with some (as Elliot); "
-        f"{_NOVELTY}",
+        "EFD@k = mean_u sum_j d_j rel_j (-log2(phi(i_j) / sum_l phi(l))) / sum_j d_j, phi(i) "
+        "the item's distinct training users (p(i|seen) = phi(i) / the (user, item) pairs "
+        "with an interaction); an item without interactions takes the largest value of an "
+        f"item with some (as Elliot); {_NOVELTY}",
         lambda r, rel, cutoff: rec.expected_novelty(r, cutoff, rel, "EFD"),
         (NOVELTY_REL,),
         CUTOFF,
@@ -249,10 +276,10 @@ _OPPORTUNITY_SPECS: tuple[MeasureSpec, ...] = (
         "and the long tail as for APLT (head_share); over the whole run; NaN when a group "
         "has no relevant item or nothing relevant is found. Reference: Zhu, Wang and "
         "Caverlee, SIGIR 2021",
-        lambda r, rel, head_share, unlisted, cutoff: rec.popularity_opportunity(
-            r, cutoff, rel, head_share, unlisted
+        lambda r, rel, head_share, unlisted, count, cutoff: rec.popularity_opportunity(
+            r, cutoff, rel, head_share, unlisted, count
         ),
-        (NOVELTY_REL, HEAD_SHARE, UNLISTED),
+        (NOVELTY_REL, HEAD_SHARE, UNLISTED, COUNT),
         PS_CUTOFF,
         at_required=True,
         aggregate="run",
@@ -299,10 +326,10 @@ _LIST_SPECS: tuple[MeasureSpec, ...] = (
         "data) as for APLT (head_share); over the whole run; NaN when a group has no "
         "candidate item or nothing is recommended. Reference: Zhu, Wang and Caverlee, "
         "SIGIR 2021",
-        lambda r, head_share, unlisted, cutoff: lists.statistical_parity(
-            r, cutoff, head_share, unlisted
+        lambda r, head_share, unlisted, count, cutoff: lists.statistical_parity(
+            r, cutoff, head_share, unlisted, count
         ),
-        (HEAD_SHARE, UNLISTED),
+        (HEAD_SHARE, UNLISTED, COUNT),
         PS_CUTOFF,
         at_required=True,
         aggregate="run",

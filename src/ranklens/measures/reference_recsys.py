@@ -118,9 +118,10 @@ DOCS = MappingProxyType(
             ),
             "Needs popularity=. An item the popularity data does not list has popularity 0; "
             "a user without a list scores 0 (queries='both' leaves such users out).",
-            other="RecBole AveragePopularity@k (popularity: training interactions per item; "
-            "it divides by k, the same for full lists); Elliot ARP (popularity: distinct "
-            "training users per item: give those counts as popularity=)",
+            other="RecBole AveragePopularity@k (popularity: training interactions per item, "
+            "ARP(count='interactions')@k; it divides by k, the same for full lists); Elliot "
+            "ARP (popularity: distinct training users per item, as ARP@k counts a table of "
+            "training interactions)",
         ),
         "APLT": doc(
             _example(

@@ -3,9 +3,16 @@ popularity (interactions in the training data) and the size of the catalogue.
 
 Popularity is given as ``{item: count}``, as a table (pandas, polars or pyarrow; either an
 item column with a ``count`` / ``popularity`` column, or training interactions, one row per
-interaction, counted per item) or as a file: text lines ``item count`` (whitespace
-separated, ``#`` comments skipped) or a Parquet file holding such a table. An item the
-popularity data does not list has popularity 0.
+interaction) or as a file: text lines ``item count`` (whitespace separated, ``#`` comments
+skipped) or a Parquet file holding such a table. An item the popularity data does not list
+has popularity 0. Counts given are used as they are.
+
+Training interactions (a table without a count column, or ``train=``) give two counts per
+item: its distinct users (:attr:`ItemData.popularity`, what the published definitions of
+``EPC``, ``EFD``, ``PSP``, ``ARP`` and the short head count: a user who interacted with an
+item several times counts once) and its interactions, the rows (:attr:`ItemData.interactions`,
+read by ``count='interactions'``). A table without a user column cannot tell repeated
+pairs apart: each row counts as one user.
 
 The catalogue is ``num_items`` items when given, else the items of the popularity data.
 
@@ -17,6 +24,13 @@ The catalogue is ``num_items`` items when given, else the items of the popularit
 ([1, 4, 0], [3.0, 0.0, 5.0])
 >>> items.long_tail(0.2).tolist()  # the head holds 20% of the 10 interactions: item a
 [False, True, True, True]
+
+A play log repeats (user, item) pairs: x played a three times, y once; a has 2 users and
+4 interactions.
+
+>>> log = ItemData.of(train={"x": ["a", "a", "a", "b"], "y": ["a"]})
+>>> log.popularity.tolist(), log.interactions_per_item().tolist(), log.num_users
+([2.0, 1.0], [4.0, 1.0], 2)
 """
 
 from __future__ import annotations
@@ -25,7 +39,7 @@ import dataclasses
 import itertools
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -49,6 +63,9 @@ PopularityLike = Mapping[str, float] | str | os.PathLike[str] | IO[bytes] | IO[s
 """Item popularity: ``{item: count}``, a table (pandas / polars / pyarrow), or a file."""
 
 COUNT_NAMES = ("count", "popularity", "pop", "interactions", "n")
+POPULARITY_COUNTS = ("users", "interactions")
+"""What a measure's ``count=`` may name: an item's distinct training users, or its
+interactions (:meth:`ItemData.counts`)."""
 
 
 def encode(ids: list[str]) -> tuple[UInt8Array, Int64Array]:
@@ -63,7 +80,8 @@ class ItemData:
     Attributes
     ----------
     ids_data, ids_offsets : the items of the popularity data (a string column), distinct.
-    popularity : float64, the popularity of each of them.
+    popularity : float64, the popularity of each of them: the counts given, or, from
+        training interactions, the item's distinct users.
     num_items : the catalogue size given (``None``: the items of the popularity data).
     has_popularity : whether popularity data was given.
     source : where the popularity came from, for messages.
@@ -85,6 +103,10 @@ class ItemData:
     """The item features of ``ILD`` (``item_features=``)."""
     train: TrainingInteractions | None = None
     """Each user's training items, for ``PopRSP`` (``train=``)."""
+    interactions: Float64Array | None = None
+    """The interactions (rows) of each item of the popularity data where they differ from
+    ``popularity`` (training interactions that repeat a (user, item) pair); ``None``: the
+    same as ``popularity``."""
     _memo: dict[object, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -122,11 +144,17 @@ class ItemData:
         if item_features is not None or train is not None:
             features = None if item_features is None else ItemFeatures.of(item_features)
             training = None if train is None else TrainingInteractions.of(train)
+            interactions = None
             if popularity is None and training is not None:
-                popularity = training.popularity()
+                popularity, interactions = _training_counts(training)
                 num_users = training.num_users if num_users is None else num_users
             base = cls.of(popularity, num_items, num_users, qrels)
-            return dataclasses.replace(base, features=features, train=training, _memo={})
+            counted = (
+                base.interactions if interactions is None else _differing(base, interactions)
+            )
+            return dataclasses.replace(
+                base, features=features, train=training, interactions=counted, _memo={}
+            )
         if popularity is None:
             empty = encode([])
             return cls(empty[0], empty[1], np.zeros(0), num_items, False, None, num_users, qrels)
@@ -142,8 +170,9 @@ class ItemData:
                 qrels if qrels is not None else popularity.qrels,
                 popularity.features,
                 popularity.train,
+                popularity.interactions,
             )
-        ids, counts, source, users = _read(popularity)
+        ids, counts, source, users, rows = _read(popularity)
         seen: dict[str, int] = {}
         for row, item in enumerate(ids):
             if item in seen:
@@ -165,7 +194,10 @@ class ItemData:
             )
         data, offsets = encode(ids)
         users = num_users if num_users is not None else users
-        return cls(data, offsets, values, num_items, True, source, users, qrels)
+        items = cls(data, offsets, values, num_items, True, source, users, qrels)
+        if rows is None:
+            return items
+        return dataclasses.replace(items, interactions=_differing(items, rows), _memo={})
 
     @property
     def num_known(self) -> int:
@@ -213,6 +245,47 @@ class ItemData:
                 "training interactions with a user column"
             )
         return self.num_users
+
+    def require_users_bound(self, measure: str) -> None:
+        r"""Refuse popularity counts above the number of training users N: the measures
+        that read an item's popularity as its share of the training users (``EPC``'s
+        :math:`1 - \phi(i)/N`, Jain et al.'s :math:`N_l` of ``PSP``) need
+        :math:`\phi(i) \le N`.
+
+        Raises
+        ------
+        MeasureError
+            An item's popularity exceeds ``num_users`` (naming the most popular item).
+        """
+        users = self.training_users(measure)
+        if self.num_known == 0:
+            return
+        top = int(np.argmax(self.popularity))
+        if self.popularity[top] > users:
+            item = bytes(self.ids_data[self.ids_offsets[top] : self.ids_offsets[top + 1]])
+            raise MeasureError(
+                f"{measure}: item {item.decode('utf-8', 'replace')!r} has popularity "
+                f"{self.popularity[top]:g}, more than the N = {users} training users, and "
+                f"{measure} reads an item's popularity as its number of distinct training "
+                "users (at most N): give popularity= the training interactions as a table "
+                "with a user column (ranklens counts each item's distinct users), or counts "
+                "of distinct users, and num_users= the training users"
+            )
+
+    def interactions_per_item(self) -> Float64Array:
+        """The interactions (rows) of each item of the popularity data: where the training
+        interactions repeat a (user, item) pair, more than its distinct users
+        (``popularity``); otherwise ``popularity``."""
+        return self.popularity if self.interactions is None else self.interactions
+
+    def counts(self, count: str) -> Float64Array:
+        """The popularity vector that ``count`` names: ``"users"`` (``popularity``) or
+        ``"interactions"`` (:meth:`interactions_per_item`)."""
+        if count == "interactions":
+            return self.interactions_per_item()
+        if count not in POPULARITY_COUNTS:
+            raise MeasureError(f"count must be one of {list(POPULARITY_COUNTS)}, not {count!r}")
+        return self.popularity
 
     def relevant(self, qids: tuple[str, ...], threshold: int) -> tuple[Int64Array, Int64Array]:
         """The user (index into ``qids``) and item code of every qrels item of grade >=
@@ -326,23 +399,26 @@ class ItemData:
         table: dict[bytes, int] = self._memo[key]
         return table
 
-    def popularity_of(self, codes: Int64Array) -> Float64Array:
-        """The popularity of the items ``codes`` (0 for items the data does not list)."""
-        padded = np.concatenate([self.popularity, [0.0]])
+    def popularity_of(self, codes: Int64Array, count: str = "users") -> Float64Array:
+        """The popularity of the items ``codes`` (0 for items the data does not list);
+        ``count="interactions"``: their interactions (:meth:`counts`)."""
+        padded = np.concatenate([self.counts(count), [0.0]])
         out: Float64Array = padded[np.minimum(codes, self.num_known)]
         return out
 
-    def long_tail(self, head_share: float) -> BoolArray:
+    def long_tail(self, head_share: float, count: str = "users") -> BoolArray:
         """Whether each item of the popularity data is in the long tail: not in the short
-        head, the most popular items that together hold ``head_share`` of the interactions.
+        head, the most popular items that together hold ``head_share`` of the total
+        popularity (``count``: the items' distinct users, or their ``"interactions"``).
 
         Items are ranked by popularity, highest first, equal popularity by item id in byte
         order; the head is the shortest prefix of that ranking whose popularity adds up to
         at least ``head_share`` of the total (no item if the total is 0). An item without
         interactions is always in the long tail.
         """
-        key = ("long_tail", head_share)
+        key = ("long_tail", head_share, count)
         if key not in self._memo:
+            popularity = self.counts(count)
             ids = [
                 bytes(self.ids_data[a:b])
                 for a, b in zip(
@@ -354,27 +430,32 @@ class ItemData:
                 if ids
                 else np.zeros(0, dtype=np.int64)
             )
-            order = by_id[np.argsort(-self.popularity[by_id], kind="stable")]
-            total = float(self.popularity.sum())
+            order = by_id[np.argsort(-popularity[by_id], kind="stable")]
+            total = float(popularity.sum())
             tail = np.ones(self.num_known, dtype=bool)
             if total > 0:
-                running = np.cumsum(self.popularity[order])
+                running = np.cumsum(popularity[order])
                 size = int(np.searchsorted(running, head_share * total, side="left")) + 1
                 size = min(size, self.num_known)
                 head = order[:size]
-                tail[head[self.popularity[head] > 0]] = False
+                tail[head[popularity[head] > 0]] = False
             self._memo[key] = tail
         found: BoolArray = self._memo[key]
         return found
 
 
-def _read(popularity: object) -> tuple[list[str], list[Any], str | None, int | None]:
-    """Item ids, their counts, the source's name and the number of distinct users (of a
-    table of interactions with a user column; else ``None``)."""
+_Read = tuple[list[str], list[Any], str | None, int | None, list[int] | None]
+"""Item ids, their counts, the source's name, the number of distinct users (of a table of
+interactions with a user column; else ``None``) and the interactions (rows) per item where
+the counts are distinct users (else ``None``)."""
+
+
+def _read(popularity: object) -> _Read:
+    """The popularity data (see :data:`_Read`)."""
     from ranklens.data.frames import is_frame
 
     if isinstance(popularity, Mapping):
-        return [str(k) for k in popularity], list(popularity.values()), "<dict>", None
+        return [str(k) for k in popularity], list(popularity.values()), "<dict>", None, None
     if is_frame(popularity):
         return _of_frame(popularity, "<DataFrame>")
     name = os.fspath(popularity) if isinstance(popularity, (str, os.PathLike)) else None
@@ -385,7 +466,7 @@ def _read(popularity: object) -> tuple[list[str], list[Any], str | None, int | N
     return _of_text(popularity)
 
 
-def _of_frame(frame: Any, source: str) -> tuple[list[str], list[Any], str | None, int | None]:
+def _of_frame(frame: Any, source: str) -> _Read:
     frame, columns = pandas_table(frame)
     item = first_column(ITEM_NAMES, columns)
     if item is None:
@@ -398,13 +479,17 @@ def _of_frame(frame: Any, source: str) -> tuple[list[str], list[Any], str | None
     items = filled_column(frame, item, "popularity", source).astype(str)
     if count is None:  # training interactions: one row per interaction
         counted = items.value_counts(sort=False)
+        ids = [str(i) for i in counted.index]
+        rows = counted.to_numpy().tolist()
         user = first_column(USER_NAMES, columns)
-        users = (
-            None
-            if user is None
-            else int(filled_column(frame, user, "popularity", source).nunique())
-        )
-        return [str(i) for i in counted.index], counted.to_numpy().tolist(), source, users
+        if user is None:  # no user to tell repeated pairs apart: a row is a user
+            return ids, rows, source, None, None
+        owners = filled_column(frame, user, "popularity", source).astype(str)
+        pairs = type(frame)({"user": owners.to_numpy(), "item": items.to_numpy()})
+        pairs = pairs.drop_duplicates()
+        distinct = pairs["item"].value_counts(sort=False).reindex(counted.index)
+        users = int(pairs["user"].nunique())
+        return ids, distinct.to_numpy().tolist(), source, users, rows
     values = filled_column(frame, count, "popularity", source).to_numpy()
     try:
         numbers = values.astype(np.float64).tolist()
@@ -412,10 +497,31 @@ def _of_frame(frame: Any, source: str) -> tuple[list[str], list[Any], str | None
         raise InputError(
             f"popularity column {count!r} holds something that is not a number", path=source
         ) from None
-    return items.tolist(), numbers, source, None
+    return items.tolist(), numbers, source, None, None
 
 
-def _of_text(source: object) -> tuple[list[str], list[Any], str | None, None]:
+def _training_counts(training: TrainingInteractions) -> tuple[dict[str, int], list[int]]:
+    """``{item: distinct users}`` of the training interactions, and the interactions (rows)
+    of the same items in the same order."""
+    _, data, offsets = training.items_of(training.users)  # each user's items, once each
+    codes, first = _core.intern_strings(data, offsets.astype(np.int64))
+    users = np.bincount(codes, minlength=first.shape[0])
+    distinct = {
+        bytes(data[offsets[j] : offsets[j + 1]]).decode("utf-8"): int(users[c])
+        for c, j in enumerate(first.tolist())
+    }
+    rows = [int(training.counts[item]) for item in distinct]
+    return distinct, rows
+
+
+def _differing(items: ItemData, rows: Sequence[float]) -> Float64Array | None:
+    """``rows`` as the interactions of ``items`` (in the order of its ids), ``None`` where
+    they equal its popularity (no repeated (user, item) pair)."""
+    counted = np.asarray(rows, dtype=np.float64).reshape(-1)
+    return None if np.array_equal(counted, items.popularity) else counted
+
+
+def _of_text(source: object) -> tuple[list[str], list[Any], str | None, None, None]:
     from ranklens.data.source import read_bytes
 
     data, name = read_bytes(source)
@@ -447,7 +553,7 @@ def _of_text(source: object) -> tuple[list[str], list[Any], str | None, None]:
             )
         ids.append(fields[0])
         counts.append(value)
-    return ids, counts, name, None
+    return ids, counts, name, None, None
 
 
 _FIXED_WIDTH_LIMIT = 64

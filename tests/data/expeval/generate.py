@@ -53,8 +53,6 @@ def make_case(seed: int) -> tuple[str, str]:
         for s in range(samples):
             depth = rng.randint(1, len(pool))
             ranking = rng.sample(pool, depth)
-            if qi == 7 and s == 0 and depth > 1:  # a document twice in one sample
-                ranking[-1] = ranking[0]
             for rank, doc in enumerate(ranking, 1):
                 run_lines.append(f"{qid}\t{s}\t{doc}\t{rank}\t{1.0 / rank:.4f}\tsys")
     for s in range(3):  # a query without judgments is ignored

@@ -19,7 +19,11 @@ What expeval does, reproduced (docs/expeval.md has the full list, with the quirk
 Deliberate differences (where expeval stops with a Python traceback): a malformed line is a
 one-line error naming the file and line; a sample with a gap in its ranks is an error naming
 the query and sample; ``|`` or ``,`` may separate groups; blank lines are skipped; a
-patience outside ``[0, 1)`` or an unknown user model is refused.
+patience outside ``[0, 1)`` or an unknown user model is refused. Where expeval prints a
+number that means nothing: a document twice in one sample (expeval adds both positions'
+exposure, which puts EE-D and EE-R above 1) is an error naming both lines; a run without
+any line, and qrels without a kept judgment (expeval prints the worst values for every
+query, or nothing), are errors.
 """
 
 from __future__ import annotations
@@ -30,7 +34,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ranklens.base.errors import OptionError, ParseError
+from ranklens.base.errors import (
+    DuplicateError,
+    EmptyInputError,
+    InputError,
+    OptionError,
+    ParseError,
+)
 from ranklens.data.source import read_bytes
 from ranklens.kernels.exposure import (
     ExposureValues,
@@ -77,6 +87,9 @@ class ExpevalQrels:
 
     grades: dict[str, dict[str, int]] = field(default_factory=dict)
     groups: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    name: str = ""
+    lines: int = 0
+    """The judgment lines read (kept or not)."""
 
 
 @dataclass
@@ -87,6 +100,8 @@ class ExpevalRun:
     rankings: dict[str, dict[str, dict[int, str]]] = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
     name: str = ""
+    lines: int = 0
+    """The run lines read (kept or not)."""
 
 
 def _lines(source: object) -> tuple[Iterator[tuple[int, list[str]]], str]:
@@ -124,8 +139,9 @@ def read_expeval_qrels(
 ) -> ExpevalQrels:
     """expeval's qrels: ``qid groups docno rel`` or ``qid docno rel`` lines."""
     lines, name = _lines(source)
-    qrels = ExpevalQrels()
+    qrels = ExpevalQrels(name=name)
     for number, fields in lines:
+        qrels.lines += 1
         if len(fields) == 3:
             qid, group_text, doc, rel_text = fields[0], "-1", fields[1], fields[2]
         elif len(fields) >= 4:
@@ -152,10 +168,20 @@ def read_expeval_qrels(
 
 
 def read_expeval_run(source: object) -> ExpevalRun:
-    """expeval's run: ``qid sample docno rank score [tag]`` lines."""
+    """expeval's run: ``qid sample docno rank score [tag]`` lines.
+
+    Raises
+    ------
+    ParseError
+        A malformed line.
+    DuplicateError
+        A document twice in one sample (naming both lines).
+    """
     lines, name = _lines(source)
     run = ExpevalRun(name=name)
+    kept: dict[tuple[str, str, str], int] = {}  # (query, sample, document): its line
     for number, fields in lines:
+        run.lines += 1
         if len(fields) < 5:
             raise ParseError(
                 f"expected 'qid sample docno rank score [tag]', got {len(fields)} field(s)",
@@ -178,6 +204,17 @@ def read_expeval_run(source: object) -> ExpevalRun:
         elif rank in ranks:
             run.messages.append(f"duplicate item at position {rank}")
         else:
+            first = kept.setdefault((qid, sample, doc), number)
+            if first != number:
+                raise DuplicateError(
+                    f"document {doc!r} occurs twice in sample {sample!r} of query {qid!r} "
+                    f"(lines {first} and {number}); a sampled ranking ranks each document "
+                    "once (expeval would add both positions' exposure)",
+                    path=name,
+                    lines=(first, number),
+                    query=qid,
+                    document=doc,
+                )
             ranks[rank] = doc
     return run
 
@@ -201,11 +238,32 @@ def expeval_values(
     qrels_source: object, run_source: object, options: ExpevalOptions | None = None
 ) -> tuple[dict[str, ExposureValues], list[str]]:
     """expeval's values per evaluated query (in its output order) and the messages it prints
-    while reading the run."""
+    while reading the run.
+
+    Raises
+    ------
+    EmptyInputError
+        The qrels or the run hold no line.
+    InputError
+        No query has a kept judgment (a grade above 0; with ``complete``, any).
+    """
     opts = options or ExpevalOptions()
     model = UserModel(opts.model, opts.patience, opts.utility)
     qrels = read_expeval_qrels(qrels_source, opts.binary, opts.complete)
+    if qrels.lines == 0:
+        raise EmptyInputError("the qrels hold no judgment", path=qrels.name)
+    if not qrels.grades:
+        raise InputError(
+            "no query has a relevant document (a grade above 0), so no query has a target "
+            "exposure to evaluate; with -C (complete judgments) every judged document counts",
+            path=qrels.name,
+        )
     run = read_expeval_run(run_source)
+    if run.lines == 0:
+        raise EmptyInputError(
+            "the run holds no sampled ranking ('qid sample docno rank score [tag]' lines)",
+            path=run.name,
+        )
     values: dict[str, ExposureValues] = {}
     for qid, grades in qrels.grades.items():
         doc_target = target_exposure(grades, model, opts.fixed)
