@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.base.errors import OptionError
+from ranklens.base.errors import EmptyInputError, OptionError
 from ranklens.base.types import BoolArray, Float64Array, Int64Array
 from ranklens.logs.log import ClickLog
 from ranklens.logs.patterns import Patterns, patterns_of
@@ -367,6 +367,11 @@ class ClickModel:
                 raise OptionError(f"scale must be a positive integer, not {scale!r}")
             grades = np.rint(values * scale).astype(np.int64)
         keep = self.impressions >= min_impressions
+        if not keep.any():
+            raise EmptyInputError(
+                f"no (query, document) pair was shown {min_impressions} times or more: no "
+                "judgments to make (lower min_impressions)"
+            )
         records = [
             (self.queries[q], self.documents[d], int(g))
             for q, d, g in zip(

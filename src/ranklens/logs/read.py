@@ -520,8 +520,10 @@ def _explode(table: Table) -> _Long:
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     position = np.arange(rows.shape[0], dtype=np.int64) - np.repeat(starts, lengths) + 1
     clicked = np.zeros(rows.shape[0], dtype=bool)
-    if clicks_name is not None:
-        for i, value in enumerate(cols[clicks_name].tolist()):
+    flag_values = cols[clicks_name].tolist() if clicks_name is not None else [None] * n
+    position_values = cols[positions_name].tolist() if positions_name is not None else [None] * n
+    for i, (value, listed) in enumerate(zip(flag_values, position_values, strict=True)):
+        if value is not None:
             flags = _as_list(table, value, i, "clicks")
             if len(flags) > lengths[i]:
                 raise table.error(
@@ -538,19 +540,22 @@ def _explode(table: Table) -> _Long:
             clicked[starts[i] : starts[i] + lengths[i]] = _booleans(
                 table, _column_array(flags), np.full(len(flags), i, dtype=np.int64), "a click"
             )
-    elif positions_name is not None:
-        for i, value in enumerate(cols[positions_name].tolist()):
-            for p in _as_list(table, value, i, "clicked_positions"):
-                ok = isinstance(p, int | np.integer) and not isinstance(p, bool)
-                if not ok:
-                    raise table.error(i, f"clicked position {p!r} is not an integer")
-                if not 1 <= p <= lengths[i]:
-                    raise table.error(
-                        i,
-                        f"a click at position {p}, which shows no document (the impression "
-                        f"shows {int(lengths[i])})",
-                    )
-                clicked[starts[i] + p - 1] = True
+            continue
+        if listed is None:
+            raise table.error(
+                i, "no clicks given: fill 'clicks' or 'clicked_positions' (an empty list: none)"
+            )
+        for p in _as_list(table, listed, i, "clicked_positions"):
+            ok = isinstance(p, int | np.integer) and not isinstance(p, bool)
+            if not ok:
+                raise table.error(i, f"clicked position {p!r} is not an integer")
+            if not 1 <= p <= lengths[i]:
+                raise table.error(
+                    i,
+                    f"a click at position {p}, which shows no document (the impression "
+                    f"shows {int(lengths[i])})",
+                )
+            clicked[starts[i] + p - 1] = True
     if session_name is not None:
         session = cols[session_name]
         gone = np.flatnonzero(_missing(session))

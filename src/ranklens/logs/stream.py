@@ -71,6 +71,27 @@ class _Interner:
         return tuple(labels[i] for i in order), rank
 
 
+class _SeenSessions:
+    """The sessions of the batches so far, as sorted 64-bit hashes of their ids (8 bytes a
+    session), to tell a session that comes back after others."""
+
+    def __init__(self) -> None:
+        self.hashes = np.zeros(0, dtype=np.int64)
+
+    def add(self, ids: list[Any]) -> int | None:
+        """Record the sessions ``ids`` of a batch; the index of the first one seen in an
+        earlier batch, or ``None``."""
+        hashes = np.fromiter((hash(str(i)) for i in ids), dtype=np.int64, count=len(ids))
+        if self.hashes.shape[0]:
+            at = np.searchsorted(self.hashes, hashes)
+            at = np.minimum(at, self.hashes.shape[0] - 1)
+            found = np.flatnonzero(self.hashes[at] == hashes)
+            if found.size:
+                return int(found[0])
+        self.hashes = np.union1d(self.hashes, hashes)
+        return None
+
+
 def _column(batch: Any, names: list[str], key: str, path: str) -> Any:
     for name in LONG_NAMES[key]:
         if name in names:
@@ -92,6 +113,7 @@ def _stream(path: str, names: list[str]) -> Patterns:
         if name not in names:
             _column(None, names, key, path)
     queries, documents, pairs = _Interner(), _Interner(), _Interner()
+    seen = _SeenSessions()
     gathered: list[tuple[Int64Array, BoolArray, Int64Array, Float64Array]] = []
     merged: tuple[Int64Array, BoolArray, Int64Array, Float64Array] | None = None
     gathered_rows = 0
@@ -133,7 +155,7 @@ def _stream(path: str, names: list[str]) -> Patterns:
             table = table.slice(0, run_start)
         else:
             carry = None
-        result = _batch_patterns(table, start, path, queries, documents, pairs, pa, pc)
+        result = _batch_patterns(table, start, path, queries, documents, pairs, seen, pa, pc)
         width = max(width, result[0].shape[1])
         gathered.append(result)
         gathered_rows += result[0].shape[0]
@@ -193,6 +215,7 @@ def _batch_patterns(
     queries: _Interner,
     documents: _Interner,
     pairs: _Interner,
+    seen: _SeenSessions,
     pa: Any,
     pc: Any,
 ) -> tuple[Int64Array, BoolArray, Int64Array, Float64Array]:
@@ -256,10 +279,16 @@ def _batch_patterns(
                     "session_id), or read it with read_log",
                 )
             seen[s] = True
-    imp = np.repeat(
-        np.arange(run_starts.shape[0], dtype=np.int64),
-        np.diff(np.append(run_starts, local.shape[0])),
-    )
+    again = seen.add([session_names[int(s)].as_py() for s in run_of.tolist()])
+    if again is not None:
+        raise error(
+            int(run_starts[again]),
+            f"session '{session_names[int(run_of[again])].as_py()}' appears again after other "
+            "sessions: a streamed Parquet log must keep each session's rows together (sort it "
+            "by session_id), or read it with read_log",
+        )
+    run_lengths = np.diff(np.append(run_starts, local.shape[0]))
+    imp = np.repeat(np.arange(run_starts.shape[0], dtype=np.int64), run_lengths)
     order = np.lexsort((pos, imp))
     q = queries.encode(query, pc, pa)
     d = documents.encode(doc, pc, pa)
