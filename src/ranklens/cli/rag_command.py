@@ -203,12 +203,17 @@ def run_rag(args: argparse.Namespace) -> int:
     if not measures:
         measures = _defaults(judged, runs)
     measures = _with_policy(measures, args.unknown)
-    evaluator = Evaluator(judged, measures, queries=args.queries)
-    if evaluator.answers is None:
+    from ranklens.measures.catalog_rag import is_answer_measure
+    from ranklens.measures.language import parse_measures
+
+    others = [m.name for m in parse_measures(measures) if not is_answer_measure(m)]
+    if [n for n in others if n != "F1"]:
         raise OptionError(
-            f"{', '.join(measures)}: not measures of generated answers; rank the references "
-            "with ranklens eval (ranklens.rag.references) for the measures of rankings"
+            f"{', '.join(others)}: not measures of generated answers; evaluate the answers' "
+            "references with ranklens eval for the measures of rankings "
+            "(ranklens.rag.references)"
         )
+    evaluator = Evaluator(judged, measures, queries=args.queries)
     read = named_runs(runs, names)
     results = [evaluator.evaluate(r) for r in read]
     if not args.quiet:

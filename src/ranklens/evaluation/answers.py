@@ -21,9 +21,10 @@ Which topics are evaluated (``queries``):
 
 Judgments of several runs (assignments or support judgments with run ids) are matched to
 a run by its name; a single set of judgments without a run id goes with any run.
-Labels outside the defined sets are counted in ``query_counts["unknown_labels"]`` and
-warned about once per run (:class:`~ranklens.base.errors.InputWarning`); a measure with
-``unknown='error'`` refuses them, naming the file and line.
+Labels outside the defined sets are counted in ``query_counts["unknown_labels"]``, and
+warned about once per run (:class:`~ranklens.base.errors.InputWarning`) where a measure
+scores them by its default policy; a measure with ``unknown='error'`` refuses them, naming
+the file and line.
 """
 
 from __future__ import annotations
@@ -227,6 +228,13 @@ def read_answer_runs(obj: object) -> tuple[RagRun, ...]:
     return read_rag_runs(records)
 
 
+def runs_from_assignments(obj: object) -> tuple[RagRun, ...]:
+    """The runs whose answers nugget assignments judge (path, records or a table with one
+    row per nugget; see :func:`~ranklens.data.rag.nuggets.read_assignments`), each with its
+    assignments as its own judgments."""
+    return tuple(_from_assignments(s) for s in read_assignments(obj))
+
+
 def _from_assignments(judged: NuggetSet) -> RagRun:
     answers = [
         parse_answer(
@@ -414,7 +422,7 @@ def evaluate_answers(evaluator: Evaluator, run: object, name: str | None) -> Res
         values[:, j] = np.asarray(measure.spec.kernel(view, **params), dtype=np.float64)
     total = sum(u.count for u in unknown.values())
     counts["unknown_labels"] = total
-    if total:
+    if _by_default(setup.measures, unknown):
         first = next(u for u in unknown.values() if u.count)
         where = (
             f"{first.path}:{first.line}"
@@ -462,6 +470,18 @@ def _view(
     gold = gold_of(judgments.gold, qids) if judgments.gold is not None else None
     view = AnswerView(qids, answers, gold, nuggets, support, coverage, citation_arrays(answers))
     return view, unknown
+
+
+def _by_default(measures: Sequence[Measure], unknown: Mapping[str, Unknown]) -> bool:
+    """Whether some labels outside the defined sets are scored by a measure's default
+    policy (not one the user chose): then they are warned about."""
+    for m in measures:
+        found = unknown.get(m.spec.judgments)
+        param = m.spec.param("unknown")
+        scored = found is not None and found.count and param is not None
+        if scored and param is not None and m.params.get("unknown") == param.default:
+            return True
+    return False
 
 
 def _check_unknown(measures: Sequence[Measure], unknown: Mapping[str, Unknown]) -> None:

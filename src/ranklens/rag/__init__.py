@@ -24,6 +24,7 @@ from ranklens.base.errors import InputError, OptionError
 from ranklens.base.types import QUERY_POLICIES, QueryPolicy
 from ranklens.data.qrels import Qrels
 from ranklens.data.rag.answers import Answer, RagRun, read_answers, read_rag_runs
+from ranklens.data.rag.example import example_records, write_example
 from ranklens.data.rag.gold import GoldAnswers, read_gold
 from ranklens.data.rag.judgments import RagJudgments, rag_judgments, read_rag_judgments
 from ranklens.data.rag.nuggets import (
@@ -39,7 +40,7 @@ from ranklens.data.rag.nuggets import (
 from ranklens.data.rag.support import SUPPORT_LABELS, SupportSet, read_support
 from ranklens.data.run import Run
 from ranklens.data.subtopics import SubtopicQrels
-from ranklens.evaluation.answers import read_answer_run, read_answer_runs
+from ranklens.evaluation.answers import read_answer_run, runs_from_assignments
 from ranklens.evaluation.evaluator import Evaluator
 from ranklens.evaluation.results import Results
 from ranklens.kernels.rag_nuggets import UNKNOWN_POLICIES
@@ -57,6 +58,7 @@ __all__ = [
     "SegmentNuggets",
     "SupportSet",
     "assignment_qrels",
+    "example_records",
     "judgments",
     "nugget_qrels",
     "nugget_scores",
@@ -70,6 +72,7 @@ __all__ = [
     "read_segment_assignments",
     "read_support",
     "references",
+    "write_example",
 ]
 
 NUGGET_MEASURES = (
@@ -130,7 +133,7 @@ def nugget_scores(
     """
     if unknown not in UNKNOWN_POLICIES:
         raise OptionError(f"unknown must be one of {list(UNKNOWN_POLICIES)}, not {unknown!r}")
-    runs = read_answer_runs(assignments)
+    runs = runs_from_assignments(assignments)
     chosen = runs[0]
     if len(runs) > 1 or run is not None:
         names = [r.name for r in runs]

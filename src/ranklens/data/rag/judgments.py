@@ -147,32 +147,37 @@ def _runs(sets: Sequence[RunSets], what: str) -> tuple[RunSets, ...]:
 
 
 def sniff(records: Records) -> str:
-    """The kind of judgments (or ``"run"``: a RAG run) whose first record is the first of
-    ``records``."""
+    """The kind of judgments (or ``"run"``: a RAG run) of ``records``, told by the first
+    record (and, for nuggets, by the first nugget of any record: with an ``assignment``
+    they are assignments)."""
     first = records.records[0].data
     if "support_eval" in first or ("sentence" in first and _has(first, ("support", "label"))):
         return "support"
-    nuggets = first.get("nuggets")
-    if nuggets is not None:
-        assigned = isinstance(nuggets, list) and any(
-            isinstance(n, Mapping) and "assignment" in n for n in nuggets
-        )
-        if not assigned:
+    if "nuggets" in first:
+        listed = [
+            n
+            for r in records.records
+            if isinstance(r.data.get("nuggets"), list)
+            for n in r.data["nuggets"]
+            if isinstance(n, Mapping)
+        ]
+        if listed and not any("assignment" in n for n in listed):
             return "nuggets"
-        return (
-            "segments"
-            if _has(first, SEGMENT_FIELDS) and "answer_text" not in first
-            else "assignments"
-        )
+        if not listed and not _has(first, ("run_id", "answer_text")):
+            return "nuggets"
+        segments = _has(first, SEGMENT_FIELDS) and "answer_text" not in first
+        return "segments" if segments else "assignments"
     if "importance" in first:  # a table, one row per nugget
         return "assignments" if "assignment" in first else "nuggets"
+    if _has(first, ("run_id", "references", "metadata", "responses")):
+        return "run"
     for name in ANSWER_FIELDS:
         value = first.get(name)
         if isinstance(value, str) or (
-            isinstance(value, list) and all(isinstance(v, str) for v in value)
+            isinstance(value, list) and value and all(isinstance(v, str) for v in value)
         ):
-            if name == "answer" and ("references" in first or "metadata" in first):
-                return "run"
+            return "gold"
+        if name in ("answers", "gold_answers") and value == []:
             return "gold"
     return "run"
 

@@ -1,0 +1,389 @@
+"""Citation measures: support precision and recall against the definitions of TREC 2024
+RAG's support evaluation (written out below as the reference) on generated runs and
+judgments, in both layouts; what citations show without judgments; TREC RAG 2025's run
+layout; RAGAS's id-based context precision and recall over a run's references; the nugget
+coverage of the references and the nuggets as subtopics."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ranklens
+from ranklens import InputError, InputWarning
+
+WEIGHT = {"FS": 1.0, "PS": 0.5, "NS": 0.0}
+
+
+def support_reference(
+    answer: list[dict[str, Any]],
+    references: list[str],
+    labels: dict[tuple[int, str], Any],
+    unknown: str = "zero",
+) -> tuple[float, float]:
+    """Weighted support precision and recall of one answer, from the definitions."""
+    judged: list[float] = []
+    best: list[float] = []
+    for s, sentence in enumerate(answer):
+        weights = []
+        for c in sentence["citations"]:
+            segment = (
+                references[c]
+                if isinstance(c, int) and 0 <= c < len(references)
+                else (c if isinstance(c, str) else str(c))
+            )
+            if (s, segment) not in labels:
+                continue
+            label = labels[(s, segment)]
+            if label not in WEIGHT and unknown == "ignore":
+                continue
+            weights.append(WEIGHT.get(label, 0.0))
+        judged += weights
+        best.append(max(weights, default=0.0))
+    precision = sum(judged) / len(judged) if judged else 0.0
+    recall = sum(best) / len(best) if best else 0.0
+    return precision, recall
+
+
+def _random_case(rnd: random.Random) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A run of a few topics (citations: indices, dangling ones, none, repeated) and flat
+    support judgments of some of its citations (some labels unknown)."""
+    run: dict[str, Any] = {}
+    judgments: list[dict[str, Any]] = []
+    for t in range(rnd.randint(1, 5)):
+        topic = f"t{t}"
+        references = [f"s{rnd.randint(0, 6)}" for _ in range(rnd.randint(0, 5))]
+        answer = []
+        for s in range(rnd.randint(0, 4)):
+            cited = [rnd.randint(-1, 6) for _ in range(rnd.randint(0, 3))]
+            answer.append({"text": f"sentence {s}.", "citations": cited})
+            for c in dict.fromkeys(cited):
+                if 0 <= c < len(references) and rnd.random() < 0.7:
+                    key = (s, references[c])
+                    if any(
+                        (j["sentence"], j["segment"]) == key and j["topic_id"] == topic
+                        for j in judgments
+                    ):
+                        continue
+                    label = rnd.choice(["FS", "PS", "NS", "NS", "maybe"])
+                    judgments.append(
+                        {
+                            "topic_id": topic,
+                            "sentence": s,
+                            "segment": references[c],
+                            "support": label,
+                        }
+                    )
+        run[topic] = {"references": references, "answer": answer}
+    return run, judgments
+
+
+def _labels(judgments: list[dict[str, Any]], topic: str) -> dict[tuple[int, str], Any]:
+    return {
+        (j["sentence"], j["segment"]): j["support"] for j in judgments if j["topic_id"] == topic
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.randoms(use_true_random=False), st.sampled_from(["zero", "ignore"]))
+def test_support_precision_and_recall_equal_the_definitions(
+    rnd: random.Random, unknown: str
+) -> None:
+    run, judgments = _random_case(rnd)
+    if not judgments:
+        judgments = [{"topic_id": "t0", "sentence": 99, "segment": "none", "support": "FS"}]
+    measures = [f"SupportPrecision(unknown={unknown!r})", f"SupportRecall(unknown={unknown!r})"]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)
+        res = ranklens.evaluate(judgments, run, measures)
+    for topic, record in run.items():
+        precision, recall = support_reference(
+            record["answer"], record["references"], _labels(judgments, topic), unknown
+        )
+        row = res.per_query[topic]
+        assert row[measures[0]] == pytest.approx(precision, abs=1e-15)
+        assert row[measures[1]] == pytest.approx(recall, abs=1e-15)
+
+
+def test_the_tracks_support_output_is_read_as_judgments_or_as_the_run(tmp_path: Path) -> None:
+    line = {
+        "run_id": "r1",
+        "topic_id": "q1",
+        "references": ["a", "b", "c", "d"],
+        "answer": [
+            {"text": "One.", "citations": [0, 1, 2, 3]},
+            {"text": "Two.", "citations": []},
+            {"text": "Three.", "citations": [2]},
+        ],
+        "support_eval": [
+            {
+                "answer": "One.",
+                "citations": [0, 1, 2, 3],
+                "count": 4,
+                "eval_scores": ["PS", "NS", "FS"],
+            },  # the fourth citation was not judged
+            {"answer": "Two.", "citations": [], "count": 0, "eval_scores": []},
+            {"answer": "Three.", "citations": [2], "count": 1, "eval_scores": [None]},
+        ],
+    }
+    path = tmp_path / "support.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    with pytest.warns(InputWarning, match="1 labels outside the defined sets"):
+        alone = ranklens.evaluate(None, str(path), ["SupportPrecision", "SupportRecall"])
+    # judged pairs: PS, NS, FS, None (0): (0.5 + 0 + 1 + 0) / 4; best per sentence: 1, 0, 0
+    assert alone.per_query["q1"] == {"SupportPrecision": 1.5 / 4, "SupportRecall": 1 / 3}
+    run = {k: line[k] for k in ("run_id", "topic_id", "references", "answer")}
+    paired = ranklens.evaluate(str(path), [run], ["SupportPrecision(unknown='ignore')"])
+    assert paired.per_query["q1"]["SupportPrecision(unknown='ignore')"] == 1.5 / 3
+    assert paired.query_counts["unknown_labels"] == 1  # chosen: counted, not warned about
+    with pytest.raises(InputError, match=r"support\.jsonl:1: .*unknown='error'"):
+        ranklens.evaluate(str(path), [run], ["SupportRecall(unknown='error')"])
+    other = {**run, "answer": [{"text": "Else.", "citations": [0]}]}
+    with pytest.raises(InputError, match="judge another answer than run 'r1' gives"):
+        ranklens.evaluate(str(path), [other], ["SupportPrecision"])
+
+
+def test_citation_counts_need_no_judgment() -> None:
+    run = {
+        "q1": {
+            "references": ["a", "b", "a"],
+            "answer": [
+                {"text": "One two three.", "citations": [0, 5, 1]},
+                {"text": "Four.", "citations": []},
+            ],
+        },
+        "q2": {"references": [], "answer": []},
+    }
+    measures = [
+        "CitedSentences",
+        "CitationsPerSentence",
+        "DanglingCitations",
+        "RepeatedReferences",
+        "AnswerWords",
+        "WordLimit(limit=3)",
+    ]
+    res = ranklens.evaluate(None, run, measures)
+    assert res.per_query["q1"] == {
+        "CitedSentences": 0.5,
+        "CitationsPerSentence": 1.5,
+        "DanglingCitations": 1.0,
+        "RepeatedReferences": 1.0,
+        "AnswerWords": 4.0,
+        "WordLimit(limit=3)": 0.0,
+    }
+    assert res.per_query["q2"] == {
+        "CitedSentences": 0.0,
+        "CitationsPerSentence": 0.0,
+        "DanglingCitations": 0.0,
+        "RepeatedReferences": 0.0,
+        "AnswerWords": 0.0,
+        "WordLimit(limit=3)": 1.0,
+    }
+
+
+def test_the_trec_rag_2025_layout(tmp_path: Path) -> None:
+    record = {
+        "metadata": {"team_id": "t", "run_id": "r25", "narrative_id": 7, "type": "automatic"},
+        "references": ["s1", "s2"],
+        "answer": [
+            {"text": "A b.", "citations": ["s2", "s9"]},
+            {"text": "C.", "citations": [0]},
+        ],
+    }
+    responses = {
+        "metadata": {"team_id": "t", "run_id": "r25", "topic_id": "8"},
+        "references": ["s1"],
+        "responses": [{"text": "D.", "citations": ["s1"]}],
+    }
+    path = tmp_path / "run25.jsonl"
+    path.write_text(json.dumps(record) + "\n" + json.dumps(responses) + "\n")
+    run = ranklens.rag.read_answer_run(str(path))
+    assert run.name == "r25" and run.qids == ("7", "8")
+    assert run["7"].citations == ((1, -1), (0,)) and run["7"].cited == (("s2", "s9"), ("s1",))
+    res = ranklens.evaluate(None, str(path), ["DanglingCitations", "CitationsPerSentence"])
+    assert res.per_query["7"] == {"DanglingCitations": 1.0, "CitationsPerSentence": 1.5}
+    assert ranklens.rag.references(str(path)).to_dict() == {
+        "7": {"s1": 2.0, "s2": 1.0},
+        "8": {"s1": 1.0},
+    }
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({"run_id": "r", "answer": []}, r"run\.jsonl:1: an answer needs its topic"),
+        ({"run_id": "r", "topic_id": "q"}, r"run\.jsonl:1: an answer needs its sentences"),
+        (
+            {"topic_id": "q", "answer": [{"text": "a", "citations": [1.5]}]},
+            r"run\.jsonl:1: sentence 1 cites 1\.5",
+        ),
+        (
+            {"topic_id": "q", "answer": [{"citations": []}]},
+            r"run\.jsonl:1: sentence 1's text must be a string",
+        ),
+        (
+            {"topic_id": "q", "references": "abc", "answer": []},
+            r"run\.jsonl:1: 'references' must be a list",
+        ),
+    ],
+)
+def test_bad_runs_are_one_line_errors(tmp_path: Path, record: dict[str, Any], message: str) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    with pytest.raises(InputError, match=message):
+        ranklens.evaluate(None, str(path), ["AnswerWords"])
+
+
+def test_a_topic_answered_twice_names_both_lines(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    line = json.dumps({"run_id": "r", "topic_id": "q", "answer": "x"})
+    path.write_text(line + "\n" + line + "\n")
+    with pytest.raises(InputError, match=r"run\.jsonl:2: run 'r' answers topic 'q' lines 1 and 2"):
+        ranklens.rag.read_answer_run(str(path))
+
+
+# --- RAGAS's id-based context precision and recall ----------------------------------------
+
+
+def ragas_precision(retrieved: list[str], reference: list[str]) -> float:
+    ret, ref = set(retrieved), set(reference)
+    return len(ret & ref) / len(ret)
+
+
+def ragas_recall(retrieved: list[str], reference: list[str]) -> float:
+    return len(set(retrieved) & set(reference)) / len(set(reference))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_context_precision_and_recall_equal_ragas(rnd: random.Random) -> None:
+    pool = [f"s{i}" for i in range(8)]
+    run = {
+        f"q{t}": {"references": [rnd.choice(pool) for _ in range(rnd.randint(1, 7))], "answer": []}
+        for t in range(4)
+    }
+    qrels = {q: {s: rnd.choice([0, 1, 2]) for s in rnd.sample(pool, 4)} for q in run}
+    for q in qrels:
+        qrels[q][rnd.choice(pool)] = 1  # one relevant segment at least
+    res = ranklens.evaluate(
+        qrels, ranklens.rag.references(run), ["ContextPrecision", "ContextRecall"]
+    )
+    for q, record in run.items():
+        relevant = [s for s, g in qrels[q].items() if g >= 1]
+        assert res.per_query[q]["ContextPrecision"] == ragas_precision(
+            record["references"], relevant
+        )
+        assert res.per_query[q]["ContextRecall"] == ragas_recall(record["references"], relevant)
+    same = ranklens.evaluate(qrels, ranklens.rag.references(run), ["P", "R"])
+    assert same.values.tolist() == res.values.tolist()  # trec_eval's set_P and set_recall
+
+
+# --- nugget coverage and nuggets as subtopics ---------------------------------------------
+
+
+def _segment_records(rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    records = []
+    run: dict[str, Any] = {}
+    for t in range(3):
+        topic = f"q{t}"
+        nuggets = [("vital" if i < 2 else "okay") for i in range(rnd.randint(1, 4))]
+        segments = [f"s{t}{k}" for k in range(5)]
+        for segment in segments:
+            records.append(
+                {
+                    "qid": topic,
+                    "docid": segment,
+                    "nuggets": [
+                        {
+                            "text": f"n{i}",
+                            "importance": imp,
+                            "assignment": rnd.choice(
+                                ["support", "partial_support", "not_support", "not_support"]
+                            ),
+                        }
+                        for i, imp in enumerate(nuggets)
+                    ],
+                }
+            )
+        run[topic] = {
+            "references": [rnd.choice(segments) for _ in range(rnd.randint(0, 6))],
+            "answer": [],
+        }
+    return records, run
+
+
+def coverage_reference(
+    records: list[dict[str, Any]],
+    topic: str,
+    references: list[str],
+    k: int,
+    nuggets: str,
+    strict: bool,
+) -> float:
+    top = list(dict.fromkeys(references))[:k]
+    rows = {r["docid"]: r["nuggets"] for r in records if r["qid"] == topic}
+    listed = next(iter(rows.values()))
+    earned = possible = 0.0
+    for i, n in enumerate(listed):
+        w = (
+            {"vital": 1.0, "okay": 0.5}[n["importance"]]
+            if nuggets == "weighted"
+            else ((1.0 if n["importance"] == "vital" else 0.0) if nuggets == "vital" else 1.0)
+        )
+        labels = [rows[s][i]["assignment"] for s in top if s in rows]
+        credit = (
+            1.0
+            if "support" in labels
+            else (0.5 if "partial_support" in labels and not strict else 0.0)
+        )
+        earned += w * credit
+        possible += w
+    return earned / possible if possible else 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.randoms(use_true_random=False),
+    st.sampled_from([1, 2, 3, 10]),
+    st.sampled_from(["weighted", "vital", "all"]),
+    st.booleans(),
+)
+def test_nugget_coverage_equals_its_definition(
+    rnd: random.Random, k: int, nuggets: str, strict: bool
+) -> None:
+    records, run = _segment_records(rnd)
+    name = f"NuggetCoverage(nuggets={nuggets!r},strict={strict})@{k}"
+    res = ranklens.evaluate(records, run, [name])
+    measure = res.names[0]
+    for topic, record in run.items():
+        expected = coverage_reference(records, topic, record["references"], k, nuggets, strict)
+        assert res.per_query[topic][measure] == pytest.approx(expected, abs=1e-15)
+
+
+def test_nuggets_as_subtopics_of_the_diversity_measures() -> None:
+    """Subtopic recall over nuggets_qrels is NuggetCoverage over all nuggets, strict, when
+    every nugget has a supporting segment (the diversity measures count only those)."""
+    rnd = random.Random(3)
+    records, run = _segment_records(rnd)
+    for topic in run:  # give every nugget a supporting segment
+        first = next(r for r in records if r["qid"] == topic)
+        for n in first["nuggets"]:
+            n["assignment"] = "support"
+    qrels = ranklens.rag.nugget_qrels(records)
+    ranking = ranklens.rag.references(run)
+    diversity = ranklens.evaluate(qrels, ranking, ["StRecall@3"], queries="both")
+    coverage = ranklens.evaluate(
+        records, run, ["NuggetCoverage(nuggets='all',strict=True)@3"], queries="both"
+    )
+    for q in diversity.queries:
+        assert diversity.per_query[q]["StRecall@3"] == pytest.approx(
+            coverage.per_query[q][coverage.names[0]], abs=1e-15
+        )

@@ -1,0 +1,164 @@
+"""``ranklens rag``: scores runs of generated answers from files (or the bundled example),
+compares them with a baseline, and writes the comparison or an HTML report; the numbers are
+the Python API's."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import ranklens
+from ranklens.cli import main
+from ranklens.data.rag.example import write_example
+
+
+def run(args: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(args)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return write_example(tmp_path_factory.mktemp("rag"))
+
+
+def test_example_compares_the_bundled_runs() -> None:
+    code, out, err = run(["rag", "--example", "-m", "NuggetAll,EM", "-f", "json", "--quiet"])
+    assert code == 0 and err == ""
+    payload = json.loads(out)
+    assert [r["name"] for r in payload["runs"]] == ["baseline", "better", "terse"]
+    assert payload["measures"] == ["NuggetAll", "EM"]
+
+
+def test_files_give_the_numbers_of_the_python_api(files: dict[str, Path]) -> None:
+    paths = [str(files[r]) for r in ("baseline", "better", "terse")]
+    code, out, _ = run(
+        [
+            "rag",
+            str(files["gold"]),
+            *paths,
+            "--assignments",
+            str(files["assignments"]),
+            "--support",
+            str(files["support"]),
+            "--nuggets",
+            str(files["nuggets"]),
+            "-m",
+            "NuggetVitalStrict,SupportRecall,F1",
+            "-f",
+            "json",
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    payload = json.loads(out)
+    judgments = ranklens.rag.judgments(
+        gold=str(files["gold"]),
+        assignments=str(files["assignments"]),
+        support=str(files["support"]),
+        nuggets=str(files["nuggets"]),
+    )
+    cmp = ranklens.compare(judgments, paths, ["NuggetVitalStrict", "SupportRecall", "F1"])
+    assert payload["runs"] == json.loads(json.dumps(cmp.to_dict()))["runs"]
+
+
+def test_default_measures_follow_the_judgments(files: dict[str, Path]) -> None:
+    code, out, _ = run(["rag", str(files["gold"]), str(files["baseline"]), "-f", "json"])
+    assert code == 0
+    names = json.loads(out)["measures"]
+    assert names == ["EM", "F1", "ROUGE-L", "CitedSentences", "AnswerWords"]
+
+
+def test_assignment_files_are_runs_judged_in_their_own_file(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    records = [json.loads(x) for x in files["assignments"].read_text().splitlines()]
+    paths = []
+    for name in ("baseline", "better"):
+        path = tmp_path / f"{name}.assign.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in records if r["run_id"] == name))
+        paths.append(str(path))
+    code, out, _ = run(["rag", *paths, "-m", "NuggetAll", "-f", "csv", "--quiet"])
+    assert code == 0 and "better" in out
+    expected = ranklens.rag.nugget_scores(paths[1]).aggregate["NuggetAll"]
+    assert repr(round(expected, 4))[:5] in out or f"{expected}" in out
+
+
+def test_one_run_per_topic_values(files: dict[str, Path]) -> None:
+    code, out, _ = run(
+        ["rag", str(files["gold"]), str(files["terse"]), "-m", "EM", "-q", "-f", "json"]
+    )
+    assert code == 0
+    payload = json.loads(out)["runs"][0]
+    assert payload["name"] == "terse" and len(payload["per_query"]) == 12
+
+
+def test_html_report(files: dict[str, Path], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "report.html"
+    paths = [str(files[r]) for r in ("baseline", "better")]
+    code, _, _ = run(
+        [
+            "rag",
+            str(files["assignments"]),
+            *paths,
+            "-f",
+            "html",
+            "-o",
+            str(target),
+            "-m",
+            "NuggetAll,CitedSentences",
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    html = target.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "Summary and significance" in html
+    assert "better · NuggetAll" in html and "<svg" in html
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["rag"], "give a judgments file and at least one run"),
+        (["rag", "--example", "-f", "html"], "-f html writes one HTML file: give -o FILE"),
+        (["rag", "--example", "-m", "nDCG@10"], "not measures of generated answers"),
+        (["rag", "--example", "--gold", "a", "--gold", "b"], "--gold takes one file"),
+    ],
+)
+def test_errors_are_one_line(args: list[str], message: str) -> None:
+    code, _, err = run(args)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_labels_refused_with_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text(
+        json.dumps(
+            {
+                "qid": "q1",
+                "run_id": "r",
+                "nuggets": [{"text": "x", "importance": "vital", "assignment": "maybe"}],
+            }
+        )
+        + "\n"
+    )
+    other = tmp_path / "b.jsonl"
+    other.write_text(
+        json.dumps(
+            {
+                "qid": "q1",
+                "run_id": "s",
+                "nuggets": [{"text": "x", "importance": "vital", "assignment": "support"}],
+            }
+        )
+        + "\n"
+    )
+    code, _, err = run(["rag", str(path), str(other), "-m", "NuggetVital", "--unknown", "error"])
+    assert code == 2 and f"{path}:1:" in err and "unknown='error'" in err
