@@ -27,8 +27,9 @@ documents above it, for ``sips`` and ``rips``). The target is a deterministic ra
 query (then :math:`\pi_e` is 1 where it agrees with the log and 0 elsewhere) or its own
 probabilities per log row.
 
-Intervals: a percentile bootstrap over impressions (``interval="bootstrap"``, seeded), or
-the normal approximation (``"normal"``, plain estimators only).
+Intervals: a percentile bootstrap over impressions (``interval="bootstrap"``: impressions
+drawn with replacement, ``bootstrap`` times, seeded), or the normal approximation
+(``"normal"``, plain estimators only).
 """
 
 from __future__ import annotations
@@ -74,22 +75,34 @@ class Estimate:
     weights: Float64Array = field(repr=False)
 
 
+def _target_ranks(log: ClickLog, target: Any) -> Float64Array:
+    """For each row: the rank the target gives its document for its query (inf: not
+    ranked)."""
+    ranking = _target_lists(target)
+    n_docs = np.int64(max(len(log.documents), 1))
+    keys = log.query[log.impression_of_rows] * n_docs + log.doc
+    unique, inverse = np.unique(keys, return_inverse=True)
+    queries, documents = log.queries, log.documents
+    ranks = np.fromiter(
+        (
+            ranking.get(queries[int(k // n_docs)], {}).get(documents[int(k % n_docs)], math.inf)
+            for k in unique.tolist()
+        ),
+        dtype=np.float64,
+        count=unique.shape[0],
+    )
+    out: Float64Array = ranks[inverse.reshape(-1)]
+    return out
+
+
 def _target_positions(log: ClickLog, target: Any) -> Float64Array:
     """For each row: the 1-based position the target gives its document among the
-    documents the impression showed (the target's order, documents it does not rank after
-    them in the logged order)."""
-    ranking = _target_lists(target)
-    out = np.zeros(log.num_rows)
-    docs = log.documents
-    offsets = log.offsets.tolist()
-    for i in range(log.num_impressions):
-        a, b = offsets[i], offsets[i + 1]
-        query = log.queries[int(log.query[i])]
-        order = ranking.get(query, {})
-        shown = [docs[d] for d in log.doc[a:b].tolist()]
-        keys = sorted(range(b - a), key=lambda j: (order.get(shown[j], math.inf), j))
-        for new, j in enumerate(keys):
-            out[a + j] = new + 1
+    documents the impression showed (the target's order; documents it does not rank after
+    them, in the logged order)."""
+    imp = log.impression_of_rows
+    order = np.lexsort((log.positions, _target_ranks(log, target), imp))
+    out = np.empty(log.num_rows)
+    out[order] = np.arange(log.num_rows) - log.offsets[imp[order]] + 1
     return out
 
 
@@ -113,15 +126,9 @@ def _target_lists(target: Any) -> dict[str, dict[str, int]]:
 
 
 def _deterministic_probabilities(log: ClickLog, target: Any) -> tuple[Float64Array, Float64Array]:
-    """Marginal and step probabilities of a deterministic target for each logged row."""
-    ranking = _target_lists(target)
-    marginal = np.zeros(log.num_rows)
-    docs = log.documents
-    positions = log.positions
-    query_of_rows = log.query[log.impression_of_rows]
-    for k in range(log.num_rows):
-        rank = ranking.get(log.queries[int(query_of_rows[k])], {}).get(docs[int(log.doc[k])])
-        marginal[k] = 1.0 if rank == int(positions[k]) else 0.0
+    """Marginal and step probabilities of a deterministic target for each logged row: 1
+    where the target puts the row's document at the row's position, else 0."""
+    marginal = (_target_ranks(log, target) == log.positions).astype(np.float64)
     return marginal, marginal.copy()
 
 
@@ -311,27 +318,26 @@ def _self_normalised(numerator: Float64Array, denominator: Float64Array) -> floa
 def _bootstrap_means(
     terms: Float64Array, weights: Float64Array, draws: int, rng: np.random.Generator, ratio: bool
 ) -> Float64Array:
-    """``draws`` resamples of the impressions (multinomial counts, in chunks): the mean of
-    the per-impression sums, or the self-normalised value."""
-    n = terms.shape[0]
+    """``draws`` resamples of the impressions with replacement (in chunks of bounded
+    size): the mean of the per-impression sums, or the self-normalised value."""
+    n, width = terms.shape
     if n == 0:
         return np.full(draws, math.nan)
-    chunk = max(1, min(draws, 2_000_000 // max(n, 1)))
+    per_draw = n * (width if ratio else 1)
+    chunk = max(1, min(draws, 4_000_000 // max(per_draw, 1)))
     out = np.empty(draws)
     done = 0
     per_imp = terms.sum(axis=1)
     while done < draws:
         size = min(chunk, draws - done)
-        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)
+        index = rng.integers(0, n, size=(size, n))
         if ratio:
-            num = counts @ terms
-            den = counts @ weights
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[done : done + size] = np.where(den > 0, num / np.where(den > 0, den, 1), 0).sum(
-                    axis=1
-                )
+            num = terms[index].sum(axis=1)
+            den = weights[index].sum(axis=1)
+            safe = np.where(den > 0, den, 1.0)
+            out[done : done + size] = np.where(den > 0, num / safe, 0.0).sum(axis=1)
         else:
-            out[done : done + size] = counts @ per_imp / n
+            out[done : done + size] = per_imp[index].mean(axis=1)
         done += size
     return out
 

@@ -269,21 +269,22 @@ def _batch_patterns(
     run_starts = np.concatenate(([0], change))
     run_of = local[run_starts]
     if np.unique(run_of).shape[0] != run_of.shape[0]:
-        seen = np.zeros(len(session_names), dtype=bool)
+        met = np.zeros(len(session_names), dtype=bool)
         for r, s in enumerate(run_of.tolist()):
-            if seen[s]:
+            if met[s]:
                 raise error(
                     int(run_starts[r]),
                     f"session '{session_names[s].as_py()}' appears again after other sessions: a "
                     "streamed Parquet log must keep each session's rows together (sort it by "
                     "session_id), or read it with read_log",
                 )
-            seen[s] = True
-    again = seen.add([session_names[int(s)].as_py() for s in run_of.tolist()])
+            met[s] = True
+    names = session_names.to_pylist()
+    again = seen.add([names[s] for s in run_of.tolist()])
     if again is not None:
         raise error(
             int(run_starts[again]),
-            f"session '{session_names[int(run_of[again])].as_py()}' appears again after other "
+            f"session '{names[int(run_of[again])]}' appears again after other "
             "sessions: a streamed Parquet log must keep each session's rows together (sort it "
             "by session_id), or read it with read_log",
         )
