@@ -121,6 +121,7 @@ def test_html_report(files: dict[str, Path], tmp_path: Path) -> None:
     html = target.read_text()
     assert html.startswith("<!DOCTYPE html>") and "Summary and significance" in html
     assert "better · NuggetAll" in html and "<svg" in html
+    assert '"explanations": {"q' in html and "weight x credit" in html  # worked computations
 
 
 @pytest.mark.parametrize(

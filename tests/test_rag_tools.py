@@ -171,3 +171,50 @@ def test_the_example_is_what_the_docs_say() -> None:
         warnings.simplefilter("error", InputWarning)  # no label outside the sets
         means = ranklens.evaluate(judgments, runs, ["NuggetAll"]).aggregate
     assert means["better"]["NuggetAll"] > means["baseline"]["NuggetAll"]
+
+
+EXPLAINED = [
+    "NuggetWeighted",
+    "NuggetVitalStrict(unknown='ignore')",
+    "SupportPrecision",
+    "SupportRecall",
+    "EM",
+    "F1",
+    "ROUGE-L(stat='p')",
+    "DanglingCitations",
+    "CitedSentences",
+]
+
+
+def test_worked_computations_give_the_values_of_evaluate() -> None:
+    from ranklens.presentation.explanation.answers import explain_topics
+
+    judgments, runs = _example()
+    for name, run in runs.items():
+        res = ranklens.evaluate(judgments, run, EXPLAINED)
+        worked = explain_topics(judgments, run, list(res.queries), EXPLAINED)
+        for topic, explanations in worked.items():
+            assert [ex.measure for ex in explanations] == res.names
+            for ex in explanations:
+                assert ex.value == res.per_query[topic][ex.measure], (name, topic, ex.measure)
+                if ex.family == "nuggets":  # the table adds up to the value
+                    earned = sum(ex.column("weight x credit"))
+                    possible = sum(ex.column("weight"))
+                    assert ex.value == (earned / possible if possible else 0.0)
+                if ex.measure == "SupportPrecision":
+                    judged = [
+                        w for w, j in zip(ex.column("w"), ex.column("judged"), strict=True) if j
+                    ]
+                    assert ex.value == (sum(judged) / len(judged) if judged else 0.0)
+
+
+def test_explain_takes_the_measures_of_answers() -> None:
+    ex = ranklens.explain({"q1": ["Paris", "in Paris"]}, {"q1": "It is Paris."}, "q1", "F1")
+    # tokens 'it is paris': against 'paris' P = 1/3, R = 1; against 'in paris' P = 1/3, R = 1/2
+    assert ex.measure == "F1" and ex.family == "gold" and ex.value == 0.5
+    worked = ranklens.explain(
+        {"q1": ["Paris", "in Paris"]}, {"q1": "It is Paris."}, "q1", "TokenF1"
+    )
+    assert worked.value == 0.5 and worked.column("score") == [0.5, pytest.approx(0.4)]
+    with pytest.raises(OptionError, match="topic 'q9' is not evaluated"):
+        ranklens.explain({"q1": ["Paris"]}, {"q1": "Paris"}, "q9", "EM")

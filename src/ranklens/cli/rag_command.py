@@ -98,6 +98,14 @@ def register(commands: Any) -> None:
     p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
     p.add_argument("--title", default="ranklens RAG report", help="the HTML report's title")
     p.add_argument("--no-plots", action="store_true", help="the HTML report without plots")
+    p.add_argument(
+        "--explain-limit",
+        type=int,
+        default=100,
+        metavar="N",
+        help="the HTML report stores worked computations for at most N topics (those where "
+        "the runs differ most on the first measure; default 100)",
+    )
     _options.add_output(p, "the scores, the comparison or the report")
     p.add_argument(
         "--example",
@@ -226,7 +234,7 @@ def run_rag(args: argparse.Namespace) -> int:
 
         cmp = compare_results(results, **_options.chosen(args, _options.STATISTICS))
         if args.format == "html":
-            out.write(_report(cmp, results, args, judged))
+            out.write(_report(cmp, results, args, judged, read))
         else:
             from ranklens.cli.compare_command import write
 
@@ -263,7 +271,28 @@ def _write_one(result: Any, args: argparse.Namespace, out: IO[str]) -> None:
     write_results([result], fmt, args.per_query, out)
 
 
-def _report(cmp: Any, results: list[Any], args: argparse.Namespace, judged: Any) -> str:
+def _explanations(
+    cmp: Any, results: list[Any], judged: Any, runs: list[Any], args: argparse.Namespace
+) -> dict[str, list[dict[str, Any]]]:
+    """The worked computations of the measures, for the topics where the runs differ most
+    on the first measure (at most ``--explain-limit``), in the report's shape."""
+    from ranklens.presentation.explanation.answers import explain_topics
+    from ranklens.presentation.reporting._explained import _as_payload, chosen_queries
+
+    if args.explain_limit <= 0:
+        return {}
+    topics = chosen_queries(results, args.explain_limit)
+    out: dict[str, list[dict[str, Any]]] = {t: [] for t in topics}
+    for run in runs:
+        worked = explain_topics(judged, run, topics, cmp.measures, queries=args.queries)
+        for topic, explanations in worked.items():
+            out[topic] += [_as_payload(ex.to_dict(4)) for ex in explanations]
+    return out
+
+
+def _report(
+    cmp: Any, results: list[Any], args: argparse.Namespace, judged: Any, runs: list[Any]
+) -> str:
     """One self-contained HTML page: means with significance, the statistics against the
     baseline, per-topic distributions and differences, and the per-topic table."""
     import datetime as dt
@@ -298,9 +327,9 @@ def _report(cmp: Any, results: list[Any], args: argparse.Namespace, judged: Any)
         "digits": 4,
         "queries": list(results[0].queries),
         "columns": columns,
-        "explanations": {},
-        "no_explanation": "The measures of answers have no worked computation in the report; "
-        "ranklens.rag.nugget_scores and ranklens.evaluate give every topic's values.",
+        "explanations": _explanations(cmp, results, judged, runs, args),
+        "no_explanation": f"No worked computation stored for this topic: the report keeps "
+        f"them for at most {args.explain_limit} topics (--explain-limit).",
     }
     meta = [
         f"ranklens {__version__} · {dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}",

@@ -33,7 +33,7 @@ import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -118,6 +118,18 @@ def _looks_like_answer_judgments(qrels: object) -> bool:
     return isinstance(qrels, RagJudgments) or is_gold_mapping(qrels)
 
 
+def reads_answers(measures: Sequence[Measure], qrels: object) -> bool:
+    """Whether evaluating ``measures`` with ``qrels`` is an evaluation of answers: some
+    measure reads answers, or the judgments are gold answers and the measures are ``F1``."""
+    if any(is_answer_measure(m) for m in measures):
+        return True
+    return (
+        bool(measures)
+        and _looks_like_answer_judgments(qrels)
+        and all(m.spec.name == "F1" for m in measures)
+    )
+
+
 def prepare_answers(measures: Sequence[Measure], qrels: object) -> AnswerSetup | None:
     """The setup of an evaluation of answers, or ``None`` when ``measures`` are measures of
     rankings (and the judgments are not gold answers).
@@ -128,12 +140,7 @@ def prepare_answers(measures: Sequence[Measure], qrels: object) -> AnswerSetup |
         Measures of answers mixed with measures of rankings; a measure needs a kind of
         judgment that is not given (and cannot come with the runs).
     """
-    if not measures:
-        return None
-    answer = [m for m in measures if is_answer_measure(m)]
-    if not answer and not _looks_like_answer_judgments(qrels):
-        return None
-    if not answer and not all(m.spec.name == "F1" for m in measures):
+    if not reads_answers(measures, qrels):
         return None
     converted = tuple(answer_spelling(m) for m in measures)
     others = [m.name for m in converted if not is_answer_measure(m)]
@@ -364,9 +371,23 @@ def _order(topics: set[str]) -> tuple[str, ...]:
     return tuple(sorted(topics, key=lambda q: q.encode("utf-8", "surrogatepass")))
 
 
-def evaluate_answers(evaluator: Evaluator, run: object, name: str | None) -> Results:
-    """The values of ``evaluator``'s measures (all of answers) on the run ``run``: per
-    topic, and their means (the module docstring says which topics).
+@dataclass(frozen=True)
+class Joined:
+    """One run's answers joined with their judgments: the run, the view the kernels read
+    (its evaluated topics), the topic counts and the labels outside the defined sets."""
+
+    run: RagRun
+    view: AnswerView
+    counts: dict[str, int]
+    unknown: dict[str, Unknown]
+    judgments: RagJudgments
+    per_run: dict[str, Any]
+
+
+def join_answers(evaluator: Evaluator, run: object, name: str | None = None) -> Joined:
+    """Read ``run`` and join it with ``evaluator``'s judgments (the topics of the module
+    docstring); what :func:`evaluate_answers` computes on, and the worked computations
+    (:mod:`ranklens.presentation.explanation.answers`) show.
 
     Raises
     ------
@@ -416,6 +437,24 @@ def evaluate_answers(evaluator: Evaluator, run: object, name: str | None) -> Res
         )
     view, unknown = _view(setup, judgments, per_run, rag, qids)
     _check_unknown(setup.measures, unknown)
+    return Joined(rag, view, counts, unknown, judgments, per_run)
+
+
+def evaluate_answers(evaluator: Evaluator, run: object, name: str | None) -> Results:
+    """The values of ``evaluator``'s measures (all of answers) on the run ``run``: per
+    topic, and their means (the module docstring says which topics).
+
+    Raises
+    ------
+    InputError
+        As :func:`join_answers`.
+    MeasureError
+        As :func:`join_answers`.
+    """
+    joined = join_answers(evaluator, run, name)
+    setup = cast(AnswerSetup, evaluator.answers)
+    rag, view, counts, unknown = joined.run, joined.view, dict(joined.counts), joined.unknown
+    qids, policy = view.qids, evaluator.queries
     values = np.empty((len(qids), len(setup.measures)), dtype=np.float64)
     for j, measure in enumerate(setup.measures):
         params = dict(measure.items)

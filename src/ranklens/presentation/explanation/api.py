@@ -156,6 +156,12 @@ def explain_measures(
     ):
         raise OptionError(f"max_rows must be a number of ranks >= 0 or None, not {max_rows!r}")
     parsed = parse_measures([measures] if isinstance(measures, str) else measures)
+    from ranklens.evaluation.answers import reads_answers
+
+    if reads_answers(parsed, qrels):  # generated answers (RAG)
+        from ranklens.presentation.explanation.answers import explain_answers
+
+        return explain_answers(qrels, run, query, parsed, queries=queries)
     for m in parsed:
         if m.spec.name not in BY_MEASURE:
             raise MeasureError(_unsupported(m))
