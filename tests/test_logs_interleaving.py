@@ -1,0 +1,219 @@
+"""Interleaving: the lists (each method's invariants, seeded), the analysis against
+scipy's binomial test and hand counts, and by simulation: a better ranker wins with the
+stated power, two identical rankers give false positives at most at the test's level."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import binomtest
+
+from ranklens.base.errors import InputError, OptionError
+from ranklens.logs import (
+    impressions_needed,
+    interleave,
+    interleaving,
+    interleaving_power,
+    multileaving,
+    read_log,
+)
+
+rankings_strategy = st.lists(
+    st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=6, unique=True),
+    min_size=2,
+    max_size=4,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rankings_strategy,
+    st.sampled_from(["team_draft", "probabilistic", "balanced"]),
+    st.integers(0, 10**6),
+)
+def test_lists_are_well_formed(lists: list[list[str]], method: str, seed: int) -> None:
+    if method == "balanced":
+        lists = lists[:2]
+    rankings = {f"r{i}": docs for i, docs in enumerate(lists)}
+    shown = interleave(rankings, method, seed=seed)
+    pool = {d for docs in lists for d in docs}
+    assert len(shown.docs) == len(set(shown.docs)) == len(pool)
+    assert set(shown.docs) == pool
+    assert shown == interleave(rankings, method, seed=seed)  # deterministic under a seed
+    for doc, team in zip(shown.docs, shown.teams, strict=True):
+        assert doc in rankings[team]
+    if method == "team_draft":
+        # each team's documents appear in the order of its own ranking
+        for team, docs in rankings.items():
+            mine = [d for d, t in zip(shown.docs, shown.teams, strict=True) if t == team]
+            assert mine == sorted(mine, key=docs.index)
+        # in every prefix, a team is at most one document ahead of a team that still has
+        # documents of its own to give (each round, every such ranker adds one)
+        for m in range(1, len(shown.docs) + 1):
+            prefix = set(shown.docs[:m])
+            counts = {t: shown.teams[:m].count(t) for t in rankings}
+            active = [t for t, docs in rankings.items() if set(docs) - prefix]
+            for t in rankings:
+                for other in active:
+                    assert counts[t] <= counts[other] + 1
+    if method == "balanced":
+        # every prefix of the list holds a top-k of one ranking and a top-k' of the other,
+        # k and k' differing by at most one (Joachims 2003)
+        a, b = lists
+        for n in range(1, len(shown.docs) + 1):
+            prefix = set(shown.docs[:n])
+            ka = max(
+                (i + 1 for i, d in enumerate(a) if d in prefix and set(a[: i + 1]) <= prefix),
+                default=0,
+            )
+            kb = max(
+                (i + 1 for i, d in enumerate(b) if d in prefix and set(b[: i + 1]) <= prefix),
+                default=0,
+            )
+            assert prefix <= set(a[:ka]) | set(b[:kb]) or ka == len(a) or kb == len(b)
+
+
+def test_length_and_refusals() -> None:
+    shown = interleave({"A": list("abcd"), "B": list("dcba")}, length=2, seed=1)
+    assert len(shown.docs) == 2
+    with pytest.raises(OptionError, match="exactly two"):
+        interleave({"A": ["a"], "B": ["b"], "C": ["c"]}, "balanced")
+    with pytest.raises(OptionError, match="at least two"):
+        interleave({"A": ["a"]})
+    with pytest.raises(OptionError, match="twice"):
+        interleave({"A": ["a", "a"], "B": ["b"]})
+    with pytest.raises(OptionError, match="unknown interleaving method"):
+        interleave({"A": ["a"], "B": ["b"]}, "optimized")
+
+
+def test_balanced_credit_by_hand() -> None:
+    shown = interleave({"A": ["a", "b", "c"], "B": ["b", "d", "c"]}, "balanced", seed=0)
+    # clicks on b and d: k = min(max rank in A (b: 2, d: inf), max rank in B (b: 1, d: 2)) = 2
+    clicked = [shown.docs.index("b") + 1, shown.docs.index("d") + 1]
+    assert shown.credit(clicked) == {"A": 1.0, "B": 2.0}
+    assert shown.credit([]) == {"A": 0.0, "B": 0.0}
+
+
+def _log(outcomes: list[tuple[str, int, int]]) -> dict[str, list[object]]:
+    """Impressions of two documents, one per team: (query, clicks on A's, on B's)."""
+    cols: dict[str, list[object]] = {
+        k: [] for k in ("session_id", "query_id", "doc_id", "position", "clicked", "team")
+    }
+    for i, (q, a, b) in enumerate(outcomes):
+        for k, (doc, team, click) in enumerate((("x", "A", a), ("y", "B", b))):
+            for key, value in zip(cols, (i, q, doc, k + 1, bool(click), team), strict=True):
+                cols[key].append(value)
+    return cols
+
+
+def test_counts_pvalue_and_delta_by_hand() -> None:
+    outcomes = [("q1", 1, 0)] * 7 + [("q1", 0, 1)] * 2 + [("q2", 1, 1)] * 3 + [("q2", 0, 0)] * 4
+    result = interleaving(read_log(_log(outcomes)))
+    assert (result.wins, result.losses, result.ties, result.no_clicks) == (7, 2, 7, 4)
+    assert result["wins"] == 7 and result.rankers == ("A", "B")
+    assert result.p_value == pytest.approx(binomtest(7, 9, 0.5).pvalue, rel=1e-12)
+    # delta over the 12 impressions with clicks: (7 + 3 / 2) / 12 - 1 / 2
+    assert result.delta == pytest.approx((7 + 1.5) / 12 - 0.5)
+    assert result.per_query == {"q1": (7, 2, 0), "q2": (0, 0, 7)}
+    low, high = result.interval
+    assert low <= result.delta <= high
+    assert result.credit.tolist()[:2] == [[1.0, 0.0], [1.0, 0.0]]
+    swapped = {**_log(outcomes)}
+    swapped["team"] = ["Z" if t == "A" else "A" for t in swapped["team"]]  # A's team is now 'Z'
+    mirror = interleaving(read_log(swapped))
+    assert mirror.rankers == ("A", "Z") and (mirror.wins, mirror.losses) == (2, 7)
+
+
+def test_no_decisive_impressions_and_refusals() -> None:
+    result = interleaving(read_log(_log([("q", 0, 0), ("q", 1, 1)])))
+    assert (result.wins, result.losses, result.ties, result.p_value) == (0, 0, 2, 1.0)
+    bare = read_log(
+        {"session_id": [1], "query_id": ["q"], "doc_id": ["a"], "position": [1], "clicked": [True]}
+    )
+    with pytest.raises(InputError, match="no 'team' column"):
+        interleaving(bare)
+    three = _log([("q", 1, 0)])
+    three["team"] = ["A", "C"]
+    three2 = {k: v + v for k, v in three.items()}
+    three2["session_id"] = [0, 0, 1, 1]
+    three2["team"] = ["A", "B", "C", "A"]
+    with pytest.raises(OptionError, match="has 3 teams"):
+        interleaving(read_log(three2))
+    pairs = multileaving(read_log(three2))
+    assert sorted(pairs) == [("A", "B"), ("A", "C"), ("B", "C")]
+
+
+def _simulated_experiment(
+    relevance_a: list[float], relevance_b: list[float], impressions: int, rng: np.random.Generator
+) -> dict[str, list[object]]:
+    """Team-draft interleaving of two rankings of 6 documents; users examine position k with
+    probability 1 / k and click an examined document with its attractiveness."""
+    docs = [f"d{i}" for i in range(6)]
+    attractiveness = dict(zip(docs, [0.7, 0.5, 0.35, 0.2, 0.1, 0.05], strict=True))
+    order_a = sorted(docs, key=lambda d: -relevance_a[docs.index(d)])
+    order_b = sorted(docs, key=lambda d: -relevance_b[docs.index(d)])
+    cols: dict[str, list[object]] = {
+        k: [] for k in ("session_id", "query_id", "doc_id", "position", "clicked", "team")
+    }
+    for i in range(impressions):
+        shown = interleave({"A": order_a, "B": order_b}, "team_draft", seed=rng)
+        for k, (doc, team) in enumerate(zip(shown.docs, shown.teams, strict=True)):
+            click = rng.random() < attractiveness[doc] / (k + 1)
+            for key, value in zip(cols, (i, "q", doc, k + 1, click, team), strict=True):
+                cols[key].append(value)
+    return cols
+
+
+def test_false_positive_rate_within_alpha() -> None:
+    """Two identical rankers: the binomial test rejects at most at its level (it is
+    conservative, a discrete test)."""
+    rng = np.random.default_rng(11)
+    same = [6, 5, 4, 3, 2, 1]
+    trials = 120
+    rejected = 0
+    for _ in range(trials):
+        result = interleaving(read_log(_simulated_experiment(same, same, 120, rng)), bootstrap=10)
+        rejected += result.p_value <= 0.05
+    # at most alpha: allow for the simulation's own noise (3 standard errors)
+    assert rejected / trials <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / trials)
+
+
+def test_better_ranker_wins_with_the_stated_power() -> None:
+    """Estimate the win and loss rates of a better ranker, ask how many impressions give
+    80% power, run that many experiments: about 80% of them detect it."""
+    rng = np.random.default_rng(5)
+    better = [6, 5, 4, 3, 2, 1]
+    worse = [5, 6, 3, 4, 1, 2]
+    pilot = interleaving(read_log(_simulated_experiment(better, worse, 4000, rng)), bootstrap=10)
+    assert pilot.wins > pilot.losses
+    n = pilot.impressions_needed(power=0.8)
+    assert n == impressions_needed(pilot.wins / 4000, pilot.losses / 4000, power=0.8)
+    trials = 60
+    detected = sum(
+        interleaving(read_log(_simulated_experiment(better, worse, n, rng)), bootstrap=10).p_value
+        <= 0.05
+        for _ in range(trials)
+    )
+    assert abs(detected / trials - 0.8) < 3 * np.sqrt(0.8 * 0.2 / trials) + 0.05
+
+
+def test_power_against_simulated_binomial_tests() -> None:
+    rng = np.random.default_rng(2)
+    for win, loss, n in ((0.3, 0.2, 300), (0.1, 0.05, 800), (0.25, 0.25, 200)):
+        draws = rng.multinomial(n, [win, loss, 1 - win - loss], size=800)
+        rejected = np.mean(
+            [
+                binomtest(int(w), int(w + lo), 0.5).pvalue <= 0.05 if w + lo else False
+                for w, lo, _ in draws
+            ]
+        )
+        assert interleaving_power(win, loss, n) == pytest.approx(rejected, abs=0.05)
+    assert impressions_needed(0.3, 0.2) == min(
+        n for n in range(300, 500) if interleaving_power(0.3, 0.2, n) >= 0.8
+    )
+    with pytest.raises(OptionError):
+        impressions_needed(0.2, 0.2)
+    with pytest.raises(OptionError):
+        interleaving_power(0.7, 0.5, 10)
