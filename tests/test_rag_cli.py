@@ -163,3 +163,28 @@ def test_unknown_labels_refused_with_the_file_and_line(tmp_path: Path) -> None:
     )
     code, _, err = run(["rag", str(path), str(other), "-m", "NuggetVital", "--unknown", "error"])
     assert code == 2 and f"{path}:1:" in err and "unknown='error'" in err
+
+
+def test_eval_and_compare_take_answers_too(files: dict[str, Path]) -> None:
+    code, out, _ = run(
+        ["eval", str(files["gold"]), str(files["terse"]), "-m", "EM,F1", "-f", "json"]
+    )
+    assert code == 0
+    payload = json.loads(out)["runs"][0]
+    expected = ranklens.evaluate(str(files["gold"]), str(files["terse"]), ["EM", "F1"])
+    assert payload["name"] == "terse" and payload["aggregate"]["EM"] == pytest.approx(
+        expected["EM"], abs=1e-12
+    )
+    code, out, _ = run(
+        [
+            "compare",
+            str(files["assignments"]),
+            str(files["baseline"]),
+            str(files["better"]),
+            "-m",
+            "NuggetAll",
+            "-f",
+            "json",
+        ]
+    )
+    assert code == 0 and [r["name"] for r in json.loads(out)["runs"]] == ["baseline", "better"]

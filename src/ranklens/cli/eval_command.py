@@ -180,6 +180,13 @@ def run_eval(args: argparse.Namespace) -> int:
         )
     if evaluator.sampled is not None:  # stochastic runs: expected exposure
         return _eval_sampled(args, evaluator)
+    if evaluator.answers is not None:  # generated answers (RAG runs): docs/rag.md
+        from ranklens.evaluation.answers import named_runs
+
+        answered = [evaluator.evaluate(r) for r in named_runs(args.runs, args.names)]
+        with _options.output_stream(args, inputs) as out:
+            write_results(answered, args.format, args.per_query, out)
+        return 0
     from ranklens.data.chunks import should_stream
     from ranklens.data.coerce import as_run
     from ranklens.data.naming import distinct_names
