@@ -188,3 +188,15 @@ def test_eval_and_compare_take_answers_too(files: dict[str, Path]) -> None:
         ]
     )
     assert code == 0 and [r["name"] for r in json.loads(out)["runs"]] == ["baseline", "better"]
+
+
+def test_one_assignment_file_holds_every_run(files: dict[str, Path]) -> None:
+    code, out, _ = run(
+        ["rag", str(files["assignments"]), "-m", "NuggetAll", "-f", "json", "--quiet"]
+    )
+    assert code == 0
+    runs = json.loads(out)["runs"]
+    assert [r["name"] for r in runs] == ["baseline", "better", "terse"]
+    for r in runs:
+        expected = ranklens.rag.nugget_scores(str(files["assignments"]), run=r["name"])
+        assert r["mean"]["NuggetAll"] == pytest.approx(expected["NuggetAll"], abs=1e-12)

@@ -46,7 +46,11 @@ def register(commands: Any) -> None:
             "its own file."
         ),
     )
-    _options.add_files(p, "RAG run files (JSON lines), or assignment/support files")
+    _options.add_files(
+        p,
+        "RAG run files (JSON lines; a file may hold several runs), or assignment/support "
+        "files (then QRELS alone may hold every run)",
+    )
     p.add_argument(
         "-m",
         "--measure",
@@ -144,7 +148,7 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, list[Any], list[str | None]]
         )
         example_runs: list[Any] = list(records["runs"].values())
         return bundled, example_runs, _options.given_names(args, len(example_runs))
-    if args.qrels is None or not args.runs:
+    if args.qrels is None:
         raise OptionError("give a judgments file and at least one run (or --example)")
     if sum(1 for p in [args.qrels, *args.runs] if p == "-") > 1:
         raise OptionError("only one of the files can be '-' (stdin)")
@@ -153,10 +157,22 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, list[Any], list[str | None]]
     runs: list[Any] = list(args.runs)
     given = rag_judgments(**extra)
     if kind in ("assignments", "support") and all(_kind_of(r) == kind for r in runs):
-        runs = [first, *runs]  # every file is a run judged in its own file
+        # every file is a run (or several, by run id) judged in its own file
+        runs = _expanded([first, *runs])
         return given, runs, _options.given_names(args, len(runs))
+    if not runs:
+        raise OptionError("give a judgments file and at least one run (or --example)")
     judged = read_rag_judgments(first).merged(given)
+    runs = _expanded(runs)
     return judged, runs, _options.given_names(args, len(runs))
+
+
+def _expanded(sources: list[Any]) -> list[Any]:
+    """Each file's runs (a file of answers, assignments or support judgments may hold
+    several, by run id), in order."""
+    from ranklens.evaluation.answers import read_answer_runs
+
+    return [run for source in sources for run in read_answer_runs(source)]
 
 
 def _kind_of(path: Any) -> str:
