@@ -39,6 +39,7 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
 
 
 COMMANDS = _commands()
+COMMAND_GROUPS_BY_TITLE = dict(COMMAND_GROUPS)
 
 
 def _visible(parser: argparse.ArgumentParser) -> list[argparse.Action]:
@@ -83,6 +84,9 @@ def test_judgments_come_first_and_example_stands_for_them(name: str) -> None:
     assert positionals, f"{name} takes no files"
     if name in ("fuse", "pool"):  # the runs alone, or QRELS first (see their --help)
         assert positionals == ["RUN"]
+        return
+    if name in COMMAND_GROUPS_BY_TITLE["User logs"]:  # a click log, not judgments and runs
+        assert positionals == ["LOG"]
         return
     assert positionals[0] == "QRELS", f"{name}: {positionals} (judgments first: QRELS RUN ...)"
     assert all(p.isupper() for p in positionals), positionals

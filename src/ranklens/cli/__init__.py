@@ -32,6 +32,10 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("Experiment design", ("topics", "discriminate", "reproduction")),
     ("Generated answers (RAG)", ("rag",)),
+    (
+        "User logs",
+        ("click-models", "click-qrels", "click-measures", "interleaving", "counterfactual"),
+    ),
     ("Runs", ("fuse",)),
 )
 """The groups of ``ranklens --help``, in order: a title and its commands."""
@@ -57,6 +61,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "discriminate_command",
     "fuse_command",
     "rag_command",
+    "logs_command",
 )
 """The modules of this package whose ``register(commands)`` adds commands."""
 
