@@ -387,3 +387,25 @@ def test_nuggets_as_subtopics_of_the_diversity_measures() -> None:
         assert diversity.per_query[q]["StRecall@3"] == pytest.approx(
             coverage.per_query[q][coverage.names[0]], abs=1e-15
         )
+
+
+def test_tables_of_answers_and_of_support_judgments() -> None:
+    pd = pytest.importorskip("pandas")
+    answers = pd.DataFrame(
+        {"run_id": ["r", "r", "s"], "topic_id": ["q1", "q2", "q1"], "text": ["a b", "c", "d"]}
+    )
+    runs = ranklens.rag.read_rag_runs(answers)
+    assert [(r.name, r.qids) for r in runs] == [("r", ("q1", "q2")), ("s", ("q1",))]
+    res = ranklens.evaluate({"q1": ["a b"], "q2": ["x"]}, list(runs), ["EM"])
+    assert res.aggregate == {"r": {"EM": 0.5}, "s": {"EM": 0.0}}
+    support = pd.DataFrame(
+        {
+            "topic_id": ["q1", "q1"],
+            "sentence": [0, 0],
+            "segment": ["a", "b"],
+            "support": ["FS", "NS"],
+        }
+    )
+    run = {"q1": {"references": ["a", "b"], "answer": [{"text": "x", "citations": [0, 1]}]}}
+    judged = ranklens.rag.judgments(support=support)
+    assert ranklens.evaluate(judged, run, ["SupportPrecision"])["SupportPrecision"] == 0.5

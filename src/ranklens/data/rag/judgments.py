@@ -22,7 +22,6 @@ runs (nugget assignments, support judgments) are kept per run.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -305,8 +304,3 @@ def _per_run(
     else:
         found.extend(reader(obj))
     return _runs(found, what)
-
-
-def path_like(obj: object) -> bool:
-    """A path or ``os.PathLike`` (for naming inputs in messages)."""
-    return isinstance(obj, str | os.PathLike)
