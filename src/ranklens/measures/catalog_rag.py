@@ -280,7 +280,7 @@ SPECS: tuple[MeasureSpec, ...] = (
     ),
     MeasureSpec(
         "AnswerWords",
-        "the answer's length in words",
+        "the answer's length in words (lower counts as better: more concise)",
         "the number of white-space separated words of the answer's sentences joined by "
         "spaces (not the run's own response_length)",
         _words,
