@@ -478,3 +478,20 @@ def test_streamed_parquet_errors(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match=r"gap.parquet: row 2: session 's1' has a position gap"):
         fit_click_model(gap, "DBN")
+
+
+def test_estimates_do_not_depend_on_the_slicing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The estimates run over slices of the distinct sessions: any slice size gives the
+    same parameters."""
+    from ranklens.logs import patterns
+
+    p, rankings = _truth(6, queries=5, docs=4, rankings=2)
+    log = read_log(_log("DBN", p, rankings, 2000, seed=6))
+    whole = {m: fit_click_model(log, m) for m in MODELS}
+    monkeypatch.setattr(patterns, "CHUNK_PATTERNS", 7)
+    for model, fit in whole.items():
+        sliced = fit_click_model(log, model)
+        assert np.allclose(sliced.alpha, fit.alpha, rtol=1e-12, atol=1e-15), model
+        assert np.allclose(sliced.gamma, fit.gamma, rtol=1e-12, atol=1e-15), model
+        assert sliced.train_log_likelihood == pytest.approx(fit.train_log_likelihood, rel=1e-12)
+        assert sliced.iterations == fit.iterations

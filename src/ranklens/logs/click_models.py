@@ -521,12 +521,16 @@ def _fit_position_em(
     tol: float,
     max_iter: int,
 ) -> tuple[Float64Array, Float64Array, BoolArray, int, bool]:
-    pair, rank, click, count, prev = _cell_arrays(patterns)
     width = patterns.ranks
-    slots = rank * (width + 1) + prev if ubm else rank
     n_slots = width * (width + 1) if ubm else width
+    parts = []
+    for chunk in patterns.chunks():  # cells merged chunk by chunk: bounded work arrays
+        pair, rank, click, count, prev = _cell_arrays(chunk)
+        slots = rank * (width + 1) + prev if ubm else rank
+        parts.append(_aggregate_cells(pair, slots, click, count))
+    cells = [np.concatenate([p[i] for p in parts]) for i in range(4)]
     alpha, theta, observed, iterations, converged = position_em(
-        pair, slots, click, count, patterns.num_pairs, n_slots, prior, tol, max_iter
+        cells[0], cells[1], cells[2], cells[3], patterns.num_pairs, n_slots, prior, tol, max_iter
     )
     if ubm:
         theta = theta.reshape(width, width + 1)
@@ -639,79 +643,40 @@ def _fit_cascade_em(
     (1 - a_j) gamma B_r / Z`` below ``l`` (``Z = 1 - p + p B_{l+1}``) and ``P(A_r = 1 | C)
     = a_r (1 - P(E_r = 1 | C))`` for a skipped document below ``l``.
     Returns attractiveness, satisfaction (per pair, or per rank for DCM), gamma, the
-    iterations and whether the stopping rule was met.
+    iterations and whether the stopping rule was met. The E-step runs over slices of the
+    patterns (:meth:`Patterns.chunks`), so its work arrays stay bounded.
     """
-    valid = patterns.valid
-    n, width = patterns.pair.shape
-    clicks = patterns.clicks & valid
-    pair = np.where(valid, patterns.pair, 0)
-    count = patterns.count
-    weights = np.broadcast_to(count[:, None], valid.shape)
-    _, last = _first_and_last_click(patterns)
-    ranks = np.arange(1, width + 1)[None, :]
-    after = valid & (ranks > last[:, None])  # cells below the last click
-    before = valid & (ranks < last[:, None])
     n_pairs = patterns.num_pairs
+    width = patterns.ranks
     by_rank = model == "DCM"
-    alpha_den = np.bincount(patterns.pair[valid], weights=weights[valid], minlength=n_pairs)
-    rank_index = np.broadcast_to(np.arange(width)[None, :], valid.shape)
-    sat_slot = rank_index if by_rank else pair
     n_sat = width if by_rank else n_pairs
-    sigma_den = np.bincount(sat_slot[clicks], weights=weights[clicks], minlength=n_sat)
-    has_last = last > 0
-    last_index = np.maximum(last - 1, 0)
-    rows = np.arange(n)
-    last_slot = sat_slot[rows, last_index]
-    # transitions r -> r + 1 observed for r = 1 .. length - 1
-    trans = (np.arange(width)[None, :] < (patterns.length - 1)[:, None]) & valid
+    alpha_den = np.zeros(n_pairs)
+    sigma_den = np.zeros(n_sat)
+    for chunk in patterns.chunks():
+        valid = chunk.valid
+        clicks = chunk.clicks & valid
+        weights = np.broadcast_to(chunk.count[:, None], valid.shape)
+        alpha_den += np.bincount(chunk.pair[valid], weights=weights[valid], minlength=n_pairs)
+        slot = np.broadcast_to(np.arange(width)[None, :], valid.shape) if by_rank else chunk.pair
+        sigma_den += np.bincount(slot[clicks], weights=weights[clicks], minlength=n_sat)
     alpha = np.full(n_pairs, 0.5)
     sigma = np.full(n_sat, 0.5)
     gamma = 0.5 if model == "DBN" else 1.0
     iterations, converged = 0, False
     while iterations < max_iter:
-        a = np.where(valid, alpha[pair], 0.0)
-        s_last = np.where(has_last, sigma[last_slot], 0.0)
-        # tail[:, r] = P(no click at ranks r+1..n | E_{r+1} = 1), 1 past the end
-        tail = np.ones((n, width + 1))
-        for r in range(width - 1, -1, -1):
-            step = (1.0 - a[:, r]) * (1.0 - gamma + gamma * tail[:, r + 1])
-            tail[:, r] = np.where(valid[:, r], step, 1.0)
-        start = np.where(has_last, (1.0 - s_last) * gamma, 1.0)
-        z = 1.0 - start + start * tail[rows, last]
-        forward = np.zeros((n, width + 1))
-        forward[rows, last] = start
-        for r in range(width):
-            move = forward[:, r] * (1.0 - a[:, r]) * gamma
-            forward[:, r + 1] = np.where(r + 1 > last, move, forward[:, r + 1])
-        exam = np.where(before | clicks, 1.0, 0.0)
-        exam = np.where(after, forward[:, :width] * tail[:, :width] / z[:, None], exam)
-        post_a = np.where(clicks, 1.0, np.where(after, a * (1.0 - exam), 0.0))
-        post_s = np.where(has_last, s_last / z, 0.0)
-        new_alpha = _ratio(
-            np.bincount(patterns.pair[valid], weights=(weights * post_a)[valid], minlength=n_pairs),
-            alpha_den,
-            prior,
-        )
-        sat_num = np.bincount(
-            last_slot[has_last], weights=count[has_last] * post_s[has_last], minlength=n_sat
-        )
+        sum_a = np.zeros(n_pairs)
+        sum_s = np.zeros(n_sat)
+        moves = np.zeros(2)
+        for chunk in patterns.chunks():
+            _cascade_estep(chunk, alpha, sigma, gamma, by_rank, sum_a, sum_s, moves)
+        new_alpha = _ratio(sum_a, alpha_den, prior)
         if by_rank:  # the prior is on the continuation lambda = 1 - satisfaction
-            new_sigma = 1.0 - _ratio(sigma_den - sat_num, sigma_den, prior)
+            new_sigma = 1.0 - _ratio(sigma_den - sum_s, sigma_den, prior)
         else:
-            new_sigma = _ratio(sat_num, sigma_den, prior)
+            new_sigma = _ratio(sum_s, sigma_den, prior)
         new_gamma = gamma
         if model == "DBN":
-            den = np.where(before, 1.0, np.where(after, exam, 0.0))
-            den[rows[has_last], last_index[has_last]] = 1.0 - post_s[has_last]
-            num = np.zeros((n, width))
-            num[:, : width - 1] = exam[:, 1:]
-            new_gamma = float(
-                _ratio(
-                    np.array([float((weights * num)[trans].sum())]),
-                    np.array([float((weights * den)[trans].sum())]),
-                    prior,
-                )[0]
-            )
+            new_gamma = float(_ratio(np.array([moves[0]]), np.array([moves[1]]), prior)[0])
         change = max(
             float(np.max(np.abs(new_alpha - alpha), initial=0.0)),
             float(np.max(np.abs(new_sigma - sigma), initial=0.0)),
@@ -725,16 +690,77 @@ def _fit_cascade_em(
     return alpha, sigma, np.array([gamma]), iterations, converged
 
 
-def _train_log_likelihood(fit: ClickModel, patterns: Patterns) -> float:
-    valid = patterns.valid
-    pair = np.where(valid, patterns.pair, 0)
-    a = np.where(valid, fit.alpha[pair], 0.0)
-    s = np.where(valid, fit.sigma[pair], 0.0) if fit.sigma is not None else np.zeros_like(a)
-    cond, _ = _session_probabilities(
-        fit.model, a, s, patterns.clicks & valid, valid, fit._gamma_at(patterns.ranks)
+def _cascade_estep(
+    chunk: Patterns,
+    alpha: Float64Array,
+    sigma: Float64Array,
+    gamma: float,
+    by_rank: bool,
+    sum_a: Float64Array,
+    sum_s: Float64Array,
+    moves: Float64Array,
+) -> None:
+    """Add one slice's expected counts (see :func:`_fit_cascade_em`) to ``sum_a`` (attracted,
+    per pair), ``sum_s`` (satisfied, per pair or rank) and ``moves`` (went on to the next
+    rank, could have)."""
+    valid = chunk.valid
+    n, width = chunk.pair.shape
+    clicks = chunk.clicks & valid
+    pair = np.where(valid, chunk.pair, 0)
+    count = chunk.count
+    weights = np.broadcast_to(count[:, None], valid.shape)
+    _, last = _first_and_last_click(chunk)
+    ranks = np.arange(1, width + 1)[None, :]
+    after = valid & (ranks > last[:, None])  # cells below the last click
+    before = valid & (ranks < last[:, None])
+    has_last = last > 0
+    last_index = np.maximum(last - 1, 0)
+    rows = np.arange(n)
+    last_slot = last_index if by_rank else pair[rows, last_index]
+    a = np.where(valid, alpha[pair], 0.0)
+    s_last = np.where(has_last, sigma[last_slot], 0.0)
+    # tail[:, r] = P(no click at ranks r+1..n | E_{r+1} = 1), 1 past the end
+    tail = np.ones((n, width + 1))
+    for r in range(width - 1, -1, -1):
+        step = (1.0 - a[:, r]) * (1.0 - gamma + gamma * tail[:, r + 1])
+        tail[:, r] = np.where(valid[:, r], step, 1.0)
+    start = np.where(has_last, (1.0 - s_last) * gamma, 1.0)
+    z = 1.0 - start + start * tail[rows, last]
+    forward = np.zeros((n, width + 1))
+    forward[rows, last] = start
+    for r in range(width):
+        move = forward[:, r] * (1.0 - a[:, r]) * gamma
+        forward[:, r + 1] = np.where(r + 1 > last, move, forward[:, r + 1])
+    exam = np.where(before | clicks, 1.0, 0.0)
+    exam = np.where(after, forward[:, :width] * tail[:, :width] / z[:, None], exam)
+    post_a = np.where(clicks, 1.0, np.where(after, a * (1.0 - exam), 0.0))
+    post_s = np.where(has_last, s_last / z, 0.0)
+    sum_a += np.bincount(chunk.pair[valid], weights=(weights * post_a)[valid], minlength=sum_a.size)
+    sum_s += np.bincount(
+        last_slot[has_last], weights=count[has_last] * post_s[has_last], minlength=sum_s.size
     )
-    cond = np.where(valid, _clip(cond), 1.0)
-    return float((np.log(cond).sum(axis=1) * patterns.count).sum())
+    # continuation: expected (E_r = 1, S_r = 0) and E_{r+1} = 1 for r < length
+    trans = (np.arange(width)[None, :] < (chunk.length - 1)[:, None]) & valid
+    den = np.where(before, 1.0, np.where(after, exam, 0.0))
+    den[rows[has_last], last_index[has_last]] = 1.0 - post_s[has_last]
+    num = np.zeros((n, width))
+    num[:, : width - 1] = exam[:, 1:]
+    moves[0] += float((weights * num)[trans].sum())
+    moves[1] += float((weights * den)[trans].sum())
+
+
+def _train_log_likelihood(fit: ClickModel, patterns: Patterns) -> float:
+    total = 0.0
+    gamma = fit._gamma_at(patterns.ranks)
+    for chunk in patterns.chunks():
+        valid = chunk.valid
+        pair = np.where(valid, chunk.pair, 0)
+        a = np.where(valid, fit.alpha[pair], 0.0)
+        s = np.where(valid, fit.sigma[pair], 0.0) if fit.sigma is not None else np.zeros_like(a)
+        cond, _ = _session_probabilities(fit.model, a, s, chunk.clicks & valid, valid, gamma)
+        cond = np.where(valid, _clip(cond), 1.0)
+        total += float((np.log(cond).sum(axis=1) * chunk.count).sum())
+    return total
 
 
 def fit_patterns(

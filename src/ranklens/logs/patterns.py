@@ -9,12 +9,16 @@ distinct patterns, not with the number of impressions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ranklens.base.types import BoolArray, Float64Array, Int64Array
 from ranklens.logs.log import ClickLog
+
+CHUNK_PATTERNS = 1 << 18
+"""Patterns handled at once by the estimates (their work arrays are this many rows)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,10 +64,27 @@ class Patterns:
 
     def pair_counts(self) -> Float64Array:
         """How many times each pair was shown."""
-        valid = self.valid
-        weights = np.broadcast_to(self.count[:, None], valid.shape)[valid]
-        counts = np.bincount(self.pair[valid], weights=weights, minlength=self.num_pairs)
-        return counts.astype(np.float64)
+        counts = np.zeros(self.num_pairs)
+        for part in self.chunks():
+            valid = part.valid
+            weights = np.broadcast_to(part.count[:, None], valid.shape)[valid]
+            counts += np.bincount(part.pair[valid], weights=weights, minlength=self.num_pairs)
+        return counts
+
+    def chunks(self, size: int | None = None) -> Iterator[Patterns]:
+        """The patterns in slices of at most ``size`` rows (default :data:`CHUNK_PATTERNS`;
+        the id and pair tables shared), so that the work arrays of an estimate stay
+        bounded."""
+        size = size or CHUNK_PATTERNS
+        for start in range(0, max(self.pair.shape[0], 1), size):
+            stop = start + size
+            yield replace(
+                self,
+                pair=self.pair[start:stop],
+                clicks=self.clicks[start:stop],
+                length=self.length[start:stop],
+                count=self.count[start:stop],
+            )
 
 
 def session_matrix(
