@@ -219,7 +219,7 @@ class InterleavingResult:
     delta: float
     interval: tuple[float, float]
     confidence: float
-    per_query: dict[str, tuple[int, int, int]]
+    per_query: dict[str, tuple[int, int, int]] = field(repr=False)
     credit: Float64Array = field(repr=False)
     queries: tuple[str, ...] = field(repr=False)
 
