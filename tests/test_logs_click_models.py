@@ -495,3 +495,24 @@ def test_estimates_do_not_depend_on_the_slicing(monkeypatch: pytest.MonkeyPatch)
         assert np.allclose(sliced.gamma, fit.gamma, rtol=1e-12, atol=1e-15), model
         assert sliced.train_log_likelihood == pytest.approx(fit.train_log_likelihood, rel=1e-12)
         assert sliced.iterations == fit.iterations
+
+
+def test_numeric_ids_answer_as_numbers() -> None:
+    """Ids read as text answer to the numbers they were given as."""
+    log = read_log(
+        {
+            "session_id": [1, 1, 2, 2],
+            "query_id": [5, 5, 5, 5],
+            "doc_id": [10, 11, 11, 10],
+            "position": [1, 2, 1, 2],
+            "clicked": [True, False, True, True],
+        }
+    )
+    fit = fit_click_model(log, "SDBN", prior=None, method="closed")
+    assert fit.attractiveness[5][10] == fit.attractiveness["5"]["10"] == 1.0
+    assert (
+        5 in fit.attractiveness and 11 in fit.attractiveness[5] and 12 not in fit.attractiveness[5]
+    )
+    assert fit.attractiveness == {"5": {"10": 1.0, "11": 0.5}}
+    with pytest.raises(KeyError):
+        fit.attractiveness[6]

@@ -217,3 +217,12 @@ def test_power_against_simulated_binomial_tests() -> None:
         impressions_needed(0.2, 0.2)
     with pytest.raises(OptionError):
         interleaving_power(0.7, 0.5, 10)
+
+
+def test_numeric_teams_sort_as_numbers() -> None:
+    """Teams 2 and 10: the first ranker is 2 (numeric order), not '10' (text order)."""
+    cols = _log([("q", 1, 0), ("q", 1, 0), ("q", 0, 1)])
+    cols["team"] = [10 if t == "A" else 2 for t in cols["team"]]
+    result = interleaving(read_log(cols))
+    assert result.rankers == ("2", "10")
+    assert (result.wins, result.losses) == (1, 2)

@@ -5,26 +5,32 @@ Notation: a session shows documents :math:`d_1, \dots, d_n` for query :math:`q`;
 :math:`E_r` (examined), :math:`A_r` (attractive), :math:`C_r = E_r A_r` (clicked),
 :math:`S_r` (satisfied); :math:`\alpha_{qd} = P(A = 1)`, :math:`\sigma_{qd} = P(S=1 \mid C=1)`.
 
-========  ==================================================  ==========================
-model     examination                                          estimation
-========  ==================================================  ==========================
+========  ==================================================  ===========================
+model     users                                                estimation
+========  ==================================================  ===========================
 PBM       :math:`P(E_r=1) = \gamma_r`                           EM
 UBM       :math:`P(E_r=1 \mid \text{last click at } r') =       EM
           \gamma_{rr'}` (:math:`r'=0`: no click above)
-Cascade   examine down to the first click, then stop            closed form
-DCM       after a click at :math:`r` go on with                 closed form (the last click
-          :math:`\lambda_r`, after none always                  satisfies)
-SDBN      DBN with :math:`\gamma = 1`                           closed form (the last click
+Cascade   examine down to the first click, then stop            closed form (its MLE)
+DCM       after a click at :math:`r` go on with                 EM; ``method="closed"``: the
+          :math:`\lambda_r`, after a skip always                closed form (the last click
                                                                 satisfies)
-DBN       after a click satisfied with :math:`\sigma_{qd}`;     EM (exact posteriors)
-          not satisfied: go on with :math:`\gamma`
-========  ==================================================  ==========================
+SDBN      DBN with :math:`\gamma = 1`                           EM; ``method="closed"`` as
+                                                                DCM
+DBN       after a click satisfied with :math:`\sigma_{qd}`;     EM
+          otherwise go on with :math:`\gamma`
+========  ==================================================  ===========================
+
+EM is exact: its E-step sums over the hidden variables (whether the last click satisfied,
+how far below it the user read) without approximation; ``tests/test_logs_click_models.py``
+checks the likelihood and its maximum against brute-force enumeration.
 
 Every estimate adds ``prior = (clicks, views)`` pseudo-counts to each parameter (by
-default one click in two views, as PyClick: a parameter without data is 0.5), and every
-probability is kept in :math:`[10^{-6}, 1 - 10^{-6}]`.
+default one click in two views, as PyClick: a parameter without data is 0.5); EM keeps
+every probability in :math:`[10^{-6}, 1 - 10^{-6}]`.
 
-EM stopping rule: stop after the first iteration in which no parameter moved by more than
+EM stopping rule: stop after the first iteration in which no parameter (PBM and UBM: no
+click probability :math:`\alpha\gamma`, what the data identify) moved by more than
 ``tol`` (default :math:`10^{-6}`), or after ``max_iter`` iterations (default 2000;
 ``converged`` says which). PBM and UBM are identified only up to a common factor between
 attractiveness and examination; after fitting, the examination probabilities are scaled so
@@ -46,7 +52,7 @@ import numpy as np
 from ranklens.base.errors import EmptyInputError, OptionError
 from ranklens.base.types import BoolArray, Float64Array, Int64Array
 from ranklens.logs.log import ClickLog
-from ranklens.logs.patterns import Patterns, patterns_of
+from ranklens.logs.patterns import Patterns
 
 if TYPE_CHECKING:
     from ranklens.data.qrels import Qrels
@@ -69,6 +75,48 @@ def _model_name(model: str) -> str:
         if name.lower() == str(model).lower():
             return name
     raise OptionError(f"unknown click model {model!r}: choose one of {', '.join(MODELS)}")
+
+
+class IdDict(dict[str, Any]):
+    """A dict keyed by ids as text, that also answers to an id given as a number:
+    ``values[7]`` is ``values["7"]`` (the log's ids are read as text). It is a ``dict``,
+    equal to and printed as one.
+
+    >>> values = IdDict({"7": 0.5})
+    >>> values[7], 7 in values, values.get(8)
+    (0.5, True, None)
+    """
+
+    def __missing__(self, key: object) -> Any:
+        if isinstance(key, str):
+            raise KeyError(key)
+        text = _id_text(key)
+        if text is None or not dict.__contains__(self, text):
+            raise KeyError(key)
+        return self[text]
+
+    def __contains__(self, key: object) -> bool:
+        if dict.__contains__(self, key):
+            return True
+        text = None if isinstance(key, str) else _id_text(key)
+        return text is not None and dict.__contains__(self, text)
+
+    def get(self, key: object, default: Any = None) -> Any:
+        """The value of ``key`` (an id as text or as a number), or ``default``."""
+        if key not in self:
+            return default
+        return self[key]  # type: ignore[index]
+
+
+def _id_text(key: object) -> str | None:
+    """An id as the reader writes it: integers (and whole floats) in decimal."""
+    if isinstance(key, bool):
+        return None
+    if isinstance(key, int | np.integer):
+        return str(int(key))
+    if isinstance(key, float | np.floating) and float(key).is_integer():
+        return str(int(key))
+    return None
 
 
 @dataclass(frozen=True)
@@ -140,12 +188,12 @@ class ClickModel:
         )
 
     def _per_pair(self, values: Float64Array) -> dict[str, dict[str, float]]:
-        out: dict[str, dict[str, float]] = {}
+        out: dict[str, dict[str, float]] = IdDict()
         queries, documents = self.queries, self.documents
         for q, d, v in zip(
             self.pair_query.tolist(), self.pair_doc.tolist(), values.tolist(), strict=True
         ):
-            out.setdefault(queries[q], {})[documents[d]] = v
+            out.setdefault(queries[q], IdDict())[documents[d]] = v
         return out
 
     @cached_property
@@ -852,8 +900,8 @@ def fit_click_model(
         ``(clicks, views)`` pseudo-counts added to every parameter's counts (default
         ``(1, 2)``, PyClick's); ``None``: maximum likelihood (a parameter without data is 0.5).
     tol, max_iter
-        The EM stopping rule (PBM, UBM, DBN): stop once no parameter moves by more than
-        ``tol`` in an iteration, or after ``max_iter`` iterations.
+        The EM stopping rule: stop once no parameter (PBM, UBM: no click probability)
+        moves by more than ``tol`` in an iteration, or after ``max_iter`` iterations.
     normalize
         PBM and UBM: scale the examination probabilities so the largest is 1 (see the
         module's documentation); ``False`` keeps the raw EM point.
@@ -904,8 +952,3 @@ def fit_click_models(
 
     patterns = patterns_from_source(log)
     return {_model_name(m): fit_patterns(patterns, m, **options) for m in models}
-
-
-def patterns_from_log(log: ClickLog) -> Patterns:
-    """The distinct sessions of an in-memory log."""
-    return patterns_of(log)

@@ -644,7 +644,7 @@ def _from_long(long: _Long, table: Table) -> ClickLog:
     teams: tuple[str, ...] | None = None
     team: Int64Array | None = None
     if long.team is not None:
-        teams, team_code = _intern(long.team)
+        teams, team_code = _numeric_order(*_intern(long.team))
         team = team_code[order]
     rankers: tuple[str, ...] | None = None
     ranker: Int64Array | None = None
@@ -737,6 +737,18 @@ def check_grouped(
             f"(positions {int(position[a])} and {int(position[b])})",
         )
     return offsets, first, counts
+
+
+def _numeric_order(
+    labels: tuple[str, ...], codes: Int64Array
+) -> tuple[tuple[str, ...], Int64Array]:
+    """Labels that are all integers (teams 1, 2, 10) in numeric order, not text order."""
+    if not labels or not all(label.lstrip("-").isdigit() for label in labels):
+        return labels, codes
+    order = sorted(range(len(labels)), key=lambda i: int(labels[i]))
+    rank = np.empty(len(labels), dtype=np.int64)
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(labels), dtype=np.int64)
+    return tuple(labels[i] for i in order), rank[codes]
 
 
 def _short(values: list[int]) -> str:
