@@ -513,6 +513,7 @@ def test_numeric_ids_answer_as_numbers() -> None:
     assert (
         5 in fit.attractiveness and 11 in fit.attractiveness[5] and 12 not in fit.attractiveness[5]
     )
-    assert fit.attractiveness == {"5": {"10": 1.0, "11": 0.5}}
+    # 11 is read once (session 2, clicked); session 1 ends at its last click, rank 1
+    assert fit.attractiveness == {"5": {"10": 1.0, "11": 1.0}}
     with pytest.raises(KeyError):
         fit.attractiveness[6]
