@@ -90,7 +90,7 @@ def _uniform_log(
 def test_unbiased_by_simulation() -> None:
     """Every plain estimator is a mean of per-impression terms; their expectation is the
     target's true clicks per impression (here d, c, b, a: the reverse of the best)."""
-    cols, attr, theta = _uniform_log(20_000, seed=1)
+    cols, attr, theta = _uniform_log(12_000, seed=1)
     log = read_log(cols)
     target = {"q": ["d", "c", "b", "a"]}
     truth = sum(theta[k + 1] * attr[d] for k, d in enumerate(target["q"]))
