@@ -517,3 +517,32 @@ def test_numeric_ids_answer_as_numbers() -> None:
     assert fit.attractiveness == {"5": {"10": 1.0, "11": 1.0}}
     with pytest.raises(KeyError):
         fit.attractiveness[6]
+
+
+def test_streamed_parquet_rows_in_any_order_and_a_document_twice(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ranklens.base.errors import InputError
+
+    columns = {
+        "session_id": ["s1", "s1", "s1", "s2", "s2"],
+        "query_id": ["q", "q", "q", "q", "q"],
+        "doc_id": ["c", "a", "b", "a", "b"],
+        "position": [3, 1, 2, 2, 1],
+        "clicked": [False, True, True, False, True],
+    }
+    path = tmp_path / "unordered.parquet"
+    pq.write_table(pa.table(columns), path)
+    for model in MODELS:
+        streamed = fit_click_model(path, model)
+        assert _close(
+            streamed.attractiveness, fit_click_model(read_log(columns), model).attractiveness
+        )
+    twice = tmp_path / "twice.parquet"
+    pq.write_table(pa.table({**columns, "doc_id": ["c", "a", "a", "a", "b"]}), twice)
+    with pytest.raises(
+        InputError,
+        match=r"twice.parquet: row 3: session 's1' shows document 'a' twice \(positions 1 and 2\)",
+    ):
+        fit_click_model(twice, "PBM")

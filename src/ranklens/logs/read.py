@@ -689,10 +689,12 @@ def check_grouped(
     session_name: Callable[[int], str],
     query_name: Callable[[int], str],
     doc_name: Callable[[int], str],
+    documents: bool = True,
 ) -> tuple[Int64Array, Int64Array, Int64Array]:
     """Check rows sorted by (impression, position): positions 1..n in each impression, one
-    query per impression, no document twice. Returns the offsets, each impression's first
-    row and its number of rows; ``error(k, message)`` makes the error for sorted row ``k``."""
+    query per impression, no document twice (unless ``documents`` is False: the caller
+    checks that itself). Returns the offsets, each impression's first row and its number
+    of rows; ``error(k, message)`` makes the error for sorted row ``k``."""
     n_imp = int(imp[-1]) + 1 if imp.shape[0] else 0
     counts = np.bincount(imp, minlength=n_imp).astype(np.int64)
     offsets = np.zeros(n_imp + 1, dtype=np.int64)
@@ -724,6 +726,8 @@ def check_grouped(
             f"session '{session_name(i)}' has two queries ({query_name(int(query[first[i]]))!r} "
             f"and {query_name(int(query[k]))!r}): one query per session",
         )
+    if not documents:
+        return offsets, first, counts
     key = imp * np.int64(num_docs + 1) + doc
     order = np.argsort(key, kind="stable")
     sorted_keys = key[order]

@@ -72,23 +72,31 @@ class _Interner:
 
 
 class _SeenSessions:
-    """The sessions of the batches so far, as sorted 64-bit hashes of their ids (8 bytes a
-    session), to tell a session that comes back after others."""
+    """The sessions of the batches so far (8 bytes a session: integer ids themselves, other
+    ids a 64-bit hash), to tell a session that comes back after others. New keys wait in a
+    short list and are merged into the sorted array when they outnumber it (amortised)."""
 
     def __init__(self) -> None:
-        self.hashes = np.zeros(0, dtype=np.int64)
+        self.merged = np.zeros(0, dtype=np.int64)
+        self.pending: list[Int64Array] = []
+        self.pending_size = 0
 
-    def add(self, ids: list[Any]) -> int | None:
-        """Record the sessions ``ids`` of a batch; the index of the first one seen in an
+    def add(self, keys: Int64Array) -> int | None:
+        """Record the sessions ``keys`` of a batch; the index of the first one seen in an
         earlier batch, or ``None``."""
-        hashes = np.fromiter((hash(str(i)) for i in ids), dtype=np.int64, count=len(ids))
-        if self.hashes.shape[0]:
-            at = np.searchsorted(self.hashes, hashes)
-            at = np.minimum(at, self.hashes.shape[0] - 1)
-            found = np.flatnonzero(self.hashes[at] == hashes)
-            if found.size:
-                return int(found[0])
-        self.hashes = np.union1d(self.hashes, hashes)
+        found = np.zeros(keys.shape[0], dtype=bool)
+        if self.merged.shape[0]:
+            at = np.minimum(np.searchsorted(self.merged, keys), self.merged.shape[0] - 1)
+            found |= self.merged[at] == keys
+        for part in self.pending:
+            found |= np.isin(keys, part)
+        if found.any():
+            return int(np.flatnonzero(found)[0])
+        self.pending.append(np.sort(keys))
+        self.pending_size += keys.shape[0]
+        if self.pending_size >= max(self.merged.shape[0], 1 << 16) or len(self.pending) > 8:
+            self.merged = np.sort(np.concatenate([self.merged, *self.pending]))
+            self.pending, self.pending_size = [], 0
         return None
 
 
@@ -279,49 +287,96 @@ def _batch_patterns(
                     "session_id), or read it with read_log",
                 )
             met[s] = True
-    names = session_names.to_pylist()
-    again = seen.add([names[s] for s in run_of.tolist()])
+    if pa.types.is_integer(session_names.type):  # the ids themselves: exact, no hashing
+        keys = session_names.to_numpy(zero_copy_only=False).astype(np.int64)[run_of]
+    else:
+        names = session_names.to_pylist()
+        keys = np.fromiter(
+            (hash(str(names[s])) for s in run_of.tolist()), dtype=np.int64, count=run_of.size
+        )
+    again = seen.add(keys)
     if again is not None:
         raise error(
             int(run_starts[again]),
-            f"session '{names[int(run_of[again])]}' appears again after other "
-            "sessions: a streamed Parquet log must keep each session's rows together (sort it "
-            "by session_id), or read it with read_log",
+            f"session '{session_names[int(run_of[again])].as_py()}' appears again after "
+            "other sessions: a streamed Parquet log must keep each session's rows together "
+            "(sort it by session_id), or read it with read_log",
         )
     run_lengths = np.diff(np.append(run_starts, local.shape[0]))
     imp = np.repeat(np.arange(run_starts.shape[0], dtype=np.int64), run_lengths)
-    order = np.lexsort((pos, imp))
-    q = queries.encode(query, pc, pa)
-    d = documents.encode(doc, pc, pa)
+    in_order = np.arange(local.shape[0], dtype=np.int64) - np.repeat(run_starts, run_lengths) + 1
+    order = None if np.array_equal(pos, in_order) else np.lexsort((pos, imp))
+
+    def sort(values: Any) -> Any:
+        return values if order is None else values[order]
+
+    def row_of(k: int) -> int:
+        return k if order is None else int(order[k])
+
+    q = sort(queries.encode(query, pc, pa))
+    d = sort(documents.encode(doc, pc, pa))
     query_list = list(queries.codes)
     doc_list = list(documents.codes)
     _, first, counts = check_grouped(
         imp,
-        pos[order],
-        q[order],
-        d[order],
+        sort(pos),
+        q,
+        d,
         len(documents.codes),
-        lambda k, message: error(int(order[k]), message),
+        lambda k, message: error(row_of(k), message),
         lambda i: str(session_names[int(run_of[i])].as_py()),
         lambda code: query_list[code],
         lambda code: doc_list[code],
+        documents=False,
     )
-    q_sorted, d_sorted, c_sorted = q[order], d[order], click[order]
-    key = q_sorted * np.int64(1 << 31) + d_sorted
-    unique_keys, inverse = np.unique(key, return_inverse=True)
+    n_imp = counts.shape[0]
+    width = int(counts.max())
+    docs = np.full((n_imp, width), -1, dtype=np.int64)
+    clicks = np.zeros((n_imp, width), dtype=bool)
+    rows = np.repeat(np.arange(n_imp, dtype=np.int64), counts)
+    cols = np.arange(rows.shape[0], dtype=np.int64) - np.repeat(first, counts)
+    docs[rows, cols] = d
+    clicks[rows, cols] = sort(click)
+    _check_documents_once(docs, first, error, row_of, doc_list, session_names, run_of)
+    # distinct (query, documents, clicks) first, then the pairs of those only
+    keyed = np.concatenate([q[first][:, None], docs], axis=1)
+    keyed, clicks, length, count = deduplicate(keyed, clicks, counts, np.ones(n_imp))
+    shown = keyed[:, 1:] >= 0
+    pair_keys = keyed[:, :1] * np.int64(1 << 31) + keyed[:, 1:]
+    unique_keys, inverse = np.unique(pair_keys[shown], return_inverse=True)
     codes = pairs.codes
     table_codes = np.fromiter(
         (codes.setdefault(k, len(codes)) for k in unique_keys.tolist()),
         dtype=np.int64,
         count=unique_keys.shape[0],
     )
-    pair_rows = table_codes[inverse.reshape(-1)]
-    n_imp = counts.shape[0]
-    width = int(counts.max())
-    matrix = np.full((n_imp, width), -1, dtype=np.int64)
-    clicks = np.zeros((n_imp, width), dtype=bool)
-    rows = np.repeat(np.arange(n_imp, dtype=np.int64), counts)
-    cols = np.arange(rows.shape[0], dtype=np.int64) - np.repeat(first, counts)
-    matrix[rows, cols] = pair_rows
-    clicks[rows, cols] = c_sorted
-    return deduplicate(matrix, clicks, counts, np.ones(n_imp))
+    pair = np.full(shown.shape, -1, dtype=np.int64)
+    pair[shown] = table_codes[inverse.reshape(-1)]
+    return pair, clicks, length, count
+
+
+def _check_documents_once(
+    docs: Int64Array,
+    first: Int64Array,
+    error: Any,
+    row_of: Any,
+    doc_list: list[Any],
+    session_names: Any,
+    run_of: Int64Array,
+) -> None:
+    """A document shown twice in one impression is an error naming the later row."""
+    width = docs.shape[1]
+    padded = np.where(docs >= 0, docs, -1 - np.arange(width)[None, :])  # pads all differ
+    ordered = np.sort(padded, axis=1)
+    twice = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+    if not twice.size:
+        return
+    i = int(twice[0])
+    row = ordered[i]
+    doc = int(row[1:][row[1:] == row[:-1]][0])
+    where = np.flatnonzero(docs[i] == doc)
+    raise error(
+        row_of(int(first[i] + where[1])),
+        f"session '{session_names[int(run_of[i])].as_py()}' shows document "
+        f"{doc_list[doc]!r} twice (positions {int(where[0]) + 1} and {int(where[1]) + 1})",
+    )
