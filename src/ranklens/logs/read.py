@@ -273,6 +273,13 @@ def _arrow_to_numpy(column: Any) -> np.ndarray:
     if pa.types.is_dictionary(kind):
         column = column.cast(kind.value_type)
         kind = kind.value_type
+    if (pa.types.is_string(kind) or pa.types.is_large_string(kind)) and not column.null_count:
+        # text without nulls: a fixed-width numpy array, gathered from the distinct values
+        pc = require("pyarrow.compute", "reading a click log")
+        encoded = pc.dictionary_encode(column).combine_chunks()
+        distinct = np.asarray(encoded.dictionary.to_pylist(), dtype=str)
+        indices = encoded.indices.to_numpy(zero_copy_only=False)
+        return distinct[indices] if distinct.size else np.zeros(0, dtype=str)
     if column.null_count or pa.types.is_string(kind) or pa.types.is_large_string(kind):
         return _column_array(column.to_pylist())
     return np.asarray(column.to_numpy())
@@ -332,6 +339,8 @@ def _missing(values: np.ndarray) -> BoolArray:
         return np.asarray(np.isnan(values), dtype=bool)
     if values.dtype.kind in "iub":
         return np.zeros(values.shape[0], dtype=bool)
+    if values.dtype.kind == "U":
+        return np.asarray(values == "", dtype=bool)
     return np.fromiter(
         (v is None or v == "" or (isinstance(v, float) and v != v) for v in values.tolist()),
         dtype=bool,
@@ -341,8 +350,8 @@ def _missing(values: np.ndarray) -> BoolArray:
 
 def _ids(values: np.ndarray) -> np.ndarray:
     """Ids as str (ints and floats holding integers written without a decimal point)."""
-    if values.dtype.kind in "iu":
-        return values.astype(str)
+    if values.dtype.kind in "iuU":  # interned as they are (:func:`_intern`)
+        return values
     out = [
         str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in values.tolist()
     ]
@@ -609,11 +618,25 @@ def _explode(table: Table) -> _Long:
 
 
 def _intern(values: np.ndarray) -> tuple[tuple[str, ...], Int64Array]:
-    """The sorted distinct ids and each value's index among them."""
+    """The distinct ids as text, sorted, and each value's index among them (integers are
+    written in decimal)."""
     if values.shape[0] == 0:
         return (), np.zeros(0, dtype=np.int64)
-    uniques, inverse = np.unique(values.astype(str), return_inverse=True)
-    return tuple(str(u) for u in uniques.tolist()), inverse.astype(np.int64).reshape(-1)
+    if values.dtype.kind in "iu":
+        distinct, codes = np.unique(values, return_inverse=True)
+        labels = [str(v) for v in distinct.tolist()]
+    else:
+        seen: dict[Any, int] = {}
+        codes = np.fromiter(
+            (seen.setdefault(v, len(seen)) for v in values.tolist()),
+            dtype=np.int64,
+            count=values.shape[0],
+        )
+        labels = [str(v) for v in seen]
+    order = sorted(range(len(labels)), key=labels.__getitem__)
+    rank = np.empty(len(labels), dtype=np.int64)
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(labels), dtype=np.int64)
+    return tuple(labels[i] for i in order), rank[np.asarray(codes).reshape(-1)]
 
 
 def _from_long(long: _Long, table: Table) -> ClickLog:
