@@ -39,6 +39,8 @@ COVERED = [
     "CG@3",
     "RBP",
     "RBP(p=0.5,gain='raw',rel=2)",
+    "RBP(gain='graded')",
+    "RBP(p=0.5,gain='graded')",
     "NumRelRet",
     "Hits@2",
     "NumRet(rel=2)",
@@ -58,7 +60,9 @@ COVERED = [
 ]
 
 
-def _pair(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+def _pair(
+    seed: int,
+) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]], dict[str, dict[str, float]]]:
     """Small awkward queries: the union of the two runs' unjudged documents is small."""
     rng = random.Random(seed)
     qrels: dict[str, dict[str, int]] = {}
@@ -148,8 +152,13 @@ def test_the_closed_form_equals_the_joint_exhaustive_search(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_a_larger_max_grade_is_searched_too(seed: int) -> None:
     qrels, run_a, run_b = _pair(50 + seed)
-    _check(qrels, run_a, run_b, ["P@3", "DCG(gains={1:5,2:-1,3:0.5})", "RR", "CG", "nDCG@3", "nDCG"],
-        max_grade=3,)
+    _check(
+        qrels,
+        run_a,
+        run_b,
+        ["P@3", "DCG(gains={1:5,2:-1,3:0.5})", "RR", "CG", "nDCG@3", "nDCG", "RBP(gain='graded')"],
+        max_grade=3,
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -180,13 +189,14 @@ def test_the_methods_are_named() -> None:
     assert joint_method(parse_measure("RR@10")) == "first-hit"
     assert joint_method(parse_measure("NumRel")) == "constant"
     assert joint_method(parse_measure("nDCG@10")) == "ratio"
-    for name in ("nDCG(judged_only=True)", "AP", "ERR@10", "RBP(gain='graded')", "P(judged_only=True)@5"):
+    assert joint_method(parse_measure("RBP(gain='graded')")) == "top-grade"
+    for name in ("nDCG(judged_only=True)", "AP", "ERR@10", "P(judged_only=True)@5"):
         assert joint_method(parse_measure(name)) is None, name
 
 
-def _deep(depth: int, queries: int) -> tuple[
-    dict[str, dict[str, int]], dict[str, dict[str, float]], dict[str, dict[str, float]]
-]:
+def _deep(
+    depth: int, queries: int
+) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]], dict[str, dict[str, float]]]:
     """Each query: ``depth`` unjudged documents x1..xN that b ranks in order and a in
     reverse, below them a judged relevant and a judged non-relevant document in both."""
     qrels: dict[str, dict[str, int]] = {}
@@ -291,7 +301,7 @@ def test_ndcg_beyond_the_search_limit_falls_back_to_the_joint_search(
     import ranklens.analysis.comparison_separable as separable
 
     qrels, run_a, run_b = _pair(7)
-    qrels["q0"] = {"g": 2, "n": 0}
+    qrels["q0"] = {"g": 2, "h": 1, "n": 0}  # a grade between 0 and 2: searched
     run_a["q0"] = {"g": 1.0, "u1": 3.0, "u2": 2.0}
     run_b["q0"] = {"u2": 3.0, "g": 2.0, "u3": 1.0}
     the_qrels = ranklens.Qrels(qrels)
@@ -302,6 +312,12 @@ def test_ndcg_beyond_the_search_limit_falls_back_to_the_joint_search(
         the_qrels, b, a, parsed, 2, _unjudged(the_qrels, b), _unjudged(the_qrels, a)
     )
     assert "q0" not in found["nDCG"]  # three documents to grade, more than the limit
+    del qrels["q0"]["h"]  # no grade between 0 and 2: every multiset scored at once
+    found = separable_differences(
+        ranklens.Qrels(qrels), b, a, parsed, 2, _unjudged(the_qrels, b), _unjudged(the_qrels, a)
+    )
+    assert "q0" in found["nDCG"]
+    qrels["q0"]["h"] = 1
     reference = _joint_exhaustive(qrels, run_a, run_b, ["nDCG"], 2)
     cmp = ranklens.compare(qrels, {"a": run_a, "b": run_b}, ["nDCG"], bounds=True)
     assert cmp.flips is not None

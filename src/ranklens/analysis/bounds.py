@@ -15,8 +15,16 @@ How the extremes are found (each method is exact; see docs/incomplete.md):
 ``corner``
     measures that are non-decreasing (or non-increasing) in each document's grade and
     whose normaliser does not depend on the unjudged documents' grades (P, RR, Success,
-    DCG, CG, ERR, RBP, IDCG, the counts ...): the extremes are "every unjudged document at
-    0" and "every one at G". Two evaluations of the whole run, vectorised.
+    DCG, CG, ERR, RBP with binary or raw gain, IDCG, the counts ...): the extremes are
+    "every unjudged document at 0" and "every one at G". Two evaluations of the whole run,
+    vectorised.
+``top-grade``
+    RBP with ``gain='graded'`` (trec_eval's ``rbp``): the gain is the grade over ``L``, the
+    query's highest grade, and grading an unjudged document can raise ``L``, so the value
+    is not monotone in a grade. For a fixed highest assigned grade ``l`` the extremes are
+    closed-form ("every document at ``l``"; "the lowest-weighted at ``l``, the others 0")
+    and the value is monotone in ``l`` between ``0, 1, 2, L, L + 1, G``: at most 24
+    assignments per query (:func:`top_grade_rows`).
 ``prefix``
     binary measures (a threshold ``rel``) whose normaliser depends on the judgments only
     through ``R`` (and bpref's ``N``) and whose value does not decrease when a relevant
@@ -31,27 +39,34 @@ How the extremes are found (each method is exact; see docs/incomplete.md):
 ``counts``
     nDCG (linear or exponential gain, no custom gains): for a fixed multiset of assigned
     grades the ideal DCG is fixed and, by the rearrangement inequality, DCG is largest with
-    the grades in decreasing order down the ranking and smallest in increasing order. One
-    assignment of each kind per multiset: ``C(u' + G, G)`` each, ``u'`` the unjudged
-    documents within the cutoff (beyond it a grade only raises the ideal: 0 for the
-    maximum, ``G`` for the minimum). With one grade and more than two sorted
-    assignments, all are scored at once by formula (:func:`_binary_extreme`) and the two
-    extremes evaluated; beyond ``limit`` assignments or :data:`_SEARCH_ROWS` rows, the
-    sorted assignments are searched (:class:`_NdcgSearch`) and the results evaluated.
+    the grades in decreasing order down the ranking and smallest in increasing order. The
+    grades needed are only 0, ``G`` and the query's judged grades between
+    (:func:`ndcg_grades`), ``g`` of them: one assignment of each kind per multiset,
+    ``C(u' + g - 1, g - 1)`` each, ``u'`` the unjudged documents within the cutoff (beyond
+    it a grade only raises the ideal: 0 for the maximum, ``G`` for the minimum), whatever
+    the size of ``G``. With one grade besides 0 and more than two sorted assignments, all
+    are scored at once by formula (:func:`_binary_extreme`) and the two extremes
+    evaluated; beyond ``limit`` assignments or :data:`_SEARCH_ROWS` rows, the sorted
+    assignments are searched (:class:`_NdcgSearch`) and the results evaluated.
 ``exhaustive``
     every other measure: every assignment, ``(G + 1)^u`` per query (``2^u`` for the binary
     measures infAP, YAAP, AUC, Accuracy and Utility, which read a grade only through
-    ``rel``).
+    ``rel``), counted before any is built.
 
+With ``judged_only``, a negatively judged document is left out of every assignment's
+ranking (an unjudged one, once graded, stays), so the ranks the methods reason on are
+those of the ranking without it.
 A query without a document to grade keeps its value as its range. The copies of a
 query evaluated for a measure with a cutoff that reads only its top ``k`` ranks
 (:data:`_TOP_ONLY`) keep only those ranks.
 
 Where an exhaustive query needs more than ``limit`` assignments, :func:`bounds` raises an
 :class:`~ranklens.base.errors.OptionError` naming the measure, the query and the count,
-rather than return a range that might not be exact. Where assignments are scored by
-formula or searched, only which of two assignments whose values agree to the last bits
-is chosen can differ from evaluating them all.
+rather than return a range that might not be exact. A ``max_grade`` a qrels grade cannot
+hold (above ``2^63 - 1``), ERR's default ``max_rel`` below ``max_grade`` and
+``dcg='exp-log2'`` above grade 960 are refused before anything is evaluated. Where
+assignments are scored by formula or searched, only which of two assignments whose values
+agree to the last bits is chosen can differ from evaluating them all.
 """
 
 from __future__ import annotations
@@ -76,7 +91,7 @@ from ranklens.evaluation.results import aggregate
 from ranklens.measures.base import Measure, is_run_level
 from ranklens.measures.language import parse_measures
 
-Method = Literal["corner", "prefix", "counts", "exhaustive"]
+Method = Literal["corner", "top-grade", "prefix", "counts", "exhaustive"]
 
 DEFAULT_LIMIT = 20_000
 """The most assignments :func:`bounds` evaluates for one query and one measure."""
@@ -133,8 +148,9 @@ def method_of(measure: Measure) -> Method:
     """How :func:`bounds` finds ``measure``'s extremes (see the module's docs).
 
     >>> from ranklens.measures import parse_measure
-    >>> [method_of(parse_measure(m)) for m in ("P@10", "AP", "nDCG@10", "infAP")]
-    ['corner', 'prefix', 'counts', 'exhaustive']
+    >>> names = ("P@10", "AP", "nDCG@10", "RBP(gain='graded')", "infAP")
+    >>> [method_of(parse_measure(m)) for m in names]
+    ['corner', 'prefix', 'counts', 'top-grade', 'exhaustive']
     """
     name = measure.spec.name
     params = measure.params
@@ -148,6 +164,8 @@ def method_of(measure: Measure) -> Method:
             f"bounds: {measure.name} reads {measure.spec.judgments} judgments, not qrels "
             "grades; score ranges cover measures of ordinary qrels"
         )
+    if name == "RBP" and params.get("gain") == "graded":
+        return "top-grade"  # the gain divides by the query's highest grade
     if name in _CORNER:
         return "corner"
     if name == "NumRet" and params.get("rel") is None:
@@ -436,6 +454,8 @@ def _ap_values(
     ``ranks``: the unjudged (beyond ``len(relevant)``: not retrieved)."""
     n = relevant.shape[0]
     u = ranks.shape[0]
+    if n == 0:  # nothing retrieved: the documents graded only raise R, AP stays 0
+        return np.zeros(u + 1), np.zeros(u + 1)
     k = n if cutoff is None else min(cutoff, n)
     position = np.arange(1, n + 1, dtype=np.float64)
     inside = np.arange(n) < k
@@ -544,12 +564,28 @@ def _candidates(
     ndcg: _NdcgQuery | None = None,
     retrieved: int | None = None,
     ap: _ApQuery | None = None,
+    judged_top: int = -1,
+    rank_grades: Int64Array | None = None,
 ) -> np.ndarray:
     """The assignments to try for one query: a (candidates x u) matrix of grades, for the
-    unjudged documents at ``unjudged_ranks`` (0-based ranks, increasing)."""
+    unjudged documents at ``unjudged_ranks`` (0-based ranks, increasing). ``judged_top``:
+    the query's highest judged grade (-1: none), and ``rank_grades`` the judgments of its
+    ranks, for :func:`top_grade_rows` (without them, every row is returned)."""
     u = int(unjudged_ranks.shape[0])
     if u == 0:
         return np.zeros((1, 0), dtype=np.int64)
+    if method == "top-grade":
+        weights = _rbp_weights(measure, unjudged_ranks, retrieved or 0)
+        rows = top_grade_rows(weights, judged_top, max_grade)
+        if rank_grades is None:
+            return rows
+        # score the rows by formula; evaluate the largest and the smallest
+        seen = np.arange(rank_grades.shape[0], dtype=np.int64)
+        judged_gain = np.where(rank_grades > 0, rank_grades, 0).astype(np.float64)
+        fixed = float(np.sum(_rbp_weights(measure, seen, seen.shape[0]) * judged_gain))
+        top = np.maximum(rows.max(axis=1), judged_top).astype(np.float64)
+        values = (fixed + rows.astype(np.float64) @ weights) / np.where(top > 1, top, 1.0)
+        return rows[[int(np.argmax(values)), int(np.argmin(values))]]
     if method == "prefix":
         rel = int(measure.params.get("rel", 1))
         top = max_grade
@@ -578,19 +614,21 @@ def _candidates(
         # DCG weighs the unjudged documents within the cutoff and retrieved
         last = min(int(cutoff) if cutoff is not None else u + (retrieved or 0), retrieved or 0)
         inside = int(np.count_nonzero(unjudged_ranks < last)) if retrieved is not None else u
-        count = math.comb(inside + max_grade, max_grade)
+        grades = ndcg_grades(() if ndcg is None else ndcg.judged, max_grade)
+        count = math.comb(inside + len(grades) - 1, len(grades) - 1)
         too_many = 2 * count > limit or 2 * count * (2 * (retrieved or 0) + u) > _SEARCH_ROWS
         # one grade: the sorted assignments are scored at once in O(u) (_binary_extreme);
         # evaluating only its two extremes is cheaper than evaluating every one
-        too_many = too_many or (max_grade == 1 and count > 2)
+        too_many = too_many or (len(grades) == 2 and count > 2)
         if too_many and ndcg is not None:
             return _ndcg_candidates(unjudged_ranks, inside, max_grade, ndcg, cutoff, measure)
-        _check_count(measure, qid, 2 * count, limit, f"C({inside} + {max_grade}, {max_grade}) x 2")
-        rows = list(itertools.combinations_with_replacement(range(max_grade, -1, -1), inside))
-        decreasing = np.array(rows, dtype=np.int64).reshape(len(rows), inside)
-        best = np.zeros((len(rows), u), dtype=np.int64)
+        kinds = len(grades) - 1
+        _check_count(measure, qid, 2 * count, limit, f"C({inside} + {kinds}, {kinds}) x 2")
+        sorted_rows = list(itertools.combinations_with_replacement(grades[::-1], inside))
+        decreasing = np.array(sorted_rows, dtype=np.int64).reshape(len(sorted_rows), inside)
+        best = np.zeros((len(sorted_rows), u), dtype=np.int64)
         best[:, :inside] = decreasing
-        worst = np.full((len(rows), u), max_grade, dtype=np.int64)
+        worst = np.full((len(sorted_rows), u), max_grade, dtype=np.int64)
         worst[:, :inside] = decreasing[:, ::-1]
         return np.concatenate([best, worst])
     binary = measure.spec.name in _BINARY_EXHAUSTIVE
@@ -598,10 +636,65 @@ def _candidates(
     two_grades = sorted({0, max_grade}) if binary and max_grade >= rel > 0 else None
     if binary and two_grades is None:
         return np.zeros((1, u), dtype=np.int64)
-    choices = two_grades if two_grades is not None else list(range(max_grade + 1))
-    count = len(choices) ** u
-    _check_count(measure, qid, count, limit, f"{len(choices)}^{u}")
-    return np.array(list(itertools.product(choices, repeat=u)), dtype=np.int64).reshape(count, u)
+    choices = len(two_grades) if two_grades is not None else max_grade + 1
+    _check_power(measure, qid, choices, u, limit)  # before a grade list is built
+    grid = two_grades if two_grades is not None else list(range(max_grade + 1))
+    count = choices**u
+    return np.array(list(itertools.product(grid, repeat=u)), dtype=np.int64).reshape(count, u)
+
+
+def ndcg_grades(judged: Iterable[int], top: int) -> list[int]:
+    """The grades an nDCG extreme needs, increasing: 0, ``top`` and the query's judged
+    positive grades below ``top``.
+
+    Between two consecutive grades of this list, and the grades other unjudged documents
+    get, a block of unjudged documents sharing one grade ``c`` keeps its places in the
+    ranking and in the ideal ranking, so both DCG and the ideal DCG are affine in the
+    block's gain (``c``, or ``2^c - 1``) and their ratio (or a difference of two DCGs over
+    the ideal) is monotone in it: moving ``c`` to an end of its interval never loses an
+    extreme. Repeated, every extreme is reached with grades from this list, whatever
+    ``top`` is."""
+    return sorted({0, top} | {int(g) for g in judged if 0 < int(g) < top})
+
+
+def top_grade_rows(excess: Float64Array, judged_top: int, top: int) -> np.ndarray:
+    """Gradings (grades ``0..top`` of the documents whose weights are ``excess``) among
+    which the extremes of ``(C + sum_x excess_x g_x) / s(L)`` lie, ``L = max(judged_top,
+    max_x g_x)`` and ``s(L) = L`` if ``L > 1``, else 1: graded RBP (``excess`` the RBP
+    weights) or a difference of two runs' graded RBP (the weights' differences).
+
+    For the largest value with ``max_x g_x = l`` fixed, ``s`` is fixed and the numerator is
+    largest with ``g_x = l`` where ``excess_x >= 0`` and 0 elsewhere, and, if no document
+    reaches ``l``, the one of largest excess at ``l``. As a function of ``l`` that value is
+    ``(C + l E) / s(max(judged_top, l))``, monotone on ``l <= judged_top``, on ``judged_top <
+    l <= 1`` and on ``l >= max(judged_top + 1, 2)``: the ends of those pieces are the ``l``
+    to try (only 0 and ``top`` where ``judged_top >= top``: ``s`` is fixed). The smallest
+    value is the largest of the negated weights. Every row is a grading; evaluating them
+    all gives both extremes."""
+    u = excess.shape[0]
+    levels = sorted({v for v in (0, 1, 2, judged_top, judged_top + 1, top) if 0 <= v <= top})
+    if judged_top >= top:  # L = judged_top whatever the grades: the ends are 0 and top
+        levels = sorted({0, top})
+    rows: list[np.ndarray] = []
+    for sign in (1.0, -1.0):
+        signed = sign * excess
+        best = int(np.argmax(signed)) if u else 0
+        for level in levels:
+            row = np.where(signed >= 0, level, 0).astype(np.int64)
+            rows.append(row)
+            if u:
+                reached = row.copy()
+                reached[best] = level
+                rows.append(reached)
+    return np.unique(np.array(rows, dtype=np.int64).reshape(len(rows), u), axis=0)
+
+
+def _rbp_weights(measure: Measure, ranks: Int64Array, retrieved: int) -> Float64Array:
+    """RBP's weight ``(1 - p) p^r`` of each 0-based rank (0 where not retrieved)."""
+    p = float(measure.params.get("p", 0.8))
+    inside = ranks < retrieved
+    power = np.power(p, np.where(inside, ranks, 0).astype(np.float64))
+    return np.where(inside, (1.0 - p) * power, 0.0)
 
 
 @dataclass(frozen=True)
@@ -628,7 +721,9 @@ class _NdcgSearch:
     programme over the grades whose state is the number of unjudged documents already
     given a grade (both DCG and the ideal DCG of a grade's documents depend only on that
     number and the grade's count); ``t`` becomes that assignment's nDCG until it no longer
-    improves. ``O(G u^2)`` per step, ``u`` the unjudged documents inside the cutoff.
+    improves. The grades tried are :func:`ndcg_grades`'s (0, ``top`` and the judged grades
+    between), so ``O(g u^2)`` per step, ``g`` those grades and ``u`` the unjudged documents
+    inside the cutoff, however large ``top`` is.
     """
 
     def __init__(
@@ -643,6 +738,8 @@ class _NdcgSearch:
     ) -> None:
         self.u = int(ranks.shape[0])
         self.top = top
+        self.grades = [g for g in ndcg_grades(info.judged, top) if g > 0]
+        """The positive grades an extreme uses, increasing."""
         self.form = form
         self.cutoff = cutoff
         if weights is None:  # otherwise each document's own weight, in list order
@@ -661,7 +758,7 @@ class _NdcgSearch:
         above = 0
         self.judged_above: dict[int, int] = {}
         fixed = 0.0
-        for grade in sorted(set(judged) | set(range(1, top + 1)), reverse=True):
+        for grade in sorted(set(judged) | set(self.grades), reverse=True):
             self.judged_above[grade] = above
             count = judged.get(grade, 0)
             if grade > top:
@@ -688,7 +785,7 @@ class _NdcgSearch:
     def value(self, counts: Mapping[int, int], decreasing: bool) -> float:
         """The nDCG of the sorted assignment with ``counts`` of each grade."""
         dcg, ideal = self.base, self.fixed_ideal
-        grades = range(self.top, 0, -1) if decreasing else range(1, self.top + 1)
+        grades = self.grades[::-1] if decreasing else self.grades
         done = 0 if decreasing else self.u - sum(counts.values())  # the zeros come first
         for grade in grades:
             c = counts.get(grade, 0)
@@ -702,7 +799,7 @@ class _NdcgSearch:
         """The counts optimising ``DCG - t IDCG`` (maximising when ``decreasing``)."""
         u = self.u
         sign = 1.0 if decreasing else -1.0
-        grades = list(range(self.top, 0, -1)) if decreasing else list(range(1, self.top + 1))
+        grades = self.grades[::-1] if decreasing else list(self.grades)
         before = np.arange(u + 1)[:, None]
         after = np.arange(u + 1)[None, :]
         valid = after >= before
@@ -762,7 +859,7 @@ def _ndcg_candidates(
     worst_search = _NdcgSearch(ranks[:inside], top, info, cutoff, form, beyond)
     best = np.zeros(u, dtype=np.int64)
     worst = np.full(u, top, dtype=np.int64)
-    if top == 1:  # one grade: every sorted assignment scored at once, in O(u)
+    if len(best_search.grades) == 1:  # one grade: every sorted assignment scored at once
         best[:inside] = _binary_extreme(best_search, True)
         worst[:inside] = _binary_extreme(worst_search, False)
     else:
@@ -773,12 +870,13 @@ def _ndcg_candidates(
 
 
 def _binary_extreme(search: _NdcgSearch, decreasing: bool) -> np.ndarray:
-    """With grades 0 and 1 only, the sorted assignment of largest (``decreasing``: the top
-    ``m`` documents at 1) or smallest nDCG (the bottom ``m``), every ``m`` scored at once."""
+    """With grades 0 and ``top`` only (:func:`ndcg_grades`: no judged grade between), the
+    sorted assignment of largest (``decreasing``: the top ``m`` documents at ``top``) or
+    smallest nDCG (the bottom ``m``), every ``m`` scored at once, in ``O(u)``."""
     u = search.u
     m = np.arange(u + 1)
     start = m * 0 if decreasing else u - m
-    dcg_sum, ideal_sum = search._terms(1, start, m, decreasing)
+    dcg_sum, ideal_sum = search._terms(search.top, start, m, decreasing)
     dcg = search.base + dcg_sum
     ideal = search.fixed_ideal + ideal_sum
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -786,20 +884,33 @@ def _binary_extreme(search: _NdcgSearch, decreasing: bool) -> np.ndarray:
     chosen = int(np.argmax(values) if decreasing else np.argmin(values))
     row = np.zeros(u, dtype=np.int64)
     if decreasing:
-        row[:chosen] = 1
+        row[:chosen] = search.top
     else:
-        row[u - chosen :] = 1
+        row[u - chosen :] = search.top
     return row
 
 
 def _check_count(measure: Measure, qid: str, count: int, limit: int, formula: str) -> None:
     if count > limit:
+        shown = str(count) if count < 10**15 else f"about 10^{len(str(count)) - 1}"
         raise OptionError(
-            f"bounds: {measure.name} needs {formula} = {count} assignments for query "
+            f"bounds: {measure.name} needs {formula} = {shown} assignments for query "
             f"{qid!r}, more than the limit of {limit} (limit=); its range has no "
             "shorter exact method: raise the limit, ask for the measure with a cutoff, or "
             "leave it out"
         )
+
+
+def _check_power(measure: Measure, qid: str, choices: int, u: int, limit: int) -> None:
+    """:func:`_check_count` of ``choices^u`` assignments, without computing a power of a
+    huge grade."""
+    if u * math.log2(max(choices, 1)) > 64 + math.log2(limit):
+        raise OptionError(
+            f"bounds: {measure.name} needs {choices}^{u} assignments for query {qid!r}, "
+            f"far more than the limit of {limit} (limit=); its range has no shorter exact "
+            "method: lower max_grade, ask for the measure with a cutoff, or leave it out"
+        )
+    _check_count(measure, qid, choices**u, limit, f"{choices}^{u}")
 
 
 def _query_grading(layout: _Layout, i: int, judged: int) -> tuple[Int64Array, Int64Array]:
@@ -810,6 +921,24 @@ def _query_grading(layout: _Layout, i: int, judged: int) -> tuple[Int64Array, In
     extra = layout.extra[int(layout.extra_offsets[i]) : int(layout.extra_offsets[i + 1])]
     ranks = np.concatenate([flags, stop - start + np.arange(extra.shape[0])]).astype(np.int64)
     return ranks, np.concatenate([layout.entry[start + flags] + judged, extra])
+
+
+def _seen_ranks(
+    ranks: Int64Array, grades: Int64Array, judged_only: bool
+) -> tuple[Int64Array, Int64Array]:
+    """The ranks of the documents to grade, and the judgments of the ranking, as a measure
+    sees them in every assignment: with ``judged_only``, a negatively judged document
+    (``-2``) is left out of each (an unjudged one, graded, stays), so the ranks below it
+    move up."""
+    if not judged_only:
+        return ranks, grades
+    kept = grades != -2
+    place = np.cumsum(kept) - 1  # each kept rank's place among the kept
+    n, n_kept = grades.shape[0], int(np.count_nonzero(kept))
+    inside = ranks < n
+    moved = np.where(inside, place[np.minimum(ranks, max(n - 1, 0))] if n else 0, 0)
+    seen = np.where(inside, moved, ranks - n + n_kept).astype(np.int64)
+    return seen, grades[kept]
 
 
 _TOP_ONLY = frozenset({"nDCG", "AP", "R", "P", "DCG", "CG", "NumRelRet", "Hits", "RR", "Success"})
@@ -923,13 +1052,16 @@ def _searched(
     low = np.full(nq, np.nan)
     high = np.full(nq, np.nan)
     q_bounds = qrels.q_offsets
+    judged_only = bool(measure.params.get("judged_only"))
     judged_dcg = None
-    if method == "counts":  # the DCG of the judged documents, for the nDCG search
+    if method == "counts":  # the DCG of every assignment's fixed part, for the nDCG search:
+        # every unjudged document at 0 (judged_only keeps them: they are judged then)
         dcg_measure = parse_measures(
-            f"DCG(dcg={measure.params.get('dcg', 'log2')!r})"
+            f"DCG(dcg={measure.params.get('dcg', 'log2')!r},judged_only={judged_only})"
             + ("" if measure.params.get("cutoff") is None else f"@{measure.params['cutoff']}")
         )
-        judged_dcg = _quiet_values(qrels, run, dcg_measure)[:, 0]
+        at_zero = _corner_qrels(qrels, run, layout, 0, strings)
+        judged_dcg = _quiet_values(at_zero, run, dcg_measure)[:, 0]
     grids: dict[int, np.ndarray] = {}
     for i in range(nq):
         row = int(layout.qrels_row[i])
@@ -939,24 +1071,34 @@ def _searched(
         if known is not None and ranks.shape[0] == 0:
             low[i] = high[i] = known[i]
             continue
+        start, stop = int(layout.offsets[i]), int(layout.offsets[i + 1])
+        ranks, rank_grades = _seen_ranks(ranks, layout.grades[start:stop], judged_only)
+        retrieved = int(rank_grades.shape[0])
+        judged = np.asarray(qrels.rels[int(q_bounds[row]) : int(q_bounds[row + 1])])
         info = None
         if judged_dcg is not None:
-            grades = np.asarray(qrels.rels[int(q_bounds[row]) : int(q_bounds[row + 1])])
-            positive, counts = np.unique(grades[grades > 0], return_counts=True)
+            positive, counts = np.unique(judged[judged > 0], return_counts=True)
             info = _NdcgQuery(
                 float(judged_dcg[row]),
                 dict(zip(positive.tolist(), counts.tolist(), strict=True)),
             )
-        retrieved = int(layout.offsets[i + 1] - layout.offsets[i])
         ap_info = None
         if measure.spec.name in _SCORED and method == "prefix":
             threshold = int(measure.params.get("rel", 1))
-            start = int(layout.offsets[i])
-            grades = layout.grades[start : start + retrieved]
-            judged = np.asarray(qrels.rels[int(q_bounds[row]) : int(q_bounds[row + 1])])
-            ap_info = _ApQuery(grades >= threshold, int(np.count_nonzero(judged >= threshold)))
+            ap_info = _ApQuery(rank_grades >= threshold, int(np.count_nonzero(judged >= threshold)))
+        judged_top = int(judged.max()) if judged.shape[0] else -1
         grids[i] = _candidates(
-            measure, method, ranks, max_grade, limit, layout.qids[i], info, retrieved, ap_info
+            measure,
+            method,
+            ranks,
+            max_grade,
+            limit,
+            layout.qids[i],
+            info,
+            retrieved,
+            ap_info,
+            judged_top,
+            rank_grades,
         )
     for i, values in _evaluate_grids([measure], qrels, run, layout, grids, strings).items():
         low[i] = values[:, 0].min()
@@ -1002,6 +1144,49 @@ def graded_values(
     return {layout.qids[i]: v for i, v in values.items()}
 
 
+MAX_GRADE = int(np.iinfo(np.int64).max)
+"""The highest ``max_grade``: a qrels grade is a 64-bit integer."""
+
+
+def check_max_grade(max_grade: object, what: str = "bounds: max_grade") -> int:
+    """``max_grade`` as an int, or :class:`~ranklens.base.errors.OptionError` where it is
+    not a whole grade a qrels file can hold (``0`` to :data:`MAX_GRADE`).
+
+    >>> check_max_grade(3)
+    3
+    """
+    if isinstance(max_grade, bool) or not isinstance(max_grade, int | np.integer):
+        raise OptionError(f"{what} must be a whole grade >= 0, not {max_grade!r}")
+    if not 0 <= int(max_grade) <= MAX_GRADE:
+        raise OptionError(
+            f"{what} must be a grade from 0 to {MAX_GRADE} (the largest a qrels grade, a "
+            f"64-bit integer, can hold), not {max_grade}"
+        )
+    return int(max_grade)
+
+
+def _check_grade_fits(measure: Measure, grade: int, qrels_top: int) -> None:
+    """Refuse a measure that grades up to ``grade`` would change for every query at once
+    (ERR's default ``max_rel``) or could not score (``2^grade - 1`` gains beyond a double),
+    before any assignment is built."""
+    from ranklens.kernels.gains import _EXP_MAX
+
+    name = measure.spec.name
+    if name == "ERR" and measure.params.get("max_rel") is None and grade > qrels_top:
+        raise OptionError(
+            f"bounds: {measure.name}'s max_rel defaults to the qrels' highest grade "
+            f"({qrels_top}), which grades up to max_grade={grade} would change for every "
+            f"query at once; give it explicitly, e.g. ERR(max_rel={grade})"
+        )
+    exponential = measure.params.get("dcg") == "exp-log2" and measure.params.get("gains") is None
+    if exponential and grade > _EXP_MAX:
+        raise OptionError(
+            f"bounds: {measure.name} gains 2^grade - 1, which overflows a double above grade "
+            f"{_EXP_MAX}, and max_grade is {grade}: give max_grade {_EXP_MAX} or less, or use "
+            "linear gains (dcg='log2')"
+        )
+
+
 def bounds(
     qrels: QrelsLike,
     run: RunLike,
@@ -1029,7 +1214,9 @@ def bounds(
         Measure names (``"AP"``, ``["nDCG@10", "P(rel=2)@5"]``).
     max_grade
         ``G``, the highest grade an unjudged document may get (default: the qrels'
-        highest grade, at least 0).
+        highest grade, at least 0): a whole number from 0 to ``2^63 - 1``
+        (:data:`MAX_GRADE`). Memory and time depend on the number of unjudged documents
+        and of distinct judged grades, not on the size of ``G``.
     limit
         The most assignments tried for one query and one searched measure; a query that
         needs more raises :class:`~ranklens.base.errors.OptionError`.
@@ -1069,21 +1256,12 @@ def bounds(
     if max_grade is None:
         grade = int(np.max(the_qrels.rels)) if len(the_qrels) else 0
         grade = max(grade, 0)
-    elif (
-        isinstance(max_grade, bool) or not isinstance(max_grade, int | np.integer) or max_grade < 0
-    ):
-        raise OptionError(f"bounds: max_grade must be a grade >= 0, not {max_grade!r}")
     else:
-        grade = int(max_grade)
+        grade = check_max_grade(max_grade)
     methods = {m.name: method_of(m) for m in parsed}
-    qrels_top = int(np.max(the_qrels.rels)) if len(the_qrels) else 0
+    qrels_top = max(int(np.max(the_qrels.rels)) if len(the_qrels) else 0, 0)  # ERR's g_max
     for m in parsed:
-        if m.spec.name == "ERR" and m.params.get("max_rel") is None and grade > qrels_top:
-            raise OptionError(
-                f"bounds: {m.name}'s max_rel defaults to the qrels' highest grade "
-                f"({qrels_top}), which grades up to max_grade={grade} would change for every "
-                f"query at once; give it explicitly, e.g. ERR(max_rel={grade})"
-            )
+        _check_grade_fits(m, grade, qrels_top)
     evaluator = Evaluator(the_qrels, parsed)
     results = evaluator.evaluate(the_run, name)
     value = np.asarray(results.values, dtype=np.float64)

@@ -19,11 +19,14 @@ measure:
   covers (P, DCG, CG, RBP binary or raw, NumRelRet, Hits, NumRet(rel=), NumNonRelJudgedRet
   by a per-document choice of grade; RR and Success with one document made relevant;
   nDCG by a search over the multisets of grades, up to
-  :data:`~ranklens.analysis.comparison_separable.RATIO_LIMIT` union documents with grades
-  above 1; the qrels-only counts exactly), two to four gradings evaluated per query
+  :data:`~ranklens.analysis.comparison_separable.RATIO_LIMIT` union documents where a
+  judged grade lies between 0 and ``G``; graded RBP by the gradings of
+  :func:`~ranklens.analysis.bounds.top_grade_rows`; the qrels-only counts exactly), a few
+  gradings evaluated per query
   (:mod:`ranklens.analysis.comparison_separable`);
 - for the others (AP, R, Rprec, bpref, ERR, ``judged_only`` ...), by trying every joint
-  grading where the union has at most :data:`JOINT_LIMIT` of them; elsewhere the outer
+  grading where the union has at most :data:`JOINT_LIMIT` of them (a query without a
+  document to grade in either run has one, the qrels as they stand); elsewhere the outer
   bound stays.
 
 The aggregate difference is bounded the same way (the aggregate of the lows and of the
@@ -264,8 +267,8 @@ def comparison_flips(
             raise OptionError(f"bounds: no run named {other!r} or {run!r}")
         mine = joint_bounds(qrels, by_name[run], by_name[other], measures, max_grade)
         theirs = joint_bounds(qrels, by_name[other], by_name[run], measures, max_grade)
-        # the measures some query may leave to the joint search (nDCG: with grades above
-        # 1, a query with more than RATIO_LIMIT documents to grade)
+        # the measures some query may leave to the joint search (nDCG: with a judged
+        # grade between 0 and G, a query with more than RATIO_LIMIT documents to grade)
         searched = [
             m
             for m in measures
@@ -322,20 +325,18 @@ def tried_jointly(
 
     mine, theirs = _unjudged(qrels, run), _unjudged(qrels, other)
     assignments: dict[str, tuple[list[str], np.ndarray]] = {}
-    for qid in set(mine) | set(theirs):
+    for qid in qrels.qids:  # every evaluated query; one without a document to grade has
+        # one assignment, the qrels as they stand (an empty row)
         union = sorted(set(mine.get(qid, [])) | set(theirs.get(qid, [])))
-        if (max_grade + 1) ** len(union) > limit:
+        if len(union) * math.log2(max_grade + 1) > math.log2(limit) + 1:
+            continue  # more than limit: not tried (the exponent is checked first)
+        count = (max_grade + 1) ** len(union)
+        if count > limit:
             continue
         grid = np.array(
             list(itertools.product(range(max_grade + 1), repeat=len(union))), dtype=np.int64
-        ).reshape(-1, len(union))
+        ).reshape(count, len(union))
         assignments[qid] = (union, grid)
-    evaluated = set(qrels.qids)
-    assignments = {q: a for q, a in assignments.items() if q in evaluated}
-    # queries without any unjudged document: one (empty) assignment
-    for qid in qrels.qids:
-        if qid not in mine and qid not in theirs:
-            assignments[qid] = ([], np.zeros((1, 0), dtype=np.int64))
     values_run = graded_values(qrels, run, measures, assignments, also_grade=theirs)
     values_other = graded_values(qrels, other, measures, assignments, also_grade=mine)
     return {q: (values_run[q], values_other[q]) for q in values_run}

@@ -35,17 +35,23 @@ the exact range at any depth.
     above and largest with the grades in decreasing order down the documents sorted by
     ``w_b - w_a`` (rearrangement), smallest in increasing order. The multisets are
     searched as :class:`~ranklens.analysis.bounds._NdcgSearch` searches one run's, the
-    weights of the ranks replaced by the sorted excesses: with one grade (``G = 1``)
-    every multiset is scored at once, ``O(|U_q|)``; with more, by Dinkelbach's method,
-    ``O(G |U_q|^2)`` per step, for at most :data:`RATIO_LIMIT` documents.
+    weights of the ranks replaced by the sorted excesses, over the grades
+    :func:`~ranklens.analysis.bounds.ndcg_grades` keeps (0, ``G`` and the judged grades
+    between, ``g`` of them, whatever the size of ``G``): with no judged grade between 0
+    and ``G`` every multiset is scored at once, ``O(|U_q|)``; with some, by Dinkelbach's
+    method, ``O(g |U_q|^2)`` per step, for at most :data:`RATIO_LIMIT` documents.
+``top-grade``
+    ``RBP(gain='graded')``: both runs divide by the same ``s(L)``, ``L`` the query's
+    highest grade (judged or assigned), so ``d_q = (C + sum_{x in U_q} (w_b(x) - w_a(x))
+    g_x) / s(L)``; :func:`~ranklens.analysis.bounds.top_grade_rows` gives the gradings
+    among which both extremes lie (at most 24, any depth).
 ``constant``
     ``NumRel``, ``IDCG``, ``NumQ``, ``NumRet``, ``Judged``, ``Unjudged``: both runs see the
     same qrels and every retrieved document is judged in every grading, so ``d_q`` is the
     same for every grading (one is evaluated).
 
 Measures with ``judged_only=True`` are not covered (dropping negatively judged documents
-moves the ranks), nor are ``RBP(gain='graded')`` (its gain divides by the query's
-highest grade, which a grading changes), ``ERR`` (a cascade: not a sum) and the measures
+moves the ranks), nor are ``ERR`` (a cascade: not a sum) and the measures
 whose normaliser depends on ``R`` (``AP``, ``R``, ``Rprec``, bpref, F, the set measures
 ...), nor nDCG with custom gains: those (and nDCG's queries beyond :data:`RATIO_LIMIT`)
 keep the exhaustive joint search where it is small and the outer bound elsewhere. Every
@@ -67,6 +73,8 @@ from ranklens.analysis.bounds import (
     _layout,
     _query_grading,
     _strings,
+    ndcg_grades,
+    top_grade_rows,
 )
 from ranklens.base.types import Float64Array, Int64Array
 from ranklens.data.qrels import Qrels
@@ -75,7 +83,7 @@ from ranklens.evaluation.evaluator import Evaluator
 from ranklens.kernels.gains import gain_pairs
 from ranklens.measures.base import Measure
 
-JointMethod = Literal["separable", "first-hit", "constant", "ratio"]
+JointMethod = Literal["separable", "first-hit", "constant", "ratio", "top-grade"]
 
 RATIO_LIMIT = 400
 """With grades above 1, the most union documents of one query whose nDCG difference is
@@ -93,8 +101,9 @@ def joint_method(measure: Measure) -> JointMethod | None:
     module's docs), or ``None`` where it is not.
 
     >>> from ranklens.measures import parse_measure
-    >>> [joint_method(parse_measure(m)) for m in ("P@10", "RR", "nDCG@10", "NumRel", "AP")]
-    ['separable', 'first-hit', 'ratio', 'constant', None]
+    >>> names = ("P@10", "RR", "nDCG@10", "NumRel", "RBP(gain='graded')", "AP")
+    >>> [joint_method(parse_measure(m)) for m in names]
+    ['separable', 'first-hit', 'ratio', 'constant', 'top-grade', None]
     """
     name = measure.spec.name
     params = measure.params
@@ -104,8 +113,8 @@ def joint_method(measure: Measure) -> JointMethod | None:
         return "constant"
     if name in _CONSTANT:
         return "constant"
-    if name == "RBP" and params.get("gain", "binary") not in ("binary", "raw"):
-        return None
+    if name == "RBP" and params.get("gain") == "graded":
+        return "top-grade"
     if name in _SEPARABLE:
         return "separable"
     if name in _FIRST_HIT:
@@ -213,9 +222,7 @@ def _first_hit_values(measure: Measure, ranks: Int64Array, n: int) -> Float64Arr
     return inside.astype(np.float64)
 
 
-def _first_hit_rows(
-    measure: Measure, mine: _Side, theirs: _Side, top: int
-) -> np.ndarray:
+def _first_hit_rows(measure: Measure, mine: _Side, theirs: _Side, top: int) -> np.ndarray:
     """Three gradings (in ``mine``'s document order): none of the union relevant, the one
     document made relevant that gives the largest ``mine - theirs``, and the smallest."""
     u = mine.ranks.shape[0]
@@ -277,7 +284,8 @@ def _ratio_rows(
     corners = np.array([[0] * u, [top] * u], dtype=np.int64).reshape(2, u)
     if u == 0 or top == 0:
         return corners
-    if top > 1 and u > RATIO_LIMIT:
+    several = len(ndcg_grades(judged, top)) > 2  # a judged grade between 0 and top
+    if several and u > RATIO_LIMIT:
         return None
     form = str(measure.params.get("dcg", "log2"))
     cutoff = measure.params.get("cutoff")
@@ -294,7 +302,7 @@ def _ratio_rows(
     order = np.argsort(-excess, kind="stable")
     dummy = np.arange(u, dtype=np.int64)
     search = _NdcgSearch(dummy, top, info, cutoff, form, 0, weights=excess[order])
-    if top == 1:
+    if not several:
         largest, smallest = _binary_extreme(search, True), _binary_extreme(search, False)
     else:
         largest = search.assignment(search.extreme(True), True)
@@ -340,6 +348,7 @@ def separable_differences(
         for g in judged.get(qid, {}).values():
             if g > 0:
                 counts[g] = counts.get(g, 0) + 1
+        judged_top = max(judged.get(qid, {}).values(), default=-1)
         for m, (for_mine, for_theirs, done) in zip(chosen, grids, strict=True):
             method = joint_method(m)
             found: np.ndarray | None
@@ -349,6 +358,9 @@ def separable_differences(
                 found = _first_hit_rows(m, side, aligned, max_grade)
             elif method == "ratio":
                 found = _ratio_rows(m, side, aligned, max_grade, counts)
+            elif method == "top-grade":
+                excess = _weights(m, side.ranks, side.n) - _weights(m, aligned.ranks, aligned.n)
+                found = top_grade_rows(excess, judged_top, max_grade)
             else:
                 found = np.zeros((1, len(names)), dtype=np.int64)
             if found is None:  # left to the search or the outer bound

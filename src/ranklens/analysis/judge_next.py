@@ -25,13 +25,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranklens.analysis.bounds import bounds
+from ranklens.analysis.bounds import bounds, check_max_grade
 from ranklens.base.errors import MeasureError, OptionError
 from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 from ranklens.measures.base import Measure
 from ranklens.measures.language import parse_measures
+
+PSEUDO_LIMIT = 1_000_000
+"""The most (query, document, grade) triples :func:`judge_next` scores: each is a copy of
+its query's ranking and judgments."""
 
 
 @dataclass(frozen=True)
@@ -94,9 +98,7 @@ def judge_next(
     the_runs = [as_run(r) for r in given]
     top = max(int(np.max(the_qrels.rels)) if len(the_qrels) else 0, 0)
     if max_grade is not None:
-        if isinstance(max_grade, bool) or not isinstance(max_grade, int) or max_grade < 0:
-            raise OptionError(f"max_grade must be a grade >= 0, not {max_grade!r}")
-        top = max_grade
+        top = check_max_grade(max_grade, "max_grade")
     judged = the_qrels.to_dict()
     candidates: dict[str, set[str]] = {}
     rankings: list[dict[str, dict[str, float]]] = []
@@ -117,6 +119,13 @@ def judge_next(
                 continue
             if docs[entry] not in judged[qid]:
                 candidates.setdefault(qid, set()).add(docs[entry])
+    documents = sum(len(docs) for docs in candidates.values())
+    if documents * (top + 1) > PSEUDO_LIMIT:
+        raise OptionError(
+            f"judge_next: scoring {documents} documents at every grade 0..{top} needs "
+            f"{documents} x {top + 1} = {documents * (top + 1)} evaluations, more than "
+            f"{PSEUDO_LIMIT}: give a smaller max_grade (--max-grade) or depth (--depth)"
+        )
     before = _widths(the_qrels, the_runs, parsed, top)
     # one pseudo-query per (query, document, grade), in byte order of its id
     keys: list[tuple[str, str, int]] = [
