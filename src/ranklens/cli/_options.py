@@ -343,11 +343,30 @@ def add_item_data(p: argparse.ArgumentParser) -> None:
     )
 
 
+MAX_GRADE = 2**63 - 1
+"""The largest ``--max-grade``: a qrels grade is a 64-bit integer."""
+
+
+def max_grade(text: str) -> int:
+    """``--max-grade``'s value: a whole grade from 0 to :data:`MAX_GRADE`, refused with one
+    line before anything is read otherwise."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole grade >= 0, not {text!r}") from None
+    if not 0 <= value <= MAX_GRADE:
+        raise argparse.ArgumentTypeError(
+            f"must be a grade from 0 to {MAX_GRADE} (the largest a qrels grade, a 64-bit "
+            f"integer, can hold), not {text}"
+        )
+    return value
+
+
 def add_max_grade(p: argparse.ArgumentParser) -> None:
     """``--max-grade``: the highest grade an unjudged document may get under ``--bounds``."""
     p.add_argument(
         "--max-grade",
-        type=int,
+        type=max_grade,
         metavar="G",
         help="with --bounds: the highest grade an unjudged document may get (default: the "
         "qrels' highest grade)",
