@@ -52,7 +52,7 @@ import numpy as np
 from ranklens.base.errors import EmptyInputError, OptionError
 from ranklens.base.types import BoolArray, Float64Array, Int64Array
 from ranklens.logs.log import ClickLog
-from ranklens.logs.patterns import Patterns
+from ranklens.logs.patterns import BEFORE, BELOW, LAST, LogStats, Patterns
 
 if TYPE_CHECKING:
     from ranklens.data.qrels import Qrels
@@ -284,6 +284,8 @@ class ClickModel:
         a[rows, cols] = alpha_rows
         if self.sigma is not None:
             s[rows, cols] = np.where(known, self.sigma[np.maximum(index, 0)], 0.5)
+        elif self.model == "DCM":
+            s[rows, cols] = 1.0 - self._gamma_at(width)[cols]
         c[rows, cols] = log.clicked
         valid[rows, cols] = True
         return a, s, c, valid, int((~known).sum())
@@ -472,10 +474,7 @@ def _session_probabilities(
     if model == "Cascade":
         sat = np.ones_like(a)
         go_on = 1.0
-    elif model == "DCM":
-        sat = np.broadcast_to(1.0 - gamma[None, :width], a.shape)
-        go_on = 1.0
-    elif model == "SDBN":
+    elif model in ("DCM", "SDBN"):  # DCM: the caller fills s with 1 - lambda of each rank
         sat, go_on = s, 1.0
     else:
         sat, go_on = s, float(gamma[0])
@@ -529,56 +528,40 @@ def _check_prior(prior: tuple[float, float] | None) -> tuple[float, float] | Non
     return clicks, views
 
 
-def _cell_arrays(
-    patterns: Patterns,
-) -> tuple[Int64Array, Int64Array, BoolArray, Float64Array, Int64Array]:
-    """Valid cells as flat arrays: pair, rank (0-based), click, count, previous click rank."""
-    valid = patterns.valid
-    width = patterns.ranks
-    clicks = patterns.clicks & valid
-    # previous click rank (1-based; 0: none) at each cell
-    ranks = np.arange(1, width + 1)[None, :]
-    last = np.where(clicks, ranks, 0)
-    running = np.maximum.accumulate(last, axis=1)
-    prev = np.zeros_like(running)
-    prev[:, 1:] = running[:, :-1]
-    count = np.broadcast_to(patterns.count[:, None], valid.shape)
-    rank = np.broadcast_to(np.arange(width)[None, :], valid.shape)
-    return patterns.pair[valid], rank[valid], clicks[valid], count[valid], prev[valid]
-
-
 def _aggregate_cells(
     pair: Int64Array, slot: Int64Array, click: BoolArray, count: Float64Array
 ) -> tuple[Int64Array, Int64Array, BoolArray, Float64Array]:
     """Cells with the same (pair, slot, click) merged."""
     if pair.shape[0] == 0:
         return pair, slot, click, count
-    key = (pair * np.int64(slot.max() + 1) + slot) * 2 + click
+    width = np.int64(slot.max() + 1)
+    key = (pair * width + slot) * 2 + click
     unique, inverse = np.unique(key, return_inverse=True)
     summed = np.bincount(inverse.reshape(-1), weights=count, minlength=unique.shape[0])
-    click_u = (unique % 2).astype(bool)
     rest = unique // 2
-    width = np.int64(slot.max() + 1)
-    return rest // width, rest % width, click_u, summed.astype(np.float64)
+    return rest // width, rest % width, (unique % 2).astype(bool), summed.astype(np.float64)
 
 
 def _fit_position_em(
-    patterns: Patterns,
+    stats: LogStats,
     ubm: bool,
     prior: tuple[float, float] | None,
     tol: float,
     max_iter: int,
 ) -> tuple[Float64Array, Float64Array, BoolArray, int, bool]:
-    width = patterns.ranks
+    width = stats.ranks
+    slots = stats.cell_rank * (width + 1) + stats.cell_prev if ubm else stats.cell_rank
     n_slots = width * (width + 1) if ubm else width
-    parts = []
-    for chunk in patterns.chunks():  # cells merged chunk by chunk: bounded work arrays
-        pair, rank, click, count, prev = _cell_arrays(chunk)
-        slots = rank * (width + 1) + prev if ubm else rank
-        parts.append(_aggregate_cells(pair, slots, click, count))
-    cells = [np.concatenate([p[i] for p in parts]) for i in range(4)]
     alpha, theta, observed, iterations, converged = position_em(
-        cells[0], cells[1], cells[2], cells[3], patterns.num_pairs, n_slots, prior, tol, max_iter
+        stats.cell_pair,
+        slots,
+        stats.cell_click,
+        stats.cell_count,
+        stats.num_pairs,
+        n_slots,
+        prior,
+        tol,
+        max_iter,
     )
     if ubm:
         theta = theta.reshape(width, width + 1)
@@ -597,7 +580,7 @@ def position_em(
     tol: float,
     max_iter: int,
 ) -> tuple[Float64Array, Float64Array, BoolArray, int, bool]:
-    """EM for :math:`P(C = 1) = \alpha_{pair}\theta_{slot}` over weighted cells (PBM:
+    """EM for :math:`P(C = 1) = \\alpha_{pair}\\theta_{slot}` over weighted cells (PBM:
     the slot is the rank; UBM: the rank and the previous click). Returns alpha, theta,
     which slots have data, the iterations and whether the stopping rule was met."""
     cp, cs, cc, cw = _aggregate_cells(pair, slot, click, weight)
@@ -628,54 +611,34 @@ def position_em(
     return alpha, theta, theta_den > 0, iterations, converged
 
 
-def _first_and_last_click(patterns: Patterns) -> tuple[Int64Array, Int64Array]:
-    """1-based rank of each pattern's first and last click (its length + 1 and 0 if none)."""
-    clicks = patterns.clicks & patterns.valid
-    width = patterns.ranks
-    any_click = clicks.any(axis=1)
-    first = np.where(any_click, np.argmax(clicks, axis=1) + 1, patterns.length + 1)
-    last = np.where(any_click, width - np.argmax(clicks[:, ::-1], axis=1), 0)
-    return first.astype(np.int64), last.astype(np.int64)
-
-
 def _fit_closed(
-    patterns: Patterns, model: str, prior: tuple[float, float] | None
+    stats: LogStats, model: str, prior: tuple[float, float] | None
 ) -> tuple[Float64Array, Float64Array | None, Float64Array]:
-    """Cascade, DCM and SDBN: counts over the ranks the model says were examined."""
-    valid = patterns.valid
-    width = patterns.ranks
-    clicks = patterns.clicks & valid
-    first, last = _first_and_last_click(patterns)
-    ranks = np.arange(1, width + 1)[None, :]
-    if model == "Cascade":
-        examined = valid & (ranks <= first[:, None])
-    else:  # DCM and SDBN: every rank down to the last click (all of them without a click)
-        bound = np.where(last > 0, last, patterns.length)
-        examined = valid & (ranks <= bound[:, None])
-    weights = np.broadcast_to(patterns.count[:, None], valid.shape)
-    n_pairs = patterns.num_pairs
-    views = np.bincount(patterns.pair[examined], weights=weights[examined], minlength=n_pairs)
-    hits = np.bincount(
-        patterns.pair[examined & clicks], weights=weights[examined & clicks], minlength=n_pairs
-    )
+    """Cascade, DCM and SDBN by their closed forms: counts over the ranks the model says
+    were read (Cascade: down to the first click; DCM, SDBN: down to the last, all of them
+    without a click)."""
+    pair, count, click, zone = stats.cell_pair, stats.cell_count, stats.cell_click, stats.cell_zone
+    n_pairs, width = stats.num_pairs, stats.ranks
+    read = stats.cell_prev == 0 if model == "Cascade" else zone != BELOW
+    views = np.bincount(pair[read], weights=count[read], minlength=n_pairs)
+    hits = np.bincount(pair[read & click], weights=count[read & click], minlength=n_pairs)
     alpha = _ratio(hits, views, prior, clip=False)
-    is_last = clicks & (ranks == last[:, None])
     if model == "SDBN":
-        clicked = np.bincount(patterns.pair[clicks], weights=weights[clicks], minlength=n_pairs)
-        lasts = np.bincount(patterns.pair[is_last], weights=weights[is_last], minlength=n_pairs)
+        clicked = np.bincount(pair[click], weights=count[click], minlength=n_pairs)
+        last = zone == LAST
+        lasts = np.bincount(pair[last], weights=count[last], minlength=n_pairs)
         return alpha, _ratio(lasts, clicked, prior, clip=False), np.zeros(0)
     if model == "DCM":
-        rank_index = np.broadcast_to(np.arange(width)[None, :], valid.shape)
-        clicked = np.bincount(rank_index[clicks], weights=weights[clicks], minlength=width)
-        went_on = np.bincount(
-            rank_index[clicks & ~is_last], weights=weights[clicks & ~is_last], minlength=width
-        )
+        rank = stats.cell_rank
+        clicked = np.bincount(rank[click], weights=count[click], minlength=width)
+        on = click & (zone == BEFORE)
+        went_on = np.bincount(rank[on], weights=count[on], minlength=width)
         return alpha, None, _ratio(went_on, clicked, prior, clip=False)
     return alpha, None, np.zeros(0)
 
 
 def _fit_cascade_em(
-    patterns: Patterns,
+    stats: LogStats,
     model: str,
     prior: tuple[float, float] | None,
     tol: float,
@@ -684,38 +647,37 @@ def _fit_cascade_em(
     """Exact EM for the DBN family: DBN (satisfaction per pair, gamma estimated), SDBN
     (gamma = 1) and DCM (satisfaction per rank, 1 - lambda_r; gamma = 1).
 
-    Given the clicks, every rank down to the last click ``l`` was examined; what is hidden
-    is whether the user was satisfied at ``l`` and how far below ``l`` they read. With
-    ``B_r = P(no click at r..n | E_r = 1)`` and ``p = P(E_{l+1} = 1 | C_{<=l})``, the
-    posteriors are ``P(S_l = 1 | C) = s_l / Z``, ``P(E_r = 1 | C) = p prod_{l<j<r}
-    (1 - a_j) gamma B_r / Z`` below ``l`` (``Z = 1 - p + p B_{l+1}``) and ``P(A_r = 1 | C)
-    = a_r (1 - P(E_r = 1 | C))`` for a skipped document below ``l``.
-    Returns attractiveness, satisfaction (per pair, or per rank for DCM), gamma, the
-    iterations and whether the stopping rule was met. The E-step runs over slices of the
-    patterns (:meth:`Patterns.chunks`), so its work arrays stay bounded.
+    Above a session's last click ``l`` nothing is hidden: every rank was read, a skipped
+    document was not attractive, a clicked one did not satisfy, the user went on; those
+    cells add fixed counts. Below ``l`` (the tails), with ``B_r = P(no click at r..n |
+    E_r = 1)`` and ``p = P(E_{l+1} = 1 | C_{<=l})``, the posteriors are ``P(S_l = 1 | C) =
+    s_l / Z``, ``P(E_r = 1 | C) = p prod_{l<j<r} (1 - a_j) gamma B_r / Z``
+    (``Z = 1 - p + p B_{l+1}``) and ``P(A_r = 1 | C) = a_r (1 - P(E_r = 1 | C))`` for a
+    skipped document. The E-step runs over slices of the tails, so its work arrays stay
+    bounded. Returns attractiveness, satisfaction (per pair, or per rank for DCM), gamma,
+    the iterations and whether the stopping rule was met.
     """
-    n_pairs = patterns.num_pairs
-    width = patterns.ranks
+    n_pairs, width = stats.num_pairs, stats.ranks
     by_rank = model == "DCM"
     n_sat = width if by_rank else n_pairs
-    alpha_den = np.zeros(n_pairs)
-    sigma_den = np.zeros(n_sat)
-    for chunk in patterns.chunks():
-        valid = chunk.valid
-        clicks = chunk.clicks & valid
-        weights = np.broadcast_to(chunk.count[:, None], valid.shape)
-        alpha_den += np.bincount(chunk.pair[valid], weights=weights[valid], minlength=n_pairs)
-        slot = np.broadcast_to(np.arange(width)[None, :], valid.shape) if by_rank else chunk.pair
-        sigma_den += np.bincount(slot[clicks], weights=weights[clicks], minlength=n_sat)
+    pair, count, click, zone = stats.cell_pair, stats.cell_count, stats.cell_click, stats.cell_zone
+    alpha_den = np.bincount(pair, weights=count, minlength=n_pairs)
+    slot = stats.cell_rank if by_rank else pair
+    sigma_den = np.bincount(slot[click], weights=count[click], minlength=n_sat)
+    above = zone == BEFORE
+    fixed_a = np.bincount(
+        pair[above & click], weights=count[above & click], minlength=n_pairs
+    ).astype(np.float64)
+    fixed_moves = float(count[above].sum())
     alpha = np.full(n_pairs, 0.5)
     sigma = np.full(n_sat, 0.5)
     gamma = 0.5 if model == "DBN" else 1.0
     iterations, converged = 0, False
     while iterations < max_iter:
-        sum_a = np.zeros(n_pairs)
+        sum_a = fixed_a.copy()
         sum_s = np.zeros(n_sat)
-        moves = np.zeros(2)
-        for chunk in patterns.chunks():
+        moves = np.array([fixed_moves, fixed_moves])
+        for chunk in stats.tails.chunks():
             _cascade_estep(chunk, alpha, sigma, gamma, by_rank, sum_a, sum_s, moves)
         new_alpha = _ratio(sum_a, alpha_den, prior)
         if by_rank:  # the prior is on the continuation lambda = 1 - satisfaction
@@ -738,6 +700,16 @@ def _fit_cascade_em(
     return alpha, sigma, np.array([gamma]), iterations, converged
 
 
+def _first_and_last_click(patterns: Patterns) -> tuple[Int64Array, Int64Array]:
+    """1-based rank of each row's first and last click (its length + 1 and 0 if none)."""
+    clicks = patterns.clicks & patterns.valid
+    width = patterns.ranks
+    any_click = clicks.any(axis=1)
+    first = np.where(any_click, np.argmax(clicks, axis=1) + 1, patterns.length + 1)
+    last = np.where(any_click, width - np.argmax(clicks[:, ::-1], axis=1), 0)
+    return first.astype(np.int64), last.astype(np.int64)
+
+
 def _cascade_estep(
     chunk: Patterns,
     alpha: Float64Array,
@@ -748,9 +720,9 @@ def _cascade_estep(
     sum_s: Float64Array,
     moves: Float64Array,
 ) -> None:
-    """Add one slice's expected counts (see :func:`_fit_cascade_em`) to ``sum_a`` (attracted,
-    per pair), ``sum_s`` (satisfied, per pair or rank) and ``moves`` (went on to the next
-    rank, could have)."""
+    """Add one slice of tails' expected counts (see :func:`_fit_cascade_em`) to ``sum_a``
+    (attracted, per pair), ``sum_s`` (satisfied, per pair or rank) and ``moves`` (went on
+    to the next rank, could have)."""
     valid = chunk.valid
     n, width = chunk.pair.shape
     clicks = chunk.clicks & valid
@@ -764,7 +736,7 @@ def _cascade_estep(
     has_last = last > 0
     last_index = np.maximum(last - 1, 0)
     rows = np.arange(n)
-    last_slot = last_index if by_rank else pair[rows, last_index]
+    last_slot = chunk.offset + last_index if by_rank else pair[rows, last_index]
     a = np.where(valid, alpha[pair], 0.0)
     s_last = np.where(has_last, sigma[last_slot], 0.0)
     # tail[:, r] = P(no click at ranks r+1..n | E_{r+1} = 1), 1 past the end
@@ -797,22 +769,51 @@ def _cascade_estep(
     moves[1] += float((weights * den)[trans].sum())
 
 
-def _train_log_likelihood(fit: ClickModel, patterns: Patterns) -> float:
-    total = 0.0
-    gamma = fit._gamma_at(patterns.ranks)
-    for chunk in patterns.chunks():
+def _train_log_likelihood(fit: ClickModel, stats: LogStats) -> float:
+    """The log-likelihood of the sessions the counts come from."""
+    pair, count, click, zone = stats.cell_pair, stats.cell_count, stats.cell_click, stats.cell_zone
+    a = fit.alpha[pair]
+    if fit.model in ("PBM", "UBM"):
+        gamma = fit._gamma_at(stats.ranks)
+        t = (
+            gamma[stats.cell_rank]
+            if fit.model == "PBM"
+            else gamma[stats.cell_rank, stats.cell_prev]
+        )
+        p = _clip(a * t)
+        return float((count * np.where(click, np.log(p), np.log(1.0 - p))).sum())
+    # above the last click: read, not satisfied by a click, went on
+    go_on = float(fit.gamma[0]) if fit.model == "DBN" else 1.0
+    sat = _satisfaction_of_cells(fit, pair, stats.cell_rank)
+    above = zone == BEFORE
+    factor = np.where(click, _clip(a) * _clip(1.0 - sat), _clip(1.0 - a)) * go_on
+    total = float((count[above] * np.log(factor[above])).sum()) if go_on > 0 else -math.inf
+    # the tails: from the last click on (the whole session without clicks)
+    for chunk in stats.tails.chunks():
         valid = chunk.valid
-        pair = np.where(valid, chunk.pair, 0)
-        a = np.where(valid, fit.alpha[pair], 0.0)
-        s = np.where(valid, fit.sigma[pair], 0.0) if fit.sigma is not None else np.zeros_like(a)
-        cond, _ = _session_probabilities(fit.model, a, s, chunk.clicks & valid, valid, gamma)
+        tail_pair = np.where(valid, chunk.pair, 0)
+        ta = np.where(valid, fit.alpha[tail_pair], 0.0)
+        ranks = chunk.offset[:, None] + np.arange(chunk.ranks)[None, :]
+        ts = np.where(valid, _satisfaction_of_cells(fit, tail_pair, ranks), 0.0)
+        cond, _ = _session_probabilities(
+            fit.model, ta, ts, chunk.clicks & valid, valid, fit._gamma_at(chunk.ranks)
+        )
         cond = np.where(valid, _clip(cond), 1.0)
         total += float((np.log(cond).sum(axis=1) * chunk.count).sum())
     return total
 
 
+def _satisfaction_of_cells(fit: ClickModel, pair: Any, rank: Any) -> Any:
+    """The probability that a click satisfies, for cells given by pair and 0-based rank."""
+    if fit.sigma is not None:
+        return fit.sigma[pair]
+    if fit.model == "DCM":
+        return 1.0 - fit._gamma_at(int(np.max(rank, initial=0)) + 1)[rank]
+    return np.ones(np.shape(pair))
+
+
 def fit_patterns(
-    patterns: Patterns,
+    stats: LogStats,
     model: str,
     *,
     prior: tuple[float, float] | None = DEFAULT_PRIOR,
@@ -821,7 +822,7 @@ def fit_patterns(
     normalize: bool = True,
     method: str | None = None,
 ) -> ClickModel:
-    """Fit ``model`` on distinct sessions (see :func:`fit_click_model`)."""
+    """Fit ``model`` on a log's counts (see :func:`fit_click_model`)."""
     name = _model_name(model)
     if method not in (None, "em", "closed"):
         raise OptionError(f"method must be 'em' or 'closed', not {method!r}")
@@ -839,7 +840,7 @@ def fit_patterns(
     iterations, converged = 0, True
     if name in ("PBM", "UBM"):
         alpha, gamma, observed, iterations, converged = _fit_position_em(
-            patterns, name == "UBM", prior, tol, max_iter
+            stats, name == "UBM", prior, tol, max_iter
         )
         if normalize and observed.any():
             top = float(gamma[observed].max())
@@ -847,7 +848,7 @@ def fit_patterns(
             alpha = _clip(alpha * top)
     elif name == "DBN" or (name in ("DCM", "SDBN") and method == "em"):
         alpha, sat, gamma, iterations, converged = _fit_cascade_em(
-            patterns, name, prior, tol, max_iter
+            stats, name, prior, tol, max_iter
         )
         if name == "DCM":
             gamma = 1.0 - sat  # the continuation per rank
@@ -856,22 +857,22 @@ def fit_patterns(
             if name == "SDBN":
                 gamma = np.zeros(0)
     else:
-        alpha, sigma, gamma = _fit_closed(patterns, name, prior)
+        alpha, sigma, gamma = _fit_closed(stats, name, prior)
     fit = ClickModel(
         model=name,
-        queries=patterns.queries,
-        documents=patterns.documents,
-        pair_query=patterns.pair_query,
-        pair_doc=patterns.pair_doc,
+        queries=stats.queries,
+        documents=stats.documents,
+        pair_query=stats.pair_query,
+        pair_doc=stats.pair_doc,
         alpha=alpha,
         sigma=sigma,
-        impressions=patterns.pair_counts(),
+        impressions=stats.pair_counts(),
         gamma=gamma,
         iterations=iterations,
         converged=converged,
         prior=prior,
     )
-    object.__setattr__(fit, "train_log_likelihood", _train_log_likelihood(fit, patterns))
+    object.__setattr__(fit, "train_log_likelihood", _train_log_likelihood(fit, stats))
     return fit
 
 
@@ -891,9 +892,9 @@ def fit_click_model(
     ----------
     log
         A :class:`~ranklens.logs.ClickLog` or anything :func:`~ranklens.logs.read_log`
-        reads; a Parquet path is streamed by record batches, in memory that grows with the
-        number of distinct (query, ranking, clicks) sessions, not with the log's length
-        (its sessions' rows must be consecutive).
+        reads; a Parquet path is streamed by record batches into counts that do not grow
+        with the log's length (:mod:`ranklens.logs.patterns`; its sessions' rows must be
+        consecutive).
     model
         ``"PBM"``, ``"Cascade"``, ``"DCM"``, ``"UBM"``, ``"DBN"`` or ``"SDBN"`` (any case).
     prior

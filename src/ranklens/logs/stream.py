@@ -1,10 +1,11 @@
-"""A long-layout Parquet click log streamed by record batches into distinct sessions.
+"""A long-layout Parquet click log streamed by record batches into the counts the click
+models read (:class:`~ranklens.logs.patterns.LogStats`).
 
 Each batch is validated as :func:`~ranklens.logs.read_log` validates a whole log (errors
-name the file and the row), its sessions are reduced to (pairs, clicks) patterns and
-merged with those of the batches before: memory holds one batch and the distinct
-patterns, never the log. A session's rows must be consecutive in the file (the last
-session of a batch is carried over to the next batch).
+name the file and the row), its sessions are reduced to counts and merged with those of
+the batches before: memory holds one batch, the counts (which do not grow with the log's
+length) and 8 bytes per session to tell a session that comes back. A session's rows must
+be consecutive in the file (the last session of a batch is carried over to the next).
 """
 
 from __future__ import annotations
@@ -16,20 +17,27 @@ import numpy as np
 
 from ranklens.base.errors import EmptyInputError, InputError
 from ranklens.base.optional import require
-from ranklens.base.types import BoolArray, Float64Array, Int64Array
+from ranklens.base.types import Int64Array
 from ranklens.logs.log import ClickLog
-from ranklens.logs.patterns import Patterns, deduplicate, patterns_of
+from ranklens.logs.patterns import (
+    LogStats,
+    Partial,
+    finish,
+    merge_partials,
+    partial_of_sessions,
+    patterns_of,
+)
 from ranklens.logs.read import LONG_NAMES, WIDE_NAMES, check_grouped, file_kind, read_log
 
 BATCH_ROWS = 1 << 20
 """Rows read per record batch."""
 MERGE_ROWS = 1 << 21
-"""Distinct sessions gathered from batches before they are merged with the earlier ones."""
+"""Count rows gathered from batches before they are merged with the earlier ones."""
 
 
-def patterns_from_source(source: Any) -> Patterns:
-    """Distinct sessions of ``source``: streamed for a long-layout Parquet path, read
-    whole with :func:`~ranklens.logs.read_log` otherwise."""
+def patterns_from_source(source: Any) -> LogStats:
+    """The counts of ``source``: streamed for a long-layout Parquet path, read whole with
+    :func:`~ranklens.logs.read_log` otherwise."""
     if isinstance(source, ClickLog):
         return patterns_of(source)
     if isinstance(source, str | os.PathLike) and file_kind(os.fspath(source)) == "parquet":
@@ -111,7 +119,7 @@ def _column(batch: Any, names: list[str], key: str, path: str) -> Any:
     )
 
 
-def _stream(path: str, names: list[str]) -> Patterns:
+def _stream(path: str, names: list[str]) -> LogStats:
     pq = require("pyarrow.parquet", "reading a Parquet click log")
     pa = require("pyarrow", "reading a Parquet click log")
     pc = require("pyarrow.compute", "reading a Parquet click log")
@@ -120,16 +128,14 @@ def _stream(path: str, names: list[str]) -> Patterns:
     for key, name in zip(keys, wanted, strict=True):
         if name not in names:
             _column(None, names, key, path)
-    queries, documents, pairs = _Interner(), _Interner(), _Interner()
+    queries, documents = _Interner(), _Interner()
     seen = _SeenSessions()
-    gathered: list[tuple[Int64Array, BoolArray, Int64Array, Float64Array]] = []
-    merged: tuple[Int64Array, BoolArray, Int64Array, Float64Array] | None = None
+    gathered: list[Partial] = []
     gathered_rows = 0
     carry: Any = None
     carry_start = 0
     row_base = 0
     seen_rows = 0
-    width = 1
     reader = pq.ParquetFile(path)
     batches = reader.iter_batches(batch_size=BATCH_ROWS, columns=wanted)
     exhausted = False
@@ -163,57 +169,18 @@ def _stream(path: str, names: list[str]) -> Patterns:
             table = table.slice(0, run_start)
         else:
             carry = None
-        result = _batch_patterns(table, start, path, queries, documents, pairs, seen, pa, pc)
-        width = max(width, result[0].shape[1])
+        result = _batch_patterns(table, start, path, queries, documents, seen, pa, pc)
         gathered.append(result)
-        gathered_rows += result[0].shape[0]
-        if gathered_rows >= MERGE_ROWS:
-            merged = _merge(merged, gathered, width)
-            gathered, gathered_rows = [], 0
+        gathered_rows += result.cells.shape[0] + result.tails.shape[0]
+        if gathered_rows >= MERGE_ROWS and len(gathered) > 1:
+            merged = merge_partials(gathered)
+            gathered, gathered_rows = [merged], merged.cells.shape[0] + merged.tails.shape[0]
     if seen_rows == 0:
         raise EmptyInputError("the click log has no rows", path=path)
-    merged = _merge(merged, gathered, width)
-    pair, clicks, length, count = merged
+    merged = merge_partials(gathered)
     query_labels, query_rank = queries.sorted_labels()
     doc_labels, doc_rank = documents.sorted_labels()
-    pair_keys = np.fromiter(pairs.codes, dtype=np.int64, count=len(pairs.codes))
-    n_docs_codes = np.int64(1 << 31)
-    return Patterns(
-        queries=query_labels,
-        documents=doc_labels,
-        pair_query=query_rank[pair_keys // n_docs_codes],
-        pair_doc=doc_rank[pair_keys % n_docs_codes],
-        pair=pair,
-        clicks=clicks,
-        length=length,
-        count=count,
-    )
-
-
-def _merge(
-    merged: tuple[Int64Array, BoolArray, Int64Array, Float64Array] | None,
-    gathered: list[tuple[Int64Array, BoolArray, Int64Array, Float64Array]],
-    width: int,
-) -> tuple[Int64Array, BoolArray, Int64Array, Float64Array]:
-    parts = ([merged] if merged is not None else []) + gathered
-    if not parts:
-        return (
-            np.zeros((0, width), dtype=np.int64),
-            np.zeros((0, width), dtype=bool),
-            np.zeros(0, dtype=np.int64),
-            np.zeros(0),
-        )
-    pairs, clicks = [], []
-    for pair, click, _, _ in parts:
-        grow = width - pair.shape[1]
-        pairs.append(np.pad(pair, ((0, 0), (0, grow)), constant_values=-1))
-        clicks.append(np.pad(click, ((0, 0), (0, grow)), constant_values=False))
-    return deduplicate(
-        np.concatenate(pairs),
-        np.concatenate(clicks),
-        np.concatenate([p[2] for p in parts]),
-        np.concatenate([p[3] for p in parts]),
-    )
+    return finish(merged, query_labels, doc_labels, query_rank, doc_rank)
 
 
 def _batch_patterns(
@@ -222,12 +189,11 @@ def _batch_patterns(
     path: str,
     queries: _Interner,
     documents: _Interner,
-    pairs: _Interner,
     seen: _SeenSessions,
     pa: Any,
     pc: Any,
-) -> tuple[Int64Array, BoolArray, Int64Array, Float64Array]:
-    """The distinct sessions of one batch of whole sessions (rows ``start`` ... of the file)."""
+) -> Partial:
+    """The counts of one batch of whole sessions (rows ``start`` ... of the file)."""
 
     def error(k: int, message: str) -> InputError:
         return InputError(f"row {start + k + 1}: {message}", path=path)
@@ -338,21 +304,7 @@ def _batch_patterns(
     docs[rows, cols] = d
     clicks[rows, cols] = sort(click)
     _check_documents_once(docs, first, error, row_of, doc_list, session_names, run_of)
-    # distinct (query, documents, clicks) first, then the pairs of those only
-    keyed = np.concatenate([q[first][:, None], docs], axis=1)
-    keyed, clicks, length, count = deduplicate(keyed, clicks, counts, np.ones(n_imp))
-    shown = keyed[:, 1:] >= 0
-    pair_keys = keyed[:, :1] * np.int64(1 << 31) + keyed[:, 1:]
-    unique_keys, inverse = np.unique(pair_keys[shown], return_inverse=True)
-    codes = pairs.codes
-    table_codes = np.fromiter(
-        (codes.setdefault(k, len(codes)) for k in unique_keys.tolist()),
-        dtype=np.int64,
-        count=unique_keys.shape[0],
-    )
-    pair = np.full(shown.shape, -1, dtype=np.int64)
-    pair[shown] = table_codes[inverse.reshape(-1)]
-    return pair, clicks, length, count
+    return partial_of_sessions(q[first], docs, clicks, counts)
 
 
 def _check_documents_once(
