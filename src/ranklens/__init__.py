@@ -48,10 +48,13 @@ __all__ = [
     "pool",
     "pool_statistics",
     "ppi_mean",
+    "read_score_set",
+    "read_scores",
     "reproduction",
     "swap_rate",
     "topic_set_size",
     "variance_from",
+    "write_scores",
 ]
 
 if TYPE_CHECKING:
@@ -82,6 +85,7 @@ if TYPE_CHECKING:
     from ranklens.evaluation.evaluator import Evaluator, evaluate
     from ranklens.evaluation.result_set import ResultSet
     from ranklens.evaluation.results import Results
+    from ranklens.evaluation.scores_files import read_score_set, read_scores, write_scores
     from ranklens.fusion import fuse, fuse_optimize
     from ranklens.measures import Measure, parse_measure, parse_measures
     from ranklens.measures.user import define_measure
@@ -97,6 +101,9 @@ _HOME = {
     "pool": "ranklens.analysis.pooling",
     "pool_statistics": "ranklens.analysis.pooling",
     "reproduction": "ranklens.analysis.reproduction",
+    "read_scores": "ranklens.evaluation.scores_files",
+    "read_score_set": "ranklens.evaluation.scores_files",
+    "write_scores": "ranklens.evaluation.scores_files",
     "compare": "ranklens.analysis.comparison",
     "define_measure": "ranklens.measures.user",
     "Comparison": "ranklens.analysis.comparison",
@@ -127,6 +134,8 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(_HOME[name]), name)
     if name in __all__:
         return getattr(importlib.import_module("ranklens.base.errors"), name)
+    if name == "mlflow":  # the MLflow integration: ranklens.mlflow.log_results(...)
+        return importlib.import_module("ranklens.mlflow")
     if name == "rag":  # the room of generated answers: ranklens.rag.nugget_scores(...)
         return importlib.import_module("ranklens.rag")
     raise AttributeError(f"module 'ranklens' has no attribute {name!r}")

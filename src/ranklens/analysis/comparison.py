@@ -462,11 +462,12 @@ def _measure_columns(
     if measures is None:
         chosen = list(first.measures)
     else:
-        from ranklens.measures.language import parse_measure
+        from ranklens.evaluation.score_measures import measure_named
 
         chosen = []
         for m in [measures] if isinstance(measures, str) else measures:
-            name = parse_measure(m).name
+            # also the names of scores read from files that ranklens does not know
+            name = m.name if isinstance(m, Measure) else measure_named(str(m)).name
             if name not in first.names:
                 raise OptionError(
                     f"measure {name!r} was not computed (measures: {', '.join(first.names)})"
@@ -855,10 +856,16 @@ def compare(
     Parameters
     ----------
     qrels
-        Relevance judgments (whatever :class:`~ranklens.Evaluator` accepts).
+        Relevance judgments (whatever :class:`~ranklens.Evaluator` accepts), or ``None``
+        when every run is given as scores.
     runs
         Two or more runs (paths, :class:`~ranklens.Run` objects, dicts, ...), or a mapping
-        ``{name: run}``.
+        ``{name: run}``. A run may also be its per-topic scores, computed earlier or
+        elsewhere: a :class:`~ranklens.Results` or a :class:`~ranklens.ResultSet` (one
+        run each of its), e.g. read by :func:`ranklens.read_scores` from ``trec_eval -q``
+        output; without qrels, paths are score files. Scores are compared on the topics
+        the ``queries`` policy keeps, as if ranklens had evaluated the runs
+        (:mod:`ranklens.analysis.comparison_scores`, docs/scores.md).
     measures
         Measure names (``"nDCG@10"``, ``"AP"``, trec_eval names) or Measure objects.
     baseline
@@ -952,6 +959,34 @@ def compare(
         "train": train,
     }
     measure_list = [measures] if isinstance(measures, str) else list(measures)
+    from ranklens.analysis import comparison_scores
+
+    if qrels is None or any(comparison_scores.is_scores(r) for r in run_list):
+        # scores computed elsewhere (Results, read_scores): docs/scores.md
+        if bounds or correlate_qrels is not None:
+            raise OptionError(
+                "bounds and correlate_qrels evaluate the runs themselves: give runs, not scores"
+            )
+        del options["queries"]
+        scored, names, _ = comparison_scores.prepare(
+            qrels, run_list, names, measure_list, queries, options
+        )
+        return compare_results(
+            scored,
+            baseline=baseline,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            permutations=permutations,
+            seed=seed,
+            confidence=confidence,
+            all_pairs=all_pairs,
+            tukey=tukey,
+            names=names,
+            correlate=correlate,
+            power=power,
+            progress=progress,
+        )
     evaluator = Evaluator(qrels, measure_list, **options)
     if evaluator.sampled is not None:
         raise OptionError(

@@ -468,3 +468,19 @@ def looks_like_qrels(path: str) -> bool:
         fields = line.split()
         return len(fields) == 4 and fields[3].lstrip(b"-").isdigit()
     return False
+
+
+def add_mlflow(p: argparse.ArgumentParser) -> None:
+    """``--mlflow``, ``--mlflow-experiment NAME`` and ``--mlflow-run-name NAME``: log what
+    the command computed to MLflow (``ranklens.cli._inputs.log_to_mlflow``)."""
+    p.add_argument(
+        "--mlflow",
+        action="store_true",
+        help="also log the results to MLflow: a new run at MLFLOW_TRACKING_URI (aggregates "
+        "as metrics, measures and conventions as params, the per-query table and the HTML "
+        "report as artifacts; pip install 'ranklens[mlflow]'; docs/mlflow.md)",
+    )
+    p.add_argument(
+        "--mlflow-experiment", metavar="NAME", help="the MLflow experiment (default: MLflow's)"
+    )
+    p.add_argument("--mlflow-run-name", metavar="NAME", help="the MLflow run's name")

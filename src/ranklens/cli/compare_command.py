@@ -8,7 +8,7 @@ import json
 import sys
 from typing import IO, Any
 
-from ranklens.cli import _options
+from ranklens.cli import _inputs, _options
 
 DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 FORMATS = ("table", "markdown", "latex", "csv", "json")
@@ -70,6 +70,8 @@ def register(commands: Any) -> None:
     _options.add_conventions(p)
     _options.add_example(p, "compare the runs of")
     _options.add_quiet(p, "the count of queries left out")
+    _inputs.add_scores(p)
+    _options.add_mlflow(p)
     p.set_defaults(handler=run_compare)
 
 
@@ -77,12 +79,19 @@ def run_compare(args: argparse.Namespace) -> int:
     """Handle ``ranklens compare``."""
     from ranklens.base.errors import OptionError
 
-    _options.resolve_inputs(args, 2, args.correlate_qrels)
-    inputs = [args.qrels, *args.runs, args.correlate_qrels, args.popularity, args.train]
+    runs = _inputs.load_run_or_scores(args, 2, args.correlate_qrels)  # run files, scores
+    inputs = [
+        args.qrels,
+        *args.runs,
+        *args.scores,
+        args.correlate_qrels,
+        args.popularity,
+        args.train,
+    ]
     _options.check_output(args, inputs)
-    if args.names is not None and len(args.names) != len(args.runs):
+    if args.names is not None and len(args.names) != len(runs):
         raise OptionError(
-            f"--name given {len(args.names)} times for {len(args.runs)} runs (once per run)"
+            f"--name given {len(args.names)} times for {len(runs)} runs (once per run)"
         )
 
     from ranklens.analysis.comparison import compare
@@ -100,7 +109,7 @@ def run_compare(args: argparse.Namespace) -> int:
     with progress_bar(f"{args.test} test", enabled=resampled and not args.quiet) as progress:
         cmp = compare(
             args.qrels,
-            args.runs,
+            runs,
             _options.measure_names(args.measures, DEFAULT_MEASURES),
             tukey=args.tukey,
             names=args.names,
@@ -123,6 +132,7 @@ def run_compare(args: argparse.Namespace) -> int:
         )
     with _options.output_stream(args, inputs) as out:
         write(cmp, args.format, out)
+    _inputs.log_to_mlflow(args, cmp)
     return 0
 
 

@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import IO, Any
 
-from ranklens.cli import _options
+from ranklens.cli import _inputs, _options
 
 DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 _WIDE = 240
@@ -72,23 +72,28 @@ def register(commands: Any) -> None:
     _options.add_conventions(p)
     _options.add_example(p, "compare the measures on")
     _options.add_quiet(p, "the progress bar")
+    _inputs.add_scores(p)
     p.set_defaults(handler=run_discriminate)
 
 
 def run_discriminate(args: argparse.Namespace) -> int:
     """Handle ``ranklens discriminate``."""
-    _options.resolve_inputs(args, 2)
-    _options.check_output(args, [args.qrels, *args.runs])
+    entries = _inputs.load_run_or_scores(args, 2)  # run files, then score files' runs
+    _options.check_output(args, [args.qrels, *args.runs, *args.scores])
     from ranklens.analysis.topics import discriminative_power, swap_rate
     from ranklens.data.coerce import as_run
     from ranklens.data.naming import distinct_names
     from ranklens.evaluation.evaluator import Evaluator
 
     measures = _options.measure_names(args.measures, DEFAULT_MEASURES)
-    evaluator = Evaluator(args.qrels, measures, **_options.chosen(args, _options.CONVENTIONS))
-    runs = [as_run(path, args.duplicates) for path in args.runs]
-    names = distinct_names(runs, _options.given_names(args, len(runs)))
-    results = [evaluator.evaluate(r.renamed(n)) for r, n in zip(runs, names, strict=True)]
+    if args.scores:
+        results = _inputs.results_for(args, entries, measures)
+        names = [r.run for r in results]
+    else:
+        evaluator = Evaluator(args.qrels, measures, **_options.chosen(args, _options.CONVENTIONS))
+        runs = [as_run(path, args.duplicates) for path in args.runs]
+        names = distinct_names(runs, _options.given_names(args, len(runs)))
+        results = [evaluator.evaluate(r.renamed(n)) for r, n in zip(runs, names, strict=True)]
     from ranklens.presentation.progress import progress_bar
 
     with progress_bar("discriminative power", enabled=not args.quiet) as progress:
@@ -117,7 +122,7 @@ def run_discriminate(args: argparse.Namespace) -> int:
         dp.plot().savefig(args.plot)
     if args.swap_plot:
         swaps[0].plot().savefig(args.swap_plot)
-    with _options.output_stream(args, [args.qrels, *args.runs]) as out:
+    with _options.output_stream(args, [args.qrels, *args.runs, *args.scores]) as out:
         _write(args, dp, swaps if args.swap_rate else [], out)
     return 0
 

@@ -7,7 +7,7 @@ import sys
 import warnings
 from typing import Any
 
-from ranklens.cli import _options
+from ranklens.cli import _inputs, _options
 
 DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 FORMATS = ("table", "trec", "tsv", "csv", "json", "jsonl")
@@ -79,6 +79,7 @@ def register(commands: Any) -> None:
         "0.7999999999999998), 'full' prints the exact float (the shortest text that reads "
         "back as it)",
     )
+    _options.add_mlflow(p)
     p.set_defaults(handler=run_eval)
 
 
@@ -157,6 +158,7 @@ def run_eval(args: argparse.Namespace) -> int:
         full = args.precision == "full"
         with _options.output_stream(args, inputs) as out:
             write_results(results, args.format, args.per_query, out, full=full)
+        _inputs.log_to_mlflow(args, results[0] if len(results) == 1 else results)
         return 0
     evaluator = Evaluator(
         args.qrels,
@@ -186,6 +188,7 @@ def run_eval(args: argparse.Namespace) -> int:
         answered = [evaluator.evaluate(r) for r in named_runs(args.runs, args.names)]
         with _options.output_stream(args, inputs) as out:
             write_results(answered, args.format, args.per_query, out)
+        _inputs.log_to_mlflow(args, answered[0] if len(answered) == 1 else answered)
         return 0
     from ranklens.data.chunks import should_stream
     from ranklens.data.coerce import as_run
@@ -238,9 +241,11 @@ def run_eval(args: argparse.Namespace) -> int:
         full = args.precision == "full"
         with _options.output_stream(args, inputs) as out:
             write_bounds(results, ranges, args.format, args.per_query, out, full=full)
+        _inputs.log_to_mlflow(args, results[0] if len(results) == 1 else results)
         return 0
     with _options.output_stream(args, inputs) as out:
         write_results(results, args.format, args.per_query, out, full=args.precision == "full")
+    _inputs.log_to_mlflow(args, results[0] if len(results) == 1 else results)
     return 0
 
 
@@ -296,6 +301,7 @@ def _eval_sampled(args: argparse.Namespace, evaluator: Any) -> int:
     _refuse_repeated([result.run for result in results])
     with _options.output_stream(args, [args.qrels, *args.runs]) as out:
         write_results(results, args.format, args.per_query, out, full=args.precision == "full")
+    _inputs.log_to_mlflow(args, results[0] if len(results) == 1 else results)
     return 0
 
 

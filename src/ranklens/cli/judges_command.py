@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from ranklens.cli import _options
+from ranklens.cli import _inputs, _options
 
 FORMATS = ("table", "csv", "json")
 DEFAULT_MEASURES = _options.DEFAULT_MEASURES
@@ -62,6 +62,16 @@ def register(commands: Any) -> None:
     _options.add_conventions(p)
     _options.add_example(p, _EXAMPLE_JUDGES + " and the runs bm25, dense and rerank")
     _options.add_quiet(p)
+    for side, what in (("a", "the reference leaderboard"), ("b", "the other leaderboard")):
+        p.add_argument(
+            f"--scores-{side}",
+            action="extend",
+            nargs="+",
+            default=[],
+            metavar="FILE",
+            help=f"{what} as per-topic score files (e.g. TREC AutoJudge leaderboards; "
+            "instead of QRELS, QRELS_B and the runs; docs/scores.md)",
+        )
     p.set_defaults(handler=run_leaderboard)
 
     p = commands.add_parser(
@@ -230,30 +240,38 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     from ranklens.analysis.leaderboard import NUMBERS, leaderboard_agreement
     from ranklens.data.output import check_destination
 
-    _example_files(args, args.qrels_a, args.qrels_b, *args.runs)
+    _example_files(args, args.qrels_a, args.qrels_b, *args.runs, *args.scores_a, *args.scores_b)
     if args.example:
         from ranklens.data.examples import example_llm_qrels_path, example_paths, example_run_paths
 
         args.qrels_a, args.qrels_b = str(example_paths()[0]), str(example_llm_qrels_path())
         paths = example_run_paths()
         args.runs = [str(paths[name]) for name in ("bm25", "dense", "rerank")]
-    _need(args, "two qrels files and three or more runs", args.qrels_a, args.qrels_b, args.runs)
-    inputs = [args.qrels_a, args.qrels_b, *args.runs]
-    _options.check_output(args, inputs)
-    if args.report:
-        check_destination(args.report, inputs, args.force)
-    runs: Any = args.runs
-    if args.names:
-        runs = dict(zip(_options.given_names(args, len(args.runs)), args.runs, strict=True))
-    res = leaderboard_agreement(
-        args.qrels_a,
-        args.qrels_b,
-        runs,
-        _measures(args),
-        top_k=args.top_k,
-        p=args.rbo_p,
-        **_conventions(args),
-    )
+    if args.scores_a or args.scores_b:  # two leaderboards of per-topic scores
+        set_a, set_b = _inputs.leaderboard_sets(args)
+        inputs = [*args.scores_a, *args.scores_b]
+        _options.check_output(args, inputs)
+        if args.report:
+            check_destination(args.report, inputs, args.force)
+        res = leaderboard_agreement(set_a, set_b, top_k=args.top_k, p=args.rbo_p)
+    else:
+        _need(args, "two qrels files and three or more runs", args.qrels_a, args.qrels_b, args.runs)
+        inputs = [args.qrels_a, args.qrels_b, *args.runs]
+        _options.check_output(args, inputs)
+        if args.report:
+            check_destination(args.report, inputs, args.force)
+        runs: Any = args.runs
+        if args.names:
+            runs = dict(zip(_options.given_names(args, len(args.runs)), args.runs, strict=True))
+        res = leaderboard_agreement(
+            args.qrels_a,
+            args.qrels_b,
+            runs,
+            _measures(args),
+            top_k=args.top_k,
+            p=args.rbo_p,
+            **_conventions(args),
+        )
     header = ["measure", *NUMBERS, "moved", "swaps"]
     rows = [
         [m, *(c[n] for n in NUMBERS), c.max_rank_change_run or "-", len(c.swaps)]

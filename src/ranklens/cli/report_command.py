@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from ranklens.cli import _options
+from ranklens.cli import _inputs, _options
 
 DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 
@@ -51,6 +51,7 @@ def register(commands: Any) -> None:
     _options.add_quiet(p, "the progress bar and the name of the file written")
     # -q stays for scripts that used it; it is not shown, as -q means --per-query in eval
     p.add_argument("-q", dest="quiet", action="store_true", help=argparse.SUPPRESS)
+    _inputs.add_scores(p)
     p.set_defaults(handler=run_report)
 
 
@@ -59,9 +60,16 @@ def run_report(args: argparse.Namespace) -> int:
     from ranklens.base.errors import OptionError
     from ranklens.presentation.reporting import write_report
 
-    _options.resolve_inputs(args, 1)
     if args.output == "-":
         raise OptionError("--output must be a file name (the report is one HTML file)")
+    if args.scores:  # runs given as per-topic scores: docs/scores.md
+        entries = _inputs.load_run_or_scores(args, 1)
+        measures = _options.measure_names(args.measures, DEFAULT_MEASURES)
+        _inputs.write_scores_report(args, entries, measures)
+        if not args.quiet:
+            sys.stderr.write(f"ranklens: wrote {args.output}\n")
+        return 0
+    _options.resolve_inputs(args, 1)
     runs: Any = args.runs
     if args.names:
         runs = dict(zip(_options.given_names(args, len(args.runs)), args.runs, strict=True))

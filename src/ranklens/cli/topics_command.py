@@ -8,6 +8,7 @@ import argparse
 import json
 from typing import IO, Any
 
+from ranklens.cli import _inputs as score_inputs
 from ranklens.cli import _options
 
 DEFAULT_MEASURES = _options.DEFAULT_MEASURES
@@ -78,6 +79,7 @@ def register(commands: Any) -> None:
     _options.add_conventions(p)
     _options.add_example(p, "estimate the variance from")
     _options.add_quiet(p)
+    score_inputs.add_scores(p, "existing runs to estimate the variance from")
     p.set_defaults(handler=run_topics)
 
 
@@ -116,10 +118,11 @@ def run_topics(args: argparse.Namespace) -> int:
     from ranklens.analysis.stats.power import topic_set_size
     from ranklens.base.errors import OptionError
 
-    qrels, runs = _inputs(args)
-    _options.check_output(args, [qrels, *runs])
+    scored = score_inputs.read_score_files(args)  # runs given as per-topic scores
+    qrels, runs = (args.qrels, list(args.runs)) if scored else _inputs(args)
+    _options.check_output(args, [qrels, *runs, *args.scores])
     if args.variance is not None:
-        if runs:
+        if runs or scored:
             raise OptionError("give either --variance or runs (QRELS RUN ..., --example), not both")
         test = args.test or "paired-t"
         systems = args.systems if test == "anova" else None
@@ -131,15 +134,18 @@ def run_topics(args: argparse.Namespace) -> int:
             else:
                 out.write(f"{n}\n")
         return 0
-    if not runs:
+    if not runs and not scored:
         raise OptionError("give --variance, or runs to estimate it from (QRELS RUN ...)")
     from ranklens.analysis.topics import residual_variance, topic_matrix
     from ranklens.evaluation.evaluator import Evaluator
 
     measures = _options.measure_names(args.measures, DEFAULT_MEASURES)
-    evaluator = Evaluator(qrels, measures, **_options.chosen(args, _options.CONVENTIONS))
-    results = [evaluator.evaluate(r) for r in runs]
-    systems = args.systems if args.systems is not None else len(runs)
+    if scored:
+        results = score_inputs.results_for(args, [*runs, *scored], measures)
+    else:
+        evaluator = Evaluator(qrels, measures, **_options.chosen(args, _options.CONVENTIONS))
+        results = [evaluator.evaluate(r) for r in runs]
+    systems = args.systems if args.systems is not None else len(results)
     tests = [args.test] if args.test else list(TESTS)
     rows: list[dict[str, Any]] = []
     for m in [r.name for r in results[0].measures]:
@@ -164,8 +170,8 @@ def run_topics(args: argparse.Namespace) -> int:
                 systems if test == "anova" else None,
             )
         rows.append(row)
-    with _options.output_stream(args, [qrels, *runs]) as out:
-        _write(args, rows, tests, systems, len(runs), out)
+    with _options.output_stream(args, [qrels, *runs, *args.scores]) as out:
+        _write(args, rows, tests, systems, len(results), out)
     return 0
 
 

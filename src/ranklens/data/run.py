@@ -12,6 +12,7 @@ import numpy as np
 from ranklens.base.errors import InputError, OptionError
 from ranklens.base.types import TIE_POLICIES, DuplicatePolicy, Float64Array, Int64Array, TiePolicy
 from ranklens.data.grouped import Grouped, resolve_duplicates, subset_entries
+from ranklens.data.ir_metadata import IrMetadata
 from ranklens.data.native import core as _core
 
 _POLICY_CODE = {"trec_eval": 0, "input": 1, "docid_asc": 2}
@@ -49,6 +50,9 @@ class Run(Grouped):
     """The rank column of each entry (a TREC file's 4th column, a DataFrame's ``rank``;
     ``NO_RANK`` where it is not an integer), or ``None`` when the run was built without
     one; read only by the tie policy ``"rank"``."""
+    metadata: IrMetadata | None = field(default=None, kw_only=True)
+    """The run's ir_metadata (the ``# ir_metadata.start`` header of a TREC run file,
+    :mod:`ranklens.data.ir_metadata`), or ``None``; written back by :meth:`write`."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -135,7 +139,13 @@ class Run(Grouped):
             return self if self.unique else replace(self, unique=True)
         ranks = None if self.ranks is None else self.ranks[keep]
         columns = subset_entries(self, keep)
-        return Run(scores=self.scores[keep], name=self.name, ranks=ranks, **columns)  # type: ignore[arg-type]
+        return Run(
+            scores=self.scores[keep],
+            name=self.name,
+            ranks=ranks,
+            metadata=self.metadata,
+            **columns,  # type: ignore[arg-type]
+        )
 
     def ranking(self, ties: TiePolicy = "trec_eval") -> Int64Array:
         """The entries of each query in ranked order, as a permutation of entry indices.

@@ -11,6 +11,7 @@ import numpy as np
 
 from ranklens.base.errors import EmptyInputError, InputError, ParseError, ResourceError
 from ranklens.base.types import Int64Array, UInt8Array
+from ranklens.data.ir_metadata import IrMetadata, header_of
 from ranklens.data.native import core as _core
 from ranklens.data.source import read_source, release
 
@@ -24,12 +25,18 @@ _RUN, _QRELS = 0, 1
 Parsed = tuple[list[str], Int64Array, UInt8Array, Int64Array, np.ndarray, Int64Array, str | None]
 
 
-def _parse(source: object, kind: int) -> tuple[Parsed, Int64Array | None, str]:
-    """The parsed columns, and a run's rank column (``INT64_MIN`` where it is no integer)."""
+def _parse(
+    source: object, kind: int
+) -> tuple[Parsed, Int64Array | None, str, IrMetadata | None]:
+    """The parsed columns, a run's rank column (``INT64_MIN`` where it is no integer) and
+    a run's ir_metadata header (:mod:`ranklens.data.ir_metadata`; comment lines, which the
+    parser skips)."""
     content, name = read_source(source)
     ranks: Int64Array | None = None
+    header: IrMetadata | None = None
     try:
         if kind == _RUN:
+            header = header_of(content, name)
             *columns, ranks = _core.parse_trec(content, kind, 1, ranks=True)
             parsed = cast(Parsed, tuple(columns))
         else:
@@ -52,7 +59,7 @@ def _parse(source: object, kind: int) -> tuple[Parsed, Int64Array | None, str]:
             f"holds no {what} lines (the file is empty, or has only blank and '#' lines)",
             path=name,
         )
-    return parsed, ranks, name
+    return parsed, ranks, name, header
 
 
 _HINTS = {
@@ -110,7 +117,9 @@ def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> dict[str
     and blank lines are skipped; gzip, bzip2 and xz files are decompressed. Relevance must be
     an integer (``2`` or ``2.0``). Errors name the file and the line.
     """
-    (qids, q_offsets, doc_data, doc_offsets, rels, lines, _tag), _, name = _parse(source, _QRELS)
+    (qids, q_offsets, doc_data, doc_offsets, rels, lines, _tag), _, name, _ = _parse(
+        source, _QRELS
+    )
     return {
         "qids": tuple(qids),
         "q_offsets": q_offsets,
@@ -131,9 +140,11 @@ def read_run(
     Documents are ranked by score; the rank column is kept as ``ranks`` for the tie policy
     ``"rank"`` only (a field that is not an integer is ``INT64_MIN`` there, an error only
     under that policy); columns after the tag are ignored. The run's name is ``name``, else
-    the tag of the last line (as trec_eval's ``runid``), else the file name.
+    the tag of the last line (as trec_eval's ``runid``), else the file name. An
+    ir_metadata header (``# ir_metadata.start`` ... comment lines at the top) is kept as
+    ``metadata``.
     """
-    parsed, ranks, where = _parse(source, _RUN)
+    parsed, ranks, where, header = _parse(source, _RUN)
     qids, q_offsets, doc_data, doc_offsets, scores, lines, tag = parsed
     return {
         "qids": tuple(qids),
@@ -145,6 +156,7 @@ def read_run(
         "scores": scores,
         "name": name or tag or os.path.basename(where),
         "ranks": ranks,
+        "metadata": header,
     }
 
 
@@ -267,14 +279,19 @@ def trec_run_chunks(
 def write_run(
     path: str | os.PathLike[str] | IO[str], run: Run, order: Int64Array, name: str
 ) -> None:
-    """Write the run as TREC text (:func:`trec_run_chunks`) to a path or a text stream."""
+    """Write the run as TREC text (:func:`trec_run_chunks`) to a path or a text stream,
+    after its ir_metadata header if it has one (``run.metadata``)."""
+    metadata: IrMetadata | None = getattr(run, "metadata", None)
+    header = "".join(line + "\n" for line in metadata.comment_lines()) if metadata else ""
     if hasattr(path, "write"):
+        path.write(header)
         for chunk in trec_run_chunks(run, order, name, "surrogatepass"):
             path.write(chunk.decode("utf-8", "surrogatepass"))
     else:
         chunks = trec_run_chunks(run, order, name)
         first = next(chunks, b"")
         with open(os.fspath(path), "wb") as handle:
+            handle.write(header.encode("utf-8"))
             handle.write(first)
             for chunk in chunks:
                 handle.write(chunk)

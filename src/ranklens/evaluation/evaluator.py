@@ -423,6 +423,10 @@ class Evaluator:
 
             streamed = evaluate_stream(self, run, name, progress=progress)
             check_overlap(streamed.query_counts, streamed.run, _name_of(run))
+            if streamed.metadata is None:  # the header of a run file read in chunks
+                from ranklens.data.ir_metadata import read_header
+
+                streamed = dataclasses.replace(streamed, metadata=read_header(run))
             return streamed
         return self._evaluate(run, name, check=True)
 
@@ -467,6 +471,7 @@ class Evaluator:
             aligned.query_counts,
             tie_affected_queries=tied,
             run_statistics=statistics,
+            metadata=aligned.run.metadata,
         )
 
     def _tie_affected(self, aligned: Aligned) -> int | None:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
 from ranklens.base.errors import OptionError
 from ranklens.base.optional import require
+from ranklens.data.ir_metadata import IrMetadata
 from ranklens.evaluation.results import MeasureValues, Results
 
 Layout = Literal["long", "wide"]
@@ -44,6 +45,10 @@ class ResultSet:
     """
 
     results: tuple[Results, ...]
+    metadata: IrMetadata | None = field(default=None, kw_only=True)
+    """The ir_metadata of the set as a whole (the ``ir-metadata.yml`` beside a leaderboard
+    it was read from: how the scores were made, e.g. by which judge), or ``None``; each
+    run's own is on its :class:`~ranklens.Results`."""
 
     def __post_init__(self) -> None:
         names = [r.run for r in self.results]

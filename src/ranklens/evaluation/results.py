@@ -15,6 +15,7 @@ from ranklens.base.errors import MeasureError, RanklensError
 from ranklens.base.optional import require
 from ranklens.base.segments import ordered_total
 from ranklens.base.types import Float64Array
+from ranklens.data.ir_metadata import IrMetadata
 from ranklens.measures.base import (
     GMEAN_FLOOR,
     Measure,
@@ -57,6 +58,18 @@ def aggregate(measure: Measure, values: Float64Array) -> float:
     return ordered_total(values) / float(values.shape[0])
 
 
+def _trec_value_name(key: object) -> str | None:
+    """The canonical name of trec_eval's printed value name ``key`` (``relative_P_10``,
+    ``Rprec_mult_0.20``, ``unj_5``: names of ``trec_eval -q`` output that the measure
+    language does not read), or ``None``."""
+    if not isinstance(key, str):
+        return None
+    from ranklens.evaluation.score_measures import trec_value_measure
+
+    found = trec_value_measure(key)
+    return None if found is None else found.name
+
+
 class MeasureValues(dict[str, float]):
     """``{measure name: value}`` under the canonical names, that also answers to any other
     spelling of a measure it holds: ``values["map"]`` is ``values["AP"]``, and
@@ -69,11 +82,12 @@ class MeasureValues(dict[str, float]):
     """
 
     def _canonical(self, key: object) -> str | None:
+        name: str | None
         try:
             name = parse_measure(key).name  # type: ignore[arg-type]
-        except (RanklensError, TypeError, ValueError):
-            return None
-        return name if dict.__contains__(self, name) else None
+        except (RanklensError, TypeError, ValueError, RecursionError):
+            name = _trec_value_name(key)
+        return name if name is not None and dict.__contains__(self, name) else None
 
     def __missing__(self, key: object) -> float:
         name = self._canonical(key)
@@ -134,6 +148,11 @@ class Results:
     bootstrap of :func:`ranklens.compare`). Their columns of :attr:`values` are NaN: they
     have no per-query values, :attr:`per_query` and the frames leave them out and
     :meth:`query_values` refuses them."""
+    metadata: IrMetadata | None = field(default=None, kw_only=True)
+    """The run's ir_metadata (the header of its TREC file, or the ``ir-metadata.yml``
+    beside a leaderboard it was read from; :mod:`ranklens.data.ir_metadata`), or
+    ``None``. Shown in reports, logged to MLflow as tags, written back by the writers
+    that can hold it (:mod:`ranklens.evaluation.scores_files`)."""
 
     def __post_init__(self) -> None:
         self.values.flags.writeable = False
@@ -200,7 +219,7 @@ class Results:
         name = measure.name if isinstance(measure, Measure) else measure
         names = self.names
         if name not in names:
-            name = parse_measure(name).name
+            name = _trec_value_name(name) or parse_measure(name).name
         if name not in names:
             raise KeyError(f"{name} was not computed (measures: {', '.join(names)})")
         return names.index(name)
@@ -251,8 +270,8 @@ class Results:
 
     def to_parquet(self, path: str | os.PathLike[str]) -> None:
         """Save as Parquet: a ``query_id`` column and a float64 column per measure; the
-        run's name, the measures, the query counts and the run-level measures' values
-        (``Coverage@10``, ...) in the file's metadata.
+        run's name, the measures, the query counts, the run-level measures' values
+        (``Coverage@10``, ...) and the run's ir_metadata in the file's metadata.
         :meth:`from_parquet` reads back equal Results (see
         :mod:`ranklens.evaluation.results_files`)."""
         from ranklens.evaluation.results_files import write_parquet
@@ -262,10 +281,18 @@ class Results:
     @classmethod
     def from_parquet(cls, path: str | os.PathLike[str]) -> Results:
         """Read Results saved by :meth:`to_parquet`."""
-        from ranklens.evaluation.results_files import read_parquet, read_parquet_run_values
+        from ranklens.evaluation.results_files import (
+            read_parquet,
+            read_parquet_metadata,
+            read_parquet_run_values,
+        )
 
         parts = read_parquet(path)  # run-level measures: their saved values
-        return cls(*parts, run_statistics=read_parquet_run_values(path))
+        return cls(
+            *parts,
+            run_statistics=read_parquet_run_values(path),
+            metadata=read_parquet_metadata(path),
+        )
 
     def to_jsonl(self, path: str | os.PathLike[str] | IO[str]) -> None:
         """Save as JSON lines, ``{"run", "query_id", "<measure>": value, ...}`` per query

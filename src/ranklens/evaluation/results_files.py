@@ -4,8 +4,9 @@ Both hold one row per query (queries in byte order): a ``query_id`` column and o
 column per measure, named by the measure's canonical name (read back with
 :func:`~ranklens.parse_measure`, so the measures are equal).
 
-- Parquet keeps the run's name, the measures in order and the query counts in the file's
-  metadata (key ``ranklens.results``, a JSON object). Needs pyarrow.
+- Parquet keeps the run's name, the measures in order, the query counts and the run's
+  ir_metadata in the file's metadata (key ``ranklens.results``, a JSON object). Needs
+  pyarrow.
 - JSON lines: ``{"run": name, "query_id": qid, "<measure>": value, ...}`` a line; values are
   written as Python's ``repr`` (the shortest text that reads back as the same float64), nan
   as ``null``; a run-level measure (``Coverage@10``, ...) has its value for the run on every
@@ -30,6 +31,7 @@ import numpy as np
 from ranklens.base.errors import DuplicateError, InputError, MeasureError, ParseError
 from ranklens.base.optional import require
 from ranklens.base.types import Float64Array
+from ranklens.data.ir_metadata import IrMetadata
 from ranklens.measures.base import Measure, is_run_level
 from ranklens.measures.language import parse_measure
 
@@ -52,6 +54,7 @@ def write_parquet(results: Results, path: PathLike) -> None:
         "measures": results.names,
         "query_counts": dict(results.query_counts),
         "run_values": run_values(results),
+        "metadata": None if results.metadata is None else results.metadata.text,
     }
     table = pa.table(data).replace_schema_metadata({META_KEY: json.dumps(meta).encode()})
     pq.write_table(table, os.fspath(path))
@@ -121,7 +124,10 @@ Parts = tuple[str, tuple[Measure, ...], tuple[str, ...], np.ndarray, dict[str, i
 def _build(
     run: str, names: list[str], queries: list[str], values: np.ndarray, counts: dict[str, int]
 ) -> Parts:
-    return run, tuple(parse_measure(n) for n in names), tuple(queries), values, counts
+    # names ranklens does not know are scores read from elsewhere (external measures)
+    from ranklens.evaluation.score_measures import measure_named
+
+    return run, tuple(measure_named(n) for n in names), tuple(queries), values, counts
 
 
 def read_parquet(path: PathLike) -> Parts:
@@ -165,6 +171,15 @@ def split_run_values(parts: Parts) -> tuple[Parts, dict[str, StoredRunValue]]:
             out[:, j] = math.nan
     stats = stored_statistics([m.name for m in measures], saved, len(queries))
     return (run, measures, queries, out, counts), stats
+
+
+def read_parquet_metadata(path: PathLike) -> IrMetadata | None:
+    """The run's ir_metadata saved by :func:`write_parquet` (only the file's metadata is
+    read), or ``None``."""
+    pq = require("pyarrow.parquet", "Results.from_parquet")
+    schema = pq.read_schema(os.fspath(path))
+    text = json.loads((schema.metadata or {})[META_KEY]).get("metadata")
+    return None if not text else IrMetadata(str(text), os.fspath(path))
 
 
 def read_parquet_run_values(path: PathLike) -> dict[str, StoredRunValue]:

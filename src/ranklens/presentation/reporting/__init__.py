@@ -12,5 +12,6 @@ True
 from __future__ import annotations
 
 from ranklens.presentation.reporting._build import build_report, write_report
+from ranklens.presentation.reporting._scores import build_scores_report
 
-__all__ = ["build_report", "write_report"]
+__all__ = ["build_report", "build_scores_report", "write_report"]

@@ -145,6 +145,11 @@ def build_report(
             )
             html = significance_html(comparison)
             sections = [Section("Summary and significance", html, "summary")]
+        from ranklens.presentation.reporting._metadata import metadata_section
+
+        shown_metadata = metadata_section(results)  # the runs' ir_metadata headers
+        if shown_metadata is not None:
+            sections.append(shown_metadata)
         step("compared")
         with warnings.catch_warnings():  # the runs are evaluated again: they warned above
             warnings.simplefilter("ignore", InputWarning)

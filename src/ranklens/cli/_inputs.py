@@ -1,0 +1,200 @@
+"""Per-topic score files wherever the command line takes runs to compare, and logging what a
+command computed to MLflow: one place, for every command that does either.
+
+``--scores FILE ...`` (:func:`add_scores`) gives runs as their per-topic scores
+(``trec_eval -q`` output, AutoJudge leaderboards, nuggetizer metrics, tables: whatever
+:func:`ranklens.read_scores` reads); without QRELS every run is given so, with QRELS the run
+files are evaluated and the scores taken as they are (docs/scores.md). ``--mlflow``
+(:func:`ranklens.cli._options.add_mlflow`) logs the results or the comparison to MLflow
+(docs/mlflow.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ranklens.cli import _options
+
+
+def add_scores(p: argparse.ArgumentParser, what: str = "runs") -> None:
+    """``--scores FILE ...`` and ``--no-check-all``."""
+    p.add_argument(
+        "--scores",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help=f"{what} given as per-topic scores (trec_eval -q output, an AutoJudge "
+        "leaderboard, nuggetizer metrics, a CSV/TSV/Parquet table, JSON lines; a file may "
+        "hold several runs); QRELS may then be left out (docs/scores.md)",
+    )
+    p.add_argument(
+        "--no-check-all",
+        dest="check_all",
+        action="store_false",
+        help="read score files whose 'all' lines are not the aggregate of their per-topic "
+        "values (they are refused by default, the difference shown)",
+    )
+
+
+def read_score_files(args: argparse.Namespace) -> list[Any]:
+    """The Results of every run in ``args.scores``, in order (a file of several runs gives
+    each of them)."""
+    from ranklens.evaluation.scores_files import read_score_set
+
+    out: list[Any] = []
+    for path in getattr(args, "scores", None) or []:
+        out.extend(read_score_set(path, check_all=getattr(args, "check_all", True)))
+    return out
+
+
+def load_run_or_scores(args: argparse.Namespace, min_runs: int, *extra_files: Any) -> list[Any]:
+    """The runs to compare: the run files (paths, evaluated by the command against QRELS)
+    then the runs of the score files (:class:`~ranklens.Results`); the inputs checked as
+    :func:`~ranklens.cli._options.resolve_inputs` checks them, QRELS optional when every run
+    is given as scores.
+
+    Raises
+    ------
+    OptionError
+        Too few runs, run files without QRELS, ``--example`` with score files.
+    """
+    from ranklens.base.errors import OptionError
+
+    if not getattr(args, "scores", None):
+        _options.resolve_inputs(args, min_runs, *extra_files)
+        return list(args.runs)
+    if getattr(args, "example", False):
+        raise OptionError("--example takes no score files: it uses the bundled runs")
+    if args.runs and args.qrels is None:
+        raise OptionError("run files are evaluated against QRELS: give the qrels first")
+    scores = read_score_files(args)
+    total = len(args.runs) + len(scores)
+    if total < min_runs:
+        raise OptionError(f"give at least {min_runs} runs (run files or score files), not {total}")
+    if sum(1 for p in [args.qrels, *args.runs, *extra_files] if p == "-") > 1:
+        raise OptionError("only one of the files can be '-' (stdin)")
+    depth = getattr(args, "depth", None)
+    if depth is not None and depth < 1:
+        raise OptionError(f"--depth must be a positive number, not {depth}")
+    return [*args.runs, *scores]
+
+
+def conventions(args: argparse.Namespace) -> dict[str, Any]:
+    """The conventions a command evaluated with, for MLflow's params."""
+    return {name: getattr(args, name) for name in _options.CONVENTIONS if hasattr(args, name)}
+
+
+def log_to_mlflow(args: argparse.Namespace, computed: Any) -> None:
+    """With ``--mlflow``: log ``computed`` (Results, several, or a Comparison) to MLflow —
+    a new run (named ``--mlflow-run-name``) of the experiment ``--mlflow-experiment``, at
+    the tracking server of ``MLFLOW_TRACKING_URI`` — and say where on stderr (unless
+    ``--quiet``)."""
+    if not getattr(args, "mlflow", False):
+        return
+    import sys
+
+    from ranklens.analysis.comparison import Comparison
+    from ranklens.presentation import mlflow_logging
+
+    mlflow = mlflow_logging.mlflow_module()
+    experiment = getattr(args, "mlflow_experiment", None)
+    run_id = None
+    started = False
+    if run_id is None and mlflow.active_run() is None:
+        if experiment is not None:
+            mlflow.set_experiment(experiment)
+        run_id = mlflow.start_run(run_name=getattr(args, "mlflow_run_name", None)).info.run_id
+        started = True
+    try:
+        if isinstance(computed, Comparison):
+            logged = mlflow_logging.log_comparison(
+                computed, run_id=run_id, conventions=conventions(args)
+            )
+        else:
+            logged = mlflow_logging.log_results(
+                computed, run_id=run_id, conventions=conventions(args)
+            )
+    finally:
+        if started:
+            mlflow.end_run()
+    if not getattr(args, "quiet", False):
+        sys.stderr.write(f"ranklens: logged to MLflow run {logged} ({mlflow.get_tracking_uri()})\n")
+
+
+def results_for(args: argparse.Namespace, entries: list[Any], measures: list[str]) -> list[Any]:
+    """The Results of ``entries`` (run files evaluated against ``args.qrels``, score files'
+    runs as read), every one on the topics ``--queries`` keeps, named by ``--name`` or their
+    own names: what ``compare`` compares (:mod:`ranklens.analysis.comparison_scores`)."""
+    from ranklens.analysis.comparison_scores import prepare
+
+    options = {k: getattr(args, k) for k in ("ties", "depth", "duplicates") if hasattr(args, k)}
+    names = getattr(args, "names", None)
+    results, _, _ = prepare(
+        args.qrels, entries, names, measures, getattr(args, "queries", "qrels"), options
+    )
+    return results
+
+
+def write_scores_report(args: argparse.Namespace, entries: list[Any], measures: list[str]) -> None:
+    """``ranklens report`` of runs given (some or all) as scores: the summary with the
+    significance tables, the runs' ir_metadata, the per-topic distributions and the
+    per-query table (no worked computations: scores carry no rankings)."""
+    from ranklens.base.errors import OptionError
+    from ranklens.data.output import check_destination, write_atomically
+    from ranklens.presentation.reporting import build_scores_report
+
+    refused = [o for o in ("qrels_b", "popularity", "train", "item_features") if getattr(args, o)]
+    if refused:
+        raise OptionError(
+            f"--{refused[0].replace('_', '-')} needs runs evaluated here, not --scores"
+        )
+    inputs = [args.qrels, *args.runs, *args.scores]
+    check_destination(args.output, inputs, args.force)
+    comparison = None
+    if len(entries) > 1:
+        from ranklens.analysis.comparison import compare
+
+        comparison = compare(
+            args.qrels,
+            entries,
+            measures,
+            names=args.names,
+            **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
+        )
+        results = list(comparison.results)
+    else:
+        results = entries  # one run's scores, as read
+    html = build_scores_report(results, comparison, title=args.title, plots=not args.no_plots)
+    write_atomically(args.output, html, inputs=inputs, force=args.force)
+
+
+def leaderboard_sets(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The two ResultSets of ``ranklens leaderboard --scores-a ... --scores-b ...``: the
+    same runs under two sets of judgments (a reference leaderboard and, say, an LLM
+    judge's), each with the measures of ``-m`` (default: the measures both have)."""
+    from ranklens.analysis.comparison_scores import select_measures
+    from ranklens.base.errors import OptionError
+    from ranklens.evaluation.result_set import ResultSet
+    from ranklens.evaluation.score_measures import measure_named
+    from ranklens.evaluation.scores_files import read_score_set
+
+    if not args.scores_a or not args.scores_b:
+        raise OptionError("give both --scores-a and --scores-b (the two leaderboards)")
+    if args.qrels_a or args.qrels_b or args.runs:
+        raise OptionError("give either qrels and runs, or --scores-a and --scores-b")
+    check = getattr(args, "check_all", True)
+    sets = [read_score_set(list(f), check_all=check) for f in (args.scores_a, args.scores_b)]
+    if args.measures:
+        chosen = [measure_named(n) for n in _options.measure_names(args.measures, ())]
+    else:
+        names_b = set(sets[1].names)
+        chosen = [m for m in sets[0][0].measures if m.name in names_b]
+        if not chosen:
+            raise OptionError(
+                f"the two leaderboards share no measure ({', '.join(sets[0].names)}; "
+                f"{', '.join(sets[1].names)}); give the same names, or -m"
+            )
+    picked = [ResultSet(tuple(select_measures(r, chosen) for r in s)) for s in sets]
+    return picked[0], picked[1]
