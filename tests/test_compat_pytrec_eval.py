@@ -173,3 +173,44 @@ def test_pytrec_eval_integration_cases(
     holder = suite.PyTrecEvalIntegrationTest()
     suite.TREC_EVAL_TEST_DIR = str(tmp_path)  # this test's own copy of the module
     case(holder)
+
+
+def larger(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, Any]]]:
+    """Generated qrels and a run past the tiny path's size (read by the native core in one
+    walk, ``ranklens.data.memory.plain_dict_columns``), with the awkward cases of
+    :func:`generated` repeated over many queries."""
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, Any]] = {}
+    for part in range(12):
+        more_qrels, more_run = generated(seed * 100 + part)
+        more_run = {q: {f"{d}x{k}": s for k in range(20) for d, s in docs.items()}
+                    for q, docs in more_run.items()}  # fmt: skip
+        qrels.update({f"{part}_{q}": docs for q, docs in more_qrels.items()})
+        run.update({f"{part}_{q}": docs for q, docs in more_run.items()})
+    for q, docs in list(qrels.items())[::3]:  # judge some of the longer rankings' documents
+        docs.update({d: len(d) % 4 - 1 for d in list(run.get(q, {}))[::5]})
+        if all(v < 0 for v in docs.values()):
+            docs["z"] = 0
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_larger_runs_equal_pytrec_eval(seed: int) -> None:
+    """Past the tiny path, plain dicts are read by the native core without the type checks
+    (which it proves unnecessary); unusual kinds (bool relevance, numpy scores) are checked
+    first; both give pytrec_eval's values."""
+    from ranklens.evaluation.tiny import TINY_ENTRIES
+
+    qrels, run = larger(seed)
+    assert sum(map(len, run.values())) > TINY_ENTRIES
+    for measures in ({"all_trec"}, {"map", "ndcg_cut.10", "P.10", "recip_rank"}):
+        for judged_only in (False, True):
+            expected = pytrec_eval.RelevanceEvaluator(qrels, measures, 1, judged_only)
+            got = compat.RelevanceEvaluator(qrels, measures, 1, judged_only)
+            same_results(expected.evaluate(run), got.evaluate(run))
+    unusual_run = {q: {d: np.float64(s) for d, s in docs.items()} for q, docs in run.items()}
+    unusual_qrels = {q: {d: bool(g) if g in (0, 1) else g for d, g in docs.items()}
+                     for q, docs in qrels.items()}  # fmt: skip
+    expected = pytrec_eval.RelevanceEvaluator(unusual_qrels, {"all_trec"})
+    got = compat.RelevanceEvaluator(unusual_qrels, {"all_trec"})
+    same_results(expected.evaluate(unusual_run), got.evaluate(unusual_run))

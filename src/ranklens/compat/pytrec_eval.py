@@ -26,7 +26,9 @@ pytrec_eval's behaviour is undefined.
 from __future__ import annotations
 
 import collections
+import math
 import re
+from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from types import MappingProxyType
@@ -36,8 +38,12 @@ import numpy as np
 
 from ranklens.base.errors import RanklensError
 from ranklens.base.types import Float64Array
+from ranklens.data.memory import plain_dict_columns
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
+from ranklens.evaluation import tiny
+from ranklens.evaluation.tiny import ScalarKernel
+from ranklens.kernels.scalar import Grades
 from ranklens.measures.base import GMEAN_FLOOR, Measure
 from ranklens.measures.trec_table import (
     BY_NAME,
@@ -267,17 +273,32 @@ class RelevanceEvaluator:
         judged_docs_only_flag: bool = False,
     ) -> None:
         names = _combine_measures(_expand_nicknames(measures))
-        nonempty = {qid: docs for qid, docs in query_relevance.items() if len(docs) > 0}
+        nonempty = query_relevance
+        if type(query_relevance) is not dict or not all(map(len, query_relevance.values())):
+            nonempty = {qid: docs for qid, docs in query_relevance.items() if len(docs) > 0}
         if not isinstance(relevance_level, int) or not isinstance(judged_docs_only_flag, int):
             raise TypeError("Expected object_relevance_per_qid dictionary and measures set.")
         if relevance_level < 1:
             raise TypeError("Argument relevance_level should be positive.")
-        judged = _checked(nonempty, integer=True)
+        # plain judgments are read by the native core in one walk, which also proves they
+        # hold what the checks accept (else: checked first, pytrec_eval's TypeErrors)
+        columns = plain_dict_columns(nonempty, True, "<dict>", rows=False) if nonempty else None
+        qrels: Qrels | None = None
+        if columns is not None:
+            qrels = Qrels._make(columns)
+        else:
+            judged = _checked(nonempty, integer=True)
+            qrels = Qrels.from_dict(judged) if judged else None
         self._slots = _slots(names, relevance_level)
         self._judged_only = bool(judged_docs_only_flag)
         self._names = tuple(slot.name for slot in self._slots)
         self._gm = tuple(slot.summary == "gm" for slot in self._slots)
-        self._prepared = PreparedQrels.of(Qrels.from_dict(judged)) if judged else None
+        self._prepared = PreparedQrels.of(qrels) if qrels is not None else None
+        # the tiny path (small runs; ranklens.evaluation.tiny): each slot's per-query
+        # kernel (None for a constant), or None when a measure has none; the judgments of
+        # the queries it evaluates, read from the qrels on first use
+        self._kernels = _slot_kernels(self._slots)
+        self._judged = tiny.Judged(qrels=qrels) if qrels is not None else tiny.Judged({})
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """``{qid: {measure: value}}`` for the queries of ``scores`` that have judgments,
@@ -292,21 +313,41 @@ class RelevanceEvaluator:
             return {}
         if not isinstance(scores, dict):
             raise TypeError("Argument object scores should be of type dictionary.")
-        try:
-            plain = _checked(scores, integer=False)
-        except TypeError:
-            raise TypeError("Unable to extract query/object scores.") from None
+        size = _entries(scores, tiny.TINY_ENTRIES)
+        # a plain run past the tiny path's size is read by the native core in one walk,
+        # which also proves it holds what the checks below accept (else: checked first)
+        read = None
+        if size is not None and (size > tiny.TINY_ENTRIES or self._kernels is None):
+            read = plain_dict_columns(scores, False, "<dict>", allow_empty=True, rows=False)
+        if read is None:
+            try:
+                plain = _checked(scores, integer=False)
+            except TypeError:
+                raise TypeError("Unable to extract query/object scores.") from None
+        else:
+            plain = scores
         prepared = self._prepared
         if prepared is None:
             return {}
-        wanted = [qid for qid in plain if qid in prepared.index]
+        index = prepared.index
+        wanted = [qid for qid in plain if qid in index]
         if not self._slots:
             return {qid: {} for qid in wanted}
         if not wanted:
             return {}
-        run = Run.from_dict({qid: plain[qid] for qid in wanted})
-        # trec_eval 9.0.8 keeps a score as a C float
-        run = replace(run, scores=run.scores.astype(np.float32).astype(np.float64))
+        if read is not None:
+            run = Run._make(read, "run")
+        else:
+            if self._kernels is not None:
+                found = self._evaluate_tiny(plain, wanted, self._kernels)
+                if found is not None:
+                    return found
+            run = Run.from_dict({qid: plain[qid] for qid in wanted})
+        # trec_eval 9.0.8 keeps a score as a C float (one beyond its range is infinite there,
+        # silently, as in pytrec_eval)
+        with np.errstate(over="ignore"):
+            single = run.scores.astype(np.float32)
+        run = replace(run, scores=single.astype(np.float64))
         try:
             view = align(prepared, run, "trec_eval", "qrels").view(self._judged_only)
         except RanklensError as exc:  # not expected with dict input: say what failed
@@ -322,9 +363,98 @@ class RelevanceEvaluator:
                 values = np.log(np.maximum(values, GMEAN_FLOOR))
             columns.append(values)
         table = np.column_stack(columns).tolist()
-        row_of = {qid: i for i, qid in enumerate(view.qids)}
+        row_of = dict(zip(view.qids, table, strict=True))
         names = self._names
-        return {qid: dict(zip(names, table[row_of[qid]], strict=True)) for qid in wanted}
+        return {qid: dict(zip(names, row_of[qid], strict=True)) for qid in wanted}
+
+
+    def _evaluate_tiny(
+        self,
+        plain: dict[str, dict[str, Any]],
+        wanted: list[str],
+        kernels: tuple[ScalarKernel | None, ...],
+    ) -> dict[str, dict[str, float]] | None:
+        """:meth:`evaluate` of a small run by the tiny path (:mod:`ranklens.evaluation.tiny`):
+        the same values, or ``None`` where it cannot take the run (too large, ids not
+        ASCII, a score not finite or beyond a 32-bit float)."""
+        judged = self._judged
+        total = 0
+        for qid in wanted:
+            total += len(plain[qid]) + judged.size(qid)
+            if total > tiny.TINY_ENTRIES:
+                return None
+        rows: list[list[float]] = []
+        for qid in wanted:
+            docs = plain[qid]
+            scores = list(docs.values())
+            if not tiny.plain_ids(docs) or not all(map(math.isfinite, scores)):
+                return None  # (the general path refuses a score that is not finite)
+            # trec_eval 9.0.8 keeps a score as a C float (as the general path's cast does:
+            # to nearest, infinite beyond the range)
+            single = dict(zip(docs, array("f", scores).tolist(), strict=True))
+            rel = tiny.judgment_at(tiny.rank_documents(single, "trec_eval"), judged.docs(qid))
+            if self._judged_only:
+                rel = [judgment for judgment in rel if judgment >= 0]
+            grades = judged.grades(qid)
+            row = []
+            for slot, kernel in zip(self._slots, kernels, strict=True):
+                if kernel is None:
+                    row.append(_CONSTANT.get(slot.kind, 0.0))
+                elif not rel and slot.measure is not None and _undefined(slot.measure, grades):
+                    row.append(math.nan)
+                else:
+                    row.append(kernel.function(rel, grades))
+            rows.append(row)
+        for j, gm in enumerate(self._gm):
+            if gm:  # the same numpy log as the general path
+                column = np.array([row[j] for row in rows], dtype=np.float64)
+                logs = np.log(np.maximum(column, GMEAN_FLOOR)).tolist()
+                for row, value in zip(rows, logs, strict=True):
+                    row[j] = value
+        names = self._names
+        return {
+            qid: dict(zip(names, row, strict=True)) for qid, row in zip(wanted, rows, strict=True)
+        }
+
+
+def _entries(scores: dict[Any, Any], limit: int) -> int | None:
+    """The number of entries of a ``{qid: {docid: score}}`` dict, counted until it passes
+    ``limit``; ``None`` if a value met before is not a dict (the checks then say what is
+    wrong)."""
+    total = 0
+    for docs in scores.values():
+        if type(docs) is not dict:
+            return None
+        total += len(docs)
+        if total > limit:
+            break
+    return total
+
+
+def _slot_kernels(slots: tuple[Slot, ...]) -> tuple[ScalarKernel | None, ...] | None:
+    """The per-query kernel of each slot (``None`` for a constant one), or ``None`` if a
+    slot's measure has none (the evaluator then takes the general path)."""
+    out: list[ScalarKernel | None] = []
+    for slot in slots:
+        if slot.measure is None:
+            out.append(None)
+            continue
+        kernel = tiny.scalar_kernel(slot.measure)
+        if kernel is None:
+            return None
+        out.append(kernel)
+    return tuple(out)
+
+
+def _undefined(measure: Measure, grades: Grades) -> bool:
+    """:func:`_empty_ranking_nan` for one query with an empty ranking: whether trec_eval
+    9.0.8 divides 0 by 0 there."""
+    name = measure.spec.name
+    if name not in ("IPrec", "11ptAvg"):
+        return False
+    num_rel = grades.num_rel(int(measure["rel"]))
+    levels = (measure["recall"],) if name == "IPrec" else measure["levels"]
+    return any(math.floor(float(level) * num_rel + 0.9) == 0 for level in levels)
 
 
 def _empty_ranking_nan(measure: Measure, view: Ranked, values: Float64Array) -> Float64Array:

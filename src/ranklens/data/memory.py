@@ -237,6 +237,50 @@ def _insertion_rows(mapping: Mapping[Any, Any], keys: list[Any], counts: np.ndar
     return rows
 
 
+def plain_dict_columns(
+    mapping: object,
+    integer: bool,
+    source: str,
+    *,
+    allow_empty: bool = False,
+    rows: bool = True,
+) -> dict[str, Any] | None:
+    """The columns of :func:`from_dict` when ``mapping`` is a plain ``dict`` of ``dict``
+    that the native core reads in one walk (``str`` ids that are text, ``float`` or
+    ``int`` scores that are finite, or ``int`` grades that fit 64 bits), else ``None``
+    (nothing raised: :func:`from_dict`'s checked path then says what is wrong).
+
+    ``rows=False`` numbers the entries' rows in query order rather than in the dict's own
+    order (a pass less; for callers whose messages never name a row)."""
+    keys: list[Any] | None = None
+    if type(mapping) is dict:
+        try:  # visit the queries in byte order, so that nothing is moved afterwards
+            keys = sorted(mapping)
+        except TypeError:  # ids of several types: the checked path says which is wrong
+            keys = None
+    fast = _core.dict_columns(mapping, integer, keys)
+    if fast is None:
+        return None
+    qids, counts, doc_data, doc_offsets, values = fast
+    codes = _core.ranges(np.arange(len(qids), dtype=np.int64), counts, 0)
+    # rows are numbered in the dict's own order (the walk visited the queries sorted)
+    lines = None
+    if keys is not None and rows and isinstance(mapping, dict):
+        lines = _insertion_rows(mapping, keys, counts)
+    # str keys of plain dicts: no id twice
+    return group_columns(
+        codes,
+        qids,
+        doc_data,
+        doc_offsets,
+        values,
+        1,
+        source,
+        allow_empty=allow_empty,
+        lines=lines,
+    ) | {"unique": True}
+
+
 def from_dict(
     mapping: Mapping[str, Mapping[str, object]],
     integer: bool,
@@ -257,30 +301,9 @@ def from_dict(
     a :class:`~ranklens.base.errors.DuplicateError` under ``duplicates="error"``, and
     their documents are read as one query's otherwise.
     """
-    keys: list[Any] | None = None
-    if type(mapping) is dict:
-        try:  # visit the queries in byte order, so that nothing is moved afterwards
-            keys = sorted(mapping)
-        except TypeError:  # ids of several types: the checked path says which is wrong
-            keys = None
-    fast = _core.dict_columns(mapping, integer, keys)
+    fast = plain_dict_columns(mapping, integer, source, allow_empty=allow_empty)
     if fast is not None:
-        qids, counts, doc_data, doc_offsets, values = fast
-        codes = _core.ranges(np.arange(len(qids), dtype=np.int64), counts, 0)
-        # rows are numbered in the dict's own order (the walk visited the queries sorted)
-        lines = None if keys is None else _insertion_rows(mapping, keys, counts)
-        # str keys of plain dicts: no id twice
-        return group_columns(
-            codes,
-            qids,
-            doc_data,
-            doc_offsets,
-            values,
-            1,
-            source,
-            allow_empty=allow_empty,
-            lines=lines,
-        ) | {"unique": True}
+        return fast
 
     def records() -> Iterable[tuple[object, object, object]]:
         seen: dict[str, object] = {}

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, cast
 
 from ranklens.base.errors import MeasureError
 from ranklens.measures.base import Measure
 from ranklens.measures.registry import get_spec, lookup, suggest
+
+PARSED_CACHE_SIZE = 4096
+"""How many measure names :func:`parsed_text` keeps parsed."""
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -167,9 +171,22 @@ def parse_measures(names: Iterable[str | Measure] | str | Measure) -> list[Measu
         )
     out: dict[str, Measure] = {}
     for item in names:
-        for measure in [item] if isinstance(item, Measure) else _parse_any(_as_text(item)):
+        for measure in (item,) if isinstance(item, Measure) else parsed_text(_as_text(item)):
             out.setdefault(measure.name, measure)
     return list(out.values())
+
+
+@lru_cache(maxsize=PARSED_CACHE_SIZE)
+def parsed_text(text: str) -> tuple[Measure, ...]:
+    """The measures one name stands for (either language, a nickname expanded), parsed once
+    per process and kept in a bounded cache (:data:`PARSED_CACHE_SIZE` names, least
+    recently used out first).
+
+    Caching is sound because a successful parse cannot change: measures are immutable,
+    the built-in registry is fixed, and a user measure can neither shadow a built-in name
+    (in any language) nor be defined twice (:mod:`ranklens.measures.user`). A name that
+    fails to parse is not cached (a user measure of that name may be defined later)."""
+    return tuple(_parse_any(text))
 
 
 def is_peer_measure(obj: object) -> bool:
@@ -193,14 +210,14 @@ def parse_measure(text: str | Measure) -> Measure:
     """Parse exactly one measure (a trec_eval name that stands for several is an error)."""
     if isinstance(text, Measure):
         return text
-    found = _parse_any(_as_text(text))
+    found = parsed_text(_as_text(text))
     if len(found) != 1:
         names = ", ".join(m.name for m in found)
         raise MeasureError(f"'{text}' stands for {len(found)} measures ({names}); name one")
     return found[0]
 
 
-def _parse_any(text: str) -> list[Measure]:
+def _parse_any(text: str, hints: bool = True) -> list[Measure]:
     from ranklens.measures import peer_names, trec_names
 
     stripped = peer_names.ir_measures_set(text.strip()) or text.strip()
@@ -221,7 +238,8 @@ def _parse_any(text: str) -> list[Measure]:
             f"cannot parse measure '{text}': trec_eval's '{head.group(0)}' takes parameters "
             "after a '.', as in P.5,10 or ndcg_cut.10"
         )
-    raise MeasureError(f"unknown measure '{head.group(0)}'{_suggestions(stripped)}")
+    hint = _suggestions(stripped) if hints else ""
+    raise MeasureError(f"unknown measure '{head.group(0)}'{hint}")
 
 
 def _suggestions(text: str) -> str:
@@ -235,8 +253,8 @@ def _suggestions(text: str) -> str:
     if glued is not None:
         base, k = glued.group("base"), glued.group("k")
         for candidate in (f"{base}.{k}", f"{base}_{k}", f"{base}@{k}"):
-            try:
-                measures = _parse_any(candidate)
+            try:  # (without hints of its own: a candidate may be glued again)
+                measures = _parse_any(candidate, hints=False)
             except MeasureError:
                 continue
             if len(measures) == 1:
