@@ -81,6 +81,7 @@ from typing import Literal
 import numpy as np
 
 from ranklens.base.errors import InputWarning, MeasureError, OptionError
+from ranklens.base.progress import Progress, report
 from ranklens.base.types import Float64Array, Int64Array
 from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
 from ranklens.data.native import core as _core
@@ -1196,6 +1197,7 @@ def bounds(
     limit: int = DEFAULT_LIMIT,
     name: str | None = None,
     also_grade: Mapping[str, Iterable[str]] | None = None,
+    progress: Progress | None = None,
 ) -> Bounds:
     """The exact range of each measure over every grading of the unjudged documents.
 
@@ -1227,6 +1229,9 @@ def bounds(
         (those of the query the qrels do not judge); :func:`pair_bounds` grades the
         unjudged documents of two runs together this way. They only change what depends on
         the qrels (``R``, the ideal ranking, ``NumRel`` ...).
+    progress
+        ``progress(done, total)``, called as each measure's ranges are found
+        (:mod:`ranklens.base.progress`).
 
     Returns
     -------
@@ -1272,6 +1277,9 @@ def bounds(
     high = value.copy()
     table = _strings(the_qrels, the_run, extra_docs)
     corner = [j for j, m in enumerate(parsed) if methods[m.name] == "corner"]
+    steps = len(parsed) - len(corner) + (1 if corner else 0)
+    done = 0
+    report(progress, done, steps)
     if corner:
         chosen = [parsed[j] for j in corner]
         at_zero = _quiet_values(
@@ -1286,6 +1294,8 @@ def bounds(
         zero, top = at_zero[rows], at_top[rows]
         low[:, corner] = np.fmin(zero, top)
         high[:, corner] = np.fmax(zero, top)
+        done += 1
+        report(progress, done, steps)
     for j, m in enumerate(parsed):
         method = methods[m.name]
         if method == "corner":
@@ -1293,6 +1303,8 @@ def bounds(
         lo, hi = _searched(m, method, the_qrels, the_run, layout, grade, limit, table, value[:, j])
         low[:, j] = lo
         high[:, j] = hi
+        done += 1
+        report(progress, done, steps)
     running = np.concatenate([[0], np.cumsum(layout.unjudged)])
     counts = (running[layout.offsets[1:]] - running[layout.offsets[:-1]]).tolist()
     unjudged = {q: int(counts[i]) for i, q in enumerate(layout.qids)}

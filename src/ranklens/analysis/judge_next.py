@@ -27,6 +27,7 @@ import numpy as np
 
 from ranklens.analysis.bounds import bounds, check_max_grade
 from ranklens.base.errors import MeasureError, OptionError
+from ranklens.base.progress import Progress, report
 from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
@@ -36,6 +37,10 @@ from ranklens.measures.language import parse_measures
 PSEUDO_LIMIT = 1_000_000
 """The most (query, document, grade) triples :func:`judge_next` scores: each is a copy of
 its query's ranking and judgments."""
+
+CHUNK = 2_048
+"""About how many (query, document, grade) triples are scored together (whole queries at a
+time): memory stays bounded, and progress is reported after each chunk."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,18 @@ def _positive(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise OptionError(f"{what} must be a positive whole number of documents, not {value!r}")
     return value
+
+
+def _chunks(keys: Sequence[tuple[str, str, int]]) -> list[tuple[int, int]]:
+    """``(first, last)`` index ranges of ``keys`` of about :data:`CHUNK` each, never
+    splitting a query's keys."""
+    chunks: list[tuple[int, int]] = []
+    first = 0
+    for i in range(1, len(keys) + 1):
+        if i == len(keys) or (i - first >= CHUNK and keys[i][0] != keys[i - 1][0]):
+            chunks.append((first, i))
+            first = i
+    return chunks
 
 
 def _widths(
@@ -74,9 +91,14 @@ def judge_next(
     max_grade: int | None = None,
     *,
     depth: int | None = None,
+    progress: Progress | None = None,
 ) -> list[Candidate]:
     """The ``budget`` unjudged documents whose judgments narrow the ranges of ``measures``
     over ``runs`` the most (the module's greedy criterion), best first.
+
+    The work grows with the unjudged documents retrieved times the grades: ``depth`` (each
+    run's top ``depth`` only) bounds it. ``progress(done, total)`` is called as the
+    candidates are scored (:mod:`ranklens.base.progress`).
 
     Examples
     --------
@@ -126,30 +148,40 @@ def judge_next(
             f"{documents} x {top + 1} = {documents * (top + 1)} evaluations, more than "
             f"{PSEUDO_LIMIT}: give a smaller max_grade (--max-grade) or depth (--depth)"
         )
-    before = _widths(the_qrels, the_runs, parsed, top)
-    # one pseudo-query per (query, document, grade), in byte order of its id
+    # one pseudo-query per (query, document, grade), in byte order of its id, scored a
+    # chunk of whole queries at a time (a judgment changes only its own query)
     keys: list[tuple[str, str, int]] = [
         (q, d, g) for q in sorted(candidates) for d in sorted(candidates[q]) for g in range(top + 1)
     ]
     if not keys:
         return []
-    names = [f"{k:012d}" for k in range(len(keys))]
-    pseudo_qrels = Qrels.from_dict(
-        {name: {**judged[q], d: g} for name, (q, d, g) in zip(names, keys, strict=True)}
-    )
+    chunks = _chunks(keys)
+    total = (len(chunks) + 1) * len(the_runs)
+    report(progress, 0, total)
+    before = _widths(the_qrels, the_runs, parsed, top)
+    done = len(the_runs)
+    report(progress, done, total)
     after = np.zeros(len(keys))
-    for run_dict in rankings:
-        pseudo_run = Run.from_dict(
-            {
-                name: run_dict[q]
-                for name, (q, _d, _g) in zip(names, keys, strict=True)
-                if q in run_dict
-            }
+    for first, last in chunks:
+        chunk = keys[first:last]
+        names = [f"{k:012d}" for k in range(first, last)]
+        pseudo_qrels = Qrels.from_dict(
+            {name: {**judged[q], d: g} for name, (q, d, g) in zip(names, chunk, strict=True)}
         )
-        ranges = bounds(pseudo_qrels, pseudo_run, parsed, top)
-        index = {q: i for i, q in enumerate(ranges.queries)}
-        widths = np.nansum(ranges.high - ranges.low, axis=1)
-        after += np.array([widths[index[n]] for n in names])
+        for run_dict in rankings:
+            pseudo_run = Run.from_dict(
+                {
+                    name: run_dict[q]
+                    for name, (q, _d, _g) in zip(names, chunk, strict=True)
+                    if q in run_dict
+                }
+            )
+            ranges = bounds(pseudo_qrels, pseudo_run, parsed, top)
+            index = {q: i for i, q in enumerate(ranges.queries)}
+            widths = np.nansum(ranges.high - ranges.low, axis=1)
+            after[first:last] += np.array([widths[index[n]] for n in names])
+            done += 1
+            report(progress, done, total)
     narrowing: dict[tuple[str, str], float] = {}
     for (q, d, _g), width in zip(keys, after.tolist(), strict=True):
         gained = before[q] - width

@@ -362,15 +362,14 @@ def max_grade(text: str) -> int:
     return value
 
 
-def add_max_grade(p: argparse.ArgumentParser) -> None:
-    """``--max-grade``: the highest grade an unjudged document may get under ``--bounds``."""
-    p.add_argument(
-        "--max-grade",
-        type=max_grade,
-        metavar="G",
-        help="with --bounds: the highest grade an unjudged document may get (default: the "
-        "qrels' highest grade)",
-    )
+def add_max_grade(
+    p: argparse.ArgumentParser,
+    help_text: str = "with --bounds: the highest grade an unjudged document may get "
+    "(default: the qrels' highest grade)",
+) -> None:
+    """``--max-grade``: the highest grade an unjudged document may get (under ``--bounds``,
+    or for ``judge-next``)."""
+    p.add_argument("--max-grade", type=max_grade, metavar="G", help=help_text)
 
 
 def chosen(args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, Any]:

@@ -12,7 +12,14 @@ from typing import IO
 
 from ranklens.analysis.bounds import Bounds
 from ranklens.analysis.comparison_bounds import PairBounds
-from ranklens.cli.output import TREC_LINE, emit_table, format_cell, shortest, trec_value
+from ranklens.cli.output import (
+    TREC_LINE,
+    emit_table,
+    format_cell,
+    shortest,
+    summary_title,
+    trec_value,
+)
 from ranklens.evaluation.results import Results
 
 
@@ -131,7 +138,7 @@ def _write_table(
     emit(
         ["run", *header_cells],
         [[r.run, *cells(b, rows[-1][1])] for r, b, rows in every],
-        None if len(pairs) == 1 else "all queries",
+        summary_title([r for r, _ in pairs]),
         False,
     )
 

@@ -101,8 +101,6 @@ def run_compare(args: argparse.Namespace) -> int:
         raise OptionError("--max-grade sets the grades of --bounds: give --bounds too")
     if args.bounds and args.format not in ("table", "json"):
         raise OptionError(f"--bounds writes the table or json formats, not {args.format}")
-    if args.max_grade is not None and args.max_grade < 0:
-        raise OptionError(f"--max-grade must be a grade >= 0, not {args.max_grade}")
     extra: dict[str, Any] = {"bounds": True, "max_grade": args.max_grade} if args.bounds else {}
 
     resampled = args.test != "t"  # the t-test draws nothing: no bar

@@ -235,9 +235,18 @@ def run_eval(args: argparse.Namespace) -> int:
         from ranklens.cli.bounds_output import write_bounds
 
         qrels = evaluator.qrels  # read once: it may be stdin
-        with warnings.catch_warnings():  # evaluating the runs above said it already
+        from ranklens.base.progress import stage
+        from ranklens.presentation.progress import progress_bar
+
+        ranges = []
+        with (
+            warnings.catch_warnings(),  # evaluating the runs above said it already
+            progress_bar("eval --bounds", enabled=not args.quiet) as progress,
+        ):
             warnings.simplefilter("ignore", InputWarning)
-            ranges = [bounds(qrels, run, measures, args.max_grade) for run in runs_read]
+            for i, run in enumerate(runs_read):
+                share = stage(progress, 100 * i, 100, 100 * len(runs_read))
+                ranges.append(bounds(qrels, run, measures, args.max_grade, progress=share))
         full = args.precision == "full"
         with _options.output_stream(args, inputs) as out:
             write_bounds(results, ranges, args.format, args.per_query, out, full=full)
@@ -257,8 +266,6 @@ def _check_bounds_options(args: argparse.Namespace) -> None:
         raise OptionError("--max-grade sets the grades of --bounds: give --bounds too")
     if not args.bounds:
         return
-    if args.max_grade is not None and args.max_grade < 0:
-        raise OptionError(f"--max-grade must be a grade >= 0, not {args.max_grade}")
     chosen = _options.chosen(args, ("ties", "queries", "depth"))
     others = [f"--{k}" for k, v in chosen.items() if v not in (None, "trec_eval", "qrels")]
     others += ["--dask"] if args.dask is not None else []

@@ -23,27 +23,27 @@ def register(commands: Any) -> None:
             "as ranklens pool writes) whose judgments narrow the ranges of the measures over "
             "the runs the most: for each document retrieved and not judged, the narrowing "
             "of the summed widths of every run's ranges that judging it guarantees whatever "
-            "its grade (see docs/incomplete.md)."
+            "its grade (see docs/incomplete.md). The work grows with the unjudged documents "
+            "retrieved times the grades: --depth K (each run's top K only) makes it much "
+            "shorter; a progress bar shows on a terminal."
         ),
     )
     _options.add_files(p, "one or more run files (TREC format)")
     _options.add_measures(p, DEFAULT_MEASURES)
     p.add_argument("--budget", type=int, metavar="N", help="how many documents to list")
-    p.add_argument("--depth", type=int, metavar="K", help="consider each run's top K only")
     p.add_argument(
-        "--max-grade",
+        "--depth",
         type=int,
-        metavar="G",
-        help="the highest grade a document may get (default: the qrels' highest grade)",
+        metavar="K",
+        help="consider each run's top K only (much faster: the work grows with the documents "
+        "considered)",
     )
-    p.add_argument(
-        "-o", "--output", default="-", metavar="FILE", help="write the list here (default: stdout)"
+    _options.add_max_grade(
+        p, "the highest grade a document may get (default: the qrels' highest grade)"
     )
-    p.add_argument(
-        "--force", action="store_true", help="overwrite -o if it exists (never an input)"
-    )
+    _options.add_output(p, "the list")
     _options.add_example(p, "choose documents to judge for")
-    _options.add_quiet(p, "the summary line")
+    _options.add_quiet(p, "the progress bar and the summary line")
     p.set_defaults(handler=run_judge_next)
 
 
@@ -56,8 +56,6 @@ def run_judge_next(args: argparse.Namespace) -> int:
             raise OptionError(f"{option} must be a positive number of documents, not {value}")
     if args.budget is None:
         raise OptionError("give --budget N, the number of documents to list")
-    if args.max_grade is not None and args.max_grade < 0:
-        raise OptionError(f"--max-grade must be a grade >= 0, not {args.max_grade}")
     _options.resolve_inputs(args, 1)
     from ranklens.analysis.judge_next import judge_next
     from ranklens.data.output import check_destination, write_atomically
@@ -66,9 +64,18 @@ def run_judge_next(args: argparse.Namespace) -> int:
     if args.output != "-":
         check_destination(args.output, inputs, args.force)
     measures = _options.measure_names(args.measures, DEFAULT_MEASURES)
-    chosen = judge_next(
-        args.qrels, args.runs, measures, args.budget, args.max_grade, depth=args.depth
-    )
+    from ranklens.presentation.progress import progress_bar
+
+    with progress_bar("judge-next: scoring the candidates", enabled=not args.quiet) as progress:
+        chosen = judge_next(
+            args.qrels,
+            args.runs,
+            measures,
+            args.budget,
+            args.max_grade,
+            depth=args.depth,
+            progress=progress,
+        )
     lines = "".join(
         f"{c.qid} {c.docid}\n"
         for c in sorted(chosen, key=lambda c: (c.qid.encode(), c.docid.encode()))
