@@ -512,15 +512,15 @@ class Evaluator:
             given = list(names) if names is not None else [None] * len(run_list)
         if len(given) != len(run_list):
             raise OptionError(f"{len(given)} names for {len(run_list)} runs")
+        if self.answers is not None:
+            from ranklens.evaluation.answers import evaluate_many_answers
+
+            return evaluate_many_answers(self, run_list, given)
         if self.sampled is not None:
             from ranklens.evaluation.sampled import evaluate_many_sampled
 
             return evaluate_many_sampled(self, run_list, given)
         read = [as_run(r, self.duplicates, n) for r, n in zip(run_list, given, strict=True)]
-        if self.answers is not None:
-            from ranklens.evaluation.answers import evaluate_many_answers
-
-            return evaluate_many_answers(self, run_list, given)
         final = distinct_names(read, given)
         return ResultSet(
             tuple(self.evaluate(r.renamed(n)) for r, n in zip(read, final, strict=True))
@@ -652,15 +652,15 @@ def evaluate(
         groups=groups,
     )
     many = is_many_runs(run)
+    if evaluator.answers is not None:  # {topic: text} is one run of answers
+        from ranklens.evaluation.answers import is_many_answer_runs
+
+        many = is_many_answer_runs(run)
     if evaluator.sampled is not None:  # {qid: [[docid, ...], ...]} is one stochastic run
         from ranklens.evaluation.sampled import is_many_sampled_runs
 
         many = is_many_sampled_runs(run)
     if many:
-    if evaluator.answers is not None:  # {topic: text} is one run of answers
-        from ranklens.evaluation.answers import is_many_answer_runs
-
-        many = is_many_answer_runs(run)
         if isinstance(name, str):
             raise OptionError("several runs take a list of names (name=[...]), not one name")
         runs = cast("Sequence[RunLike] | Mapping[str, RunLike]", run)
