@@ -95,8 +95,18 @@ def test_importing_again_registers_once() -> None:
 
 
 def test_other_measures_are_left_to_their_provider() -> None:
+    """cwl_eval's and compat's (not bit for bit), gdeval's (a modified gdeval.pl), and
+    Accuracy below rel=1 (unjudged documents relevant there)."""
     qrels, run = generated(4)
-    for name in ("Judged@10", "Compat", "RBP(rel=1)", "Accuracy@5"):
+    qrels = {str(i): docs for i, docs in enumerate(qrels.values())}  # (gdeval: numeric ids)
+    run = {str(i): docs for i, docs in enumerate(run.values())}
+    for name in (
+        "Compat",
+        "RBP(rel=1)",
+        "INST(T=1.0,max_rel=3)",
+        "nDCG(dcg='exp-log2')@10",
+        "ERR@10",
+    ):
         measure = ir_measures.parse_measure(name)
         assert not RANKLENS.supports(measure), name
         pipeline_without = ir_measures.providers.FallbackProvider(
@@ -104,6 +114,7 @@ def test_other_measures_are_left_to_their_provider() -> None:
         )
         expected = pipeline_without.calc_aggregate([measure], qrels, run)
         assert ir_measures.calc_aggregate([measure], qrels, run) == expected
+    assert not RANKLENS.supports(ir_measures.parse_measure("Accuracy(rel=0)@5"))
 
 
 def test_qrels_and_runs_in_ir_measures_forms() -> None:
@@ -144,3 +155,59 @@ def test_mixed_families_equal_the_default_pipeline(seed: int) -> None:
     assert ir_measures.calc_aggregate(measures, qrels, run) == without.calc_aggregate(
         measures, qrels, run
     )
+
+
+JUDGED = ["Judged@1", "Judged@5", "Judged"]
+ACCURACY = ["Accuracy@1", "Accuracy@5", "Accuracy(rel=2)", "Accuracy(rel=3)@10"]
+
+
+def metrics_or_error(provider: Any, measures: list[Any], qrels: Any, run: Any) -> Any:
+    """The metrics in order (measure, query, value), or the error's type."""
+    try:
+        return [
+            (str(m.measure), m.query_id, m.value) for m in provider.iter_calc(measures, qrels, run)
+        ]
+    except Exception as exc:  # (the error is what is compared)
+        return type(exc)
+
+
+@pytest.mark.parametrize(("reference", "names"), [("judged", JUDGED), ("accuracy", ACCURACY)])
+@pytest.mark.parametrize("seed", range(30))
+def test_judged_and_accuracy_equal_their_providers(
+    reference: str, names: list[str], seed: int
+) -> None:
+    """Every metric in the same order with the same value (the queries reported, their
+    defaults, the measures' order), or the same error (an empty ranking, a top k without a
+    non-relevant document: both divide by zero), on awkward generated data (ties, negative
+    grades, unjudged documents, queries on one side only)."""
+    qrels, run = generated(seed)
+    measures = [ir_measures.parse_measure(name) for name in names]
+    assert all(RANKLENS.supports(m) for m in measures)
+    peer = ir_measures.providers.registry[reference]
+    assert metrics_or_error(RANKLENS, measures, qrels, run) == metrics_or_error(
+        peer, measures, qrels, run
+    )
+    nonempty = {q: docs for q, docs in run.items() if docs}
+    assert metrics_or_error(RANKLENS, measures, qrels, nonempty) == metrics_or_error(
+        peer, measures, qrels, nonempty
+    )
+
+
+def test_every_family_through_the_default_pipeline() -> None:
+    """pytrec_eval's, msmarco's, judged's and accuracy's measures asked together: the
+    provider computes them all, with the values of the pipeline without it."""
+    names = ["nDCG@10", "RR@5", "Judged@10", "Accuracy@5", "P(rel=2)@3", "Compat"]
+    measures = [ir_measures.parse_measure(n) for n in names]
+    without = ir_measures.providers.FallbackProvider(
+        [p for p in ir_measures.DefaultPipeline.providers if p is not RANKLENS]
+    )
+    for seed in range(10):
+        qrels, run = generated(seed)
+        run = {q: docs for q, docs in run.items() if docs}  # (judged: no empty ranking)
+        try:
+            expected = by_query(without.iter_calc(measures, qrels, run))
+        except ZeroDivisionError:
+            with pytest.raises(ZeroDivisionError):
+                by_query(ir_measures.iter_calc(measures, qrels, run))
+            continue
+        assert by_query(ir_measures.iter_calc(measures, qrels, run)) == expected

@@ -28,8 +28,10 @@ from ranklens.base.types import (
 from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
+from ranklens.evaluation import tiny
 from ranklens.evaluation.result_set import ResultSet, is_many_runs
 from ranklens.evaluation.results import Results
+from ranklens.evaluation.tiny import Judged, ScalarKernel, TinyState
 from ranklens.measures.base import Measure, RunStatistic, is_run_level
 from ranklens.measures.language import parse_measures
 from ranklens.ranking.align import Aligned, PreparedQrels, align
@@ -348,6 +350,7 @@ class Evaluator:
                 else dataclasses.replace(self._judgments, items=items)
             )
         self._prepared = PreparedQrels.of(self.qrels)
+        self._tiny: TinyState | None = None  # the tiny path's kernels and judgments, lazily
 
     def _prepare_answers(
         self, setup: Any, ties: TiePolicy, queries: QueryPolicy, depth: Any, duplicates: Any
@@ -402,6 +405,14 @@ class Evaluator:
             from 10 queries on, more than half of the run's queries in the qrels retrieve
             no judged document.
         """
+        if self.answers is None and self.sampled is None:
+            small = self._tiny_input(run)
+            if small is not None:  # a small plain run: see ranklens.evaluation.tiny
+                found = _tiny_results(
+                    *small, name, self.measures, self.ties, self.queries, self.depth
+                )
+                if found is not None:
+                    return found
         from ranklens.data.chunks import is_text_source, should_stream
         from ranklens.data.parquet_stream import is_parquet_source, should_stream_parquet
 
@@ -482,12 +493,27 @@ class Evaluator:
 
         if self.ties == "rank" or not self.measures:
             return None
-        cutoffs = [
-            m["cutoff"] if m.spec.at is not None and m.spec.at.name == "cutoff" else None
-            for m in self.measures
-        ]
-        deepest = None if None in cutoffs else max(c for c in cutoffs if c is not None)
-        return tie_affected_queries(aligned.base, deepest)
+        return tie_affected_queries(aligned.base, deepest_cutoff(self.measures))
+
+    def _tiny_input(
+        self, run: RunLike
+    ) -> tuple[dict[str, dict[str, float]], Judged, tuple[ScalarKernel, ...]] | None:
+        """``run`` as plain scores, the qrels' judgments and the measures' per-query
+        kernels, when the tiny path can take them (:mod:`ranklens.evaluation.tiny`:
+        a small plain dict run, measures it covers, no judgement file or side data, a tie
+        policy by score); else ``None``."""
+        if self._judgments is not None or self.ties == "rank":
+            return None
+        if self._tiny is None:
+            kernels = tiny.scalar_kernels(self.measures)
+            self._tiny = tiny.TinyState(kernels, tiny.Judged(qrels=self.qrels))
+        kernels, judged = self._tiny.kernels, self._tiny.judged
+        if kernels is None:
+            return None
+        plain = tiny.plain_scores(run)
+        if plain is None or not tiny.small(plain, judged):
+            return None
+        return plain, judged, kernels
 
     def evaluate_many(
         self,
@@ -525,6 +551,80 @@ class Evaluator:
         return ResultSet(
             tuple(self.evaluate(r.renamed(n)) for r, n in zip(read, final, strict=True))
         )
+
+
+def deepest_cutoff(measures: Sequence[Measure]) -> int | None:
+    """The deepest cut-off of ``measures`` (``None`` if one reads the whole ranking): how
+    deep a tie can decide a value."""
+    cutoffs = [
+        m["cutoff"] if m.spec.at is not None and m.spec.at.name == "cutoff" else None
+        for m in measures
+    ]
+    return None if None in cutoffs else max(c for c in cutoffs if c is not None)
+
+
+def _tiny_results(
+    run: dict[str, dict[str, float]],
+    judged: Judged,
+    kernels: tuple[ScalarKernel, ...],
+    name: str | None,
+    measures: tuple[Measure, ...],
+    ties: TiePolicy,
+    queries: QueryPolicy,
+    depth: int | None,
+) -> Results | None:
+    """The tiny path's Results (:mod:`ranklens.evaluation.tiny`): the same checks, values
+    and counts as :meth:`Evaluator._evaluate`, called at the same depth (so that a warning
+    points where the general path's does); ``None`` where the general path's message
+    would name document ids (most queries retrieving no judged document), which it then
+    gives."""
+    ranking = tiny.rank_run(run, judged, ties, queries, depth)
+    counts = ranking.query_counts
+    if counts["retrieving"] > 2 * counts["matched"]:
+        return None
+    run_name = name or "run"
+    check_overlap(counts, run_name, "<dict>", ranking.run_qids, None)
+    tied = tiny.tie_affected(ranking, deepest_cutoff(measures)) if measures else None
+    return Results(
+        run_name,
+        measures,
+        ranking.qids,
+        tiny.values(ranking, kernels),
+        counts,
+        tie_affected_queries=tied,
+        run_statistics={},
+        metadata=None,
+    )
+
+
+def _tiny_evaluate(
+    qrels: QrelsLike,
+    run: RunLike,
+    measures: tuple[Measure, ...],
+    options: tuple[TiePolicy, QueryPolicy, int | None, DuplicatePolicy],
+    name: object,
+    side: tuple[object, ...],
+) -> Results | None:
+    """:func:`evaluate` by the tiny path when it can take the call (plain small dicts,
+    measures it covers, no side data; see :mod:`ranklens.evaluation.tiny`), else ``None``.
+    Bad options raise here as :class:`Evaluator` would."""
+    ties, queries, depth, duplicates = options
+    if any(given is not None for given in side) or ties == "rank":
+        return None
+    if name is not None and not isinstance(name, str):
+        return None
+    kernels = tiny.scalar_kernels(measures)
+    if kernels is None:
+        return None
+    check_options(ties, queries, depth, duplicates)
+    judged = tiny.plain_judgments(qrels)
+    plain = None if judged is None else tiny.plain_scores(run)
+    if judged is None or plain is None:
+        return None
+    judgments = tiny.Judged(mapping=judged)
+    if not tiny.small(plain, judgments):
+        return None
+    return _tiny_results(plain, judgments, kernels, name, measures, ties, queries, depth)
 
 
 def _name_of(run: object) -> str:
@@ -635,6 +735,12 @@ def evaluate(
     parsed = parse_measures(measures)
     if not parsed:
         raise MeasureError("no measure given: name at least one, e.g. ['nDCG@10', 'AP']")
+    side = (judgments, costs, popularity, num_items, num_users, item_features, train, groups)
+    found = _tiny_evaluate(
+        qrels, run, tuple(parsed), (ties, queries, depth, duplicates), name, side
+    )
+    if found is not None:  # a small plain call: see ranklens.evaluation.tiny
+        return found
     evaluator = Evaluator(
         qrels,
         parsed,
