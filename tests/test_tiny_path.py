@@ -409,3 +409,29 @@ def test_unknown_names_with_digits_are_refused_with_a_message(name: str) -> None
 
     with pytest.raises(MeasureError, match="unknown measure"):
         parse_measures([name])
+
+
+@settings(max_examples=60, deadline=None)
+@given(RUNS, st.booleans())
+def test_plain_columns_without_rows_are_the_grouped_columns(run: Any, integer: bool) -> None:
+    """``plain_dict_columns(..., rows=False)`` (what the pytrec_eval module reads larger
+    dicts with) gives the columns of the general grouping, rows aside, or declines."""
+    from ranklens.base.errors import EmptyInputError
+    from ranklens.data.memory import from_dict, plain_dict_columns
+
+    if integer:
+        run = {q: {d: int(s) for d, s in docs.items()} for q, docs in run.items()}
+    try:
+        fast = plain_dict_columns(run, integer, "<dict>", rows=False)
+    except EmptyInputError:
+        with pytest.raises(EmptyInputError):
+            from_dict(run, integer, "<dict>")
+        return
+    if fast is None:
+        return  # (declined: non-finite or non-plain values; the checked path says why)
+    general = from_dict(run, integer, "<dict>")
+    assert fast["qids"] == general["qids"]
+    assert fast["lines"] is None and fast["unique"] is general["unique"] is True
+    for key in ("q_offsets", "doc_data", "doc_offsets", "values"):
+        assert np.array_equal(fast[key], general[key]), key
+        assert fast[key].dtype == general[key].dtype, key

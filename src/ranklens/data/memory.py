@@ -250,8 +250,9 @@ def plain_dict_columns(
     ``int`` scores that are finite, or ``int`` grades that fit 64 bits), else ``None``
     (nothing raised: :func:`from_dict`'s checked path then says what is wrong).
 
-    ``rows=False`` numbers the entries' rows in query order rather than in the dict's own
-    order (a pass less; for callers whose messages never name a row)."""
+    ``rows=False`` keeps no row numbers (``lines`` is ``None``; for callers whose messages
+    never name a row) and groups the columns without a pass over the entries: the walk
+    visited the queries in byte order already."""
     keys: list[Any] | None = None
     if type(mapping) is dict:
         try:  # visit the queries in byte order, so that nothing is moved afterwards
@@ -262,6 +263,23 @@ def plain_dict_columns(
     if fast is None:
         return None
     qids, counts, doc_data, doc_offsets, values = fast
+    if not rows and keys is not None:  # grouped in byte order already: offsets suffice
+        if doc_offsets.shape[0] == 1 and not allow_empty:
+            raise EmptyInputError("holds no entries", path=source)
+        used = counts > 0  # (a query without entries is no query)
+        q_offsets = np.zeros(int(np.count_nonzero(used)) + 1, dtype=np.int64)
+        np.cumsum(counts[used], out=q_offsets[1:])
+        kept = zip(qids, used.tolist(), strict=True)
+        return {
+            "qids": tuple(qids) if bool(used.all()) else tuple(q for q, keep in kept if keep),
+            "q_offsets": q_offsets,
+            "doc_data": doc_data,
+            "doc_offsets": doc_offsets,
+            "lines": None,
+            "source": source,
+            "values": values,
+            "unique": True,  # str keys of plain dicts: no id twice
+        }
     codes = _core.ranges(np.arange(len(qids), dtype=np.int64), counts, 0)
     # rows are numbered in the dict's own order (the walk visited the queries sorted)
     lines = None
