@@ -47,6 +47,7 @@ def find_duplicates(
     limit: int,
     threads: int = 0,
 ) -> tuple[_I64, _I64]: ...
+@overload
 def align(
     run_q_offsets: _I64,
     run_doc_data: _U8,
@@ -58,7 +59,26 @@ def align(
     qrels_doc_offsets: _I64,
     qrels_rel: _I64,
     threads: int = 0,
+    *,
+    scores: None = None,
+    depth: int = -1,
 ) -> _I64: ...
+@overload
+def align(
+    run_q_offsets: _I64,
+    run_doc_data: _U8,
+    run_doc_offsets: _I64,
+    perm: _I64,
+    run_to_qrels: _I64,
+    qrels_q_offsets: _I64,
+    qrels_doc_data: _U8,
+    qrels_doc_offsets: _I64,
+    qrels_rel: _I64,
+    threads: int = 0,
+    *,
+    scores: _F64,
+    depth: int = -1,
+) -> tuple[_I64, _I64]: ...
 def pool_runs(
     runs: Sequence[tuple[_I64, _I64, _U8, _I64, _I64]], n_union: int, threads: int = 0
 ) -> tuple[_I64, _U8, _I64, _I64, tuple[tuple[_I64, _I64], ...]]: ...

@@ -33,14 +33,18 @@ FALLBACK_WARNING = (
 
 
 def _load() -> ModuleType:
-    from ranklens.data import native_fallback
-
+    # The fallback is imported only when it is chosen: importing it took about 10 ms, a
+    # sixth of all of ranklens' imports on the evaluation path (measured 2026-11-27).
     if os.environ.get("RANKLENS_NATIVE", "").strip() == "0":
+        from ranklens.data import native_fallback
+
         return native_fallback
     try:
         from ranklens.data import _core
     except ImportError as exc:
         warnings.warn(FALLBACK_WARNING.format(error=exc), RuntimeWarning, stacklevel=2)
+        from ranklens.data import native_fallback
+
         return native_fallback
     return _core
 

@@ -417,10 +417,20 @@ def align(
     qrels_doc_offsets: _I64,
     qrels_rel: _I64,
     threads: int = 0,
-) -> _I64:
+    *,
+    scores: _F64 | None = None,
+    depth: int = -1,
+) -> Any:
     """Judgments of the ranked run entries: the relevance, -2 if negative, -1 if
-    unjudged (the first judgment of a docid counts)."""
+    unjudged (the first judgment of a docid counts). With ``scores`` (float64 per run
+    entry), ``(rel, ties)``: ``ties[j]`` is the 0-based rank where run query ``j``'s first
+    group of equal scores holding documents of different gains (``max(rel, 0)``) begins,
+    among the groups that begin before rank ``depth`` (-1: all; a group the depth cuts
+    counts whole), or -1 if none."""
     _int_arg(threads)
+    depth = _int_arg(depth)
+    if depth < -1:
+        raise ValueError("depth must be -1 (no limit) or >= 0")
     names = (
         "run_q_offsets",
         "run_doc_data",
@@ -455,6 +465,9 @@ def align(
         raise ValueError(f"perm has {len(pm)} elements for {n_run} run documents")
     if len(r2q) != nq_run:
         raise ValueError(f"run_to_qrels has {len(r2q)} elements for {nq_run} run queries")
+    sc = None if scores is None else _as_array(scores, np.float64, "scores")
+    if sc is not None and len(sc) != n_run:
+        raise ValueError(f"scores has {len(sc)} elements for {n_run} run documents")
     n_qrels = _check_column(qd, qof, "qrels doc")
     nq_qrels = _check_qoffsets(qq, n_qrels, "qrels_q_offsets")
     if len(qrel) != n_qrels:
@@ -467,6 +480,17 @@ def align(
     if len(bad):
         i = int(bad[0])
         raise IndexError(f"perm[{i}] = {int(pm[i])} is out of bounds for {n_run} run documents")
+    out = _judgments(rd, ro, pm, rq, r2q, qd, qof, qq, qrel)
+    if sc is None:
+        return out
+    return out, _first_mixed_ties(rq, pm, sc, out, depth)
+
+
+def _judgments(
+    rd: _U8, ro: _I64, pm: _I64, rq: _I64, r2q: _I64, qd: _U8, qof: _I64, qq: _I64, qrel: _I64
+) -> _I64:
+    """:func:`align`'s judgments (arguments checked)."""
+    n_run, nq_run, n_qrels, nq_qrels = len(ro) - 1, len(rq) - 1, len(qof) - 1, len(qq) - 1
     out = np.full(n_run, -1, dtype=np.int64)
     if n_run == 0 or n_qrels == 0:
         return out
@@ -489,6 +513,36 @@ def align(
     rel = rel_of_key[at_c]
     out[found] = np.where(rel[found] >= 0, rel[found], -2)
     return out
+
+
+def _first_mixed_ties(rq: _I64, pm: _I64, scores: _F64, rel: _I64, depth: int) -> _I64:
+    """Per run query, the 0-based rank where the first group of equal scores (in ranked
+    order) holding different gains ``max(rel, 0)`` begins, among the groups that begin
+    before rank ``depth`` (-1: all), or -1 (:func:`align`'s ``ties``)."""
+    nq = len(rq) - 1
+    ties = np.full(nq, -1, dtype=np.int64)
+    n = len(pm)
+    if n < 2:
+        return ties
+    seg = np.repeat(np.arange(nq, dtype=np.int64), np.diff(rq))
+    pos = np.arange(n, dtype=np.int64) - rq[seg]
+    ranked = scores[pm]
+    tied = (seg[1:] == seg[:-1]) & (ranked[1:] == ranked[:-1])  # pairs (i, i + 1)
+    gain = np.maximum(rel, 0)
+    mixed = np.flatnonzero(tied & (gain[1:] != gain[:-1]))
+    if len(mixed) == 0:
+        return ties
+    index = np.arange(n, dtype=np.int64)
+    group_start = np.maximum.accumulate(np.where(np.append(True, ~tied), index, 0))
+    starts = np.unique(group_start[mixed])  # increasing: a query's first is its earliest
+    if depth >= 0:
+        starts = starts[pos[starts] < depth]
+        if len(starts) == 0:
+            return ties
+    queries = seg[starts]
+    first = np.append(True, queries[1:] != queries[:-1])
+    ties[queries[first]] = pos[starts[first]]
+    return ties
 
 
 # ---------------------------------------------------------------------------

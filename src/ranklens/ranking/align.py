@@ -141,6 +141,10 @@ class Ranked:
     source : the ranked run, its depth limit and judgement data beside the qrels (set by
         :func:`align`), for the measures that look documents up by id (trec_eval's
         preference and judgement-group measures, through :meth:`windows`).
+    tie_starts : int64 (nq) or None; per query, the 0-based rank where its first group of
+        equal scores holding documents of different gains begins, -1 if none (set by
+        :func:`align` in the join's pass; read by
+        :func:`ranklens.ranking.ties.tie_affected_queries`).
     """
 
     qids: tuple[str, ...]
@@ -150,6 +154,7 @@ class Ranked:
     entry: Int64Array | None = None
     run_scores: Float64Array | None = None
     source: RankingSource | None = None
+    tie_starts: Int64Array | None = None
     _memo: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False)
     _derived: dict[Hashable, Any] = field(default_factory=dict, repr=False)
 
@@ -438,7 +443,7 @@ def align(
     run_to_qrels = np.fromiter(
         (prepared.index.get(q, -1) for q in run.qids), dtype=np.int64, count=run.num_queries
     )
-    rel = _core.align(
+    columns = (
         run.q_offsets,
         run.doc_data,
         run.doc_offsets,
@@ -449,6 +454,12 @@ def align(
         qrels.doc_offsets,
         qrels.rels,
     )
+    run_ties: Int64Array | None = None
+    if ties == "rank":  # ranked by the rank column: no groups of equal scores to tell of
+        rel = _core.align(*columns)
+    else:  # the tie notice comes from the join's own pass over each ranking
+        limit = -1 if depth is None else depth
+        rel, run_ties = _core.align(*columns, scores=run.scores, depth=limit)
     keep_query = run_to_qrels >= 0 if queries != "run" else np.ones(run.num_queries, bool)
     if depth is None and keep_query.all():
         keep: slice | BoolArray = slice(None)
@@ -460,23 +471,29 @@ def align(
             keep &= positions(run.q_offsets, run_ids) < depth
         counts_run = np.bincount(run_ids[keep], minlength=run.num_queries)
     in_both = int(np.count_nonzero(run_to_qrels >= 0))
+    tie_starts: Int64Array | None = None
     if queries == "qrels":
         qids = qrels.qids
         counts = np.zeros(len(qids), dtype=np.int64)
         present = run_to_qrels >= 0
         counts[run_to_qrels[present]] = counts_run[present]
         grades = prepared.grades
+        if run_ties is not None:
+            tie_starts = np.full(len(qids), -1, dtype=np.int64)
+            tie_starts[run_to_qrels[present]] = run_ties[present]
     else:
         chosen = np.flatnonzero(keep_query)
         qids = tuple(run.qids[i] for i in chosen.tolist())
         counts = counts_run[chosen]
         rows = run_to_qrels[chosen]
         grades = prepared.grades.select(rows)
+        if run_ties is not None:
+            tie_starts = run_ties[chosen]
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     entry = perm[keep]
     source = RankingSource(run, ties, depth, judgments)
-    base = Ranked(qids, offsets, rel[keep], grades, entry, run.scores, source)
+    base = Ranked(qids, offsets, rel[keep], grades, entry, run.scores, source, tie_starts)
     retrieving, matched, retrieved = judged_counts(run.q_offsets, run_to_qrels, rel)
     query_counts = {
         "qrels": len(qrels.qids),

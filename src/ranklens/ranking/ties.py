@@ -6,8 +6,9 @@ value can then differ between tools when a group of tied documents mixes documen
 different gains (a relevant one tied with a non-relevant or unjudged one, or two grades)
 and the group begins within the deepest cut-off evaluated: reordering the group moves a
 relevant document up or down, or across the cut-off. :func:`tie_affected_queries` counts
-those queries, on the aligned arrays, without a loop over queries (see
-``docs/conventions.md``).
+those queries (see ``docs/conventions.md``): from where each query's first such group
+begins, which :func:`ranklens.ranking.align.align` finds in the join's own pass over the
+rankings (``Ranked.tie_starts``), else on the aligned arrays, without a loop over queries.
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ def tie_affected_queries(ranked: Ranked, cutoff: int | None = None) -> int:
     ----------
     ranked
         The aligned arrays (:meth:`ranklens.ranking.align.Aligned.view`), with the run's
-        scores; 0 without them.
+        scores; 0 without them. Arrays from :func:`~ranklens.ranking.align.align` carry
+        where each query's first such group begins (``tie_starts``, which also counts a
+        group that a depth limit cuts); on other arrays the groups are found on the ranks
+        they hold.
     cutoff
         The deepest rank that any measure evaluated reads (``None``: the whole ranking).
 
@@ -40,6 +44,10 @@ def tie_affected_queries(ranked: Ranked, cutoff: int | None = None) -> int:
     >>> tie_affected_queries(align(PreparedQrels.of(qrels), run).base)
     1
     """
+    starts = ranked.tie_starts
+    if starts is not None:  # found by the join (align); -1: no such group
+        begun = starts >= 0 if cutoff is None else (starts >= 0) & (starts < cutoff)
+        return int(np.count_nonzero(begun))
     scores = ranked.scores
     n = ranked.rel.shape[0]
     if scores is None or n < 2:

@@ -399,13 +399,21 @@ void rl_dups_copy(const rl_dups *D, int64_t *dup, int64_t *first);
 void rl_dups_free(rl_dups *D);
 
 /* align: the judgments of the ranked run entries (out[i] for run entry
- * perm[i]: the relevance, -2 if negative, -1 if unjudged). */
+ * perm[i]: the relevance, -2 if negative, -1 if unjudged).  With scores (else
+ * NULL), in the same pass, the tie notice of every run query: ties[j] is the
+ * 0-based rank where query j's first group of equal scores holding documents
+ * of different gains (max(judgment, 0)) begins, among the groups that begin
+ * before rank `depth` (depth < 0: all; a group the depth cuts counts whole),
+ * or -1 when there is none. */
 typedef struct {
     const int64_t *rq, *roff, *perm, *r2q; /* run: query and docid offsets, order, qrels query */
     const int64_t *qq, *qoff, *qrel;       /* qrels: query and docid offsets, relevance */
     const uint8_t *rdata, *qdata;          /* docid bytes of the run and the qrels */
     int64_t *out;                          /* n_run judgments */
     int64_t n_run, nq_run;
+    const double *scores; /* n_run scores, or NULL: no tie notice */
+    int64_t depth;        /* tie notice: groups that begin before this rank (< 0: all) */
+    int64_t *ties;        /* nq_run tie notices (with scores) */
 } rl_align_args;
 
 /* rl_align_new sets the join up (NULL when out of memory), rl_align_run runs

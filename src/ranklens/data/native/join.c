@@ -143,6 +143,39 @@ void rl_dups_free(rl_dups *D)
 /* align                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* The tie notice of one query, on its ranked judgments out[0..len): the 0-based
+ * rank where the first group of equal scores holding documents of different gains
+ * (max(judgment, 0)) begins, among the groups that begin before rank `limit`
+ * (limit < 0: all), or -1 when there is none.  A group that the limit cuts counts
+ * with all its documents: which of them stay is the tie-breaking's choice.  Runs
+ * right after the join of the query, on data still in cache. */
+static int64_t first_mixed_tie(const int64_t *out, const int64_t *perm, const double *scores,
+                               int64_t len, int64_t limit)
+{
+    int64_t t, start = 0, gain;
+    double prev;
+    if (len < 2 || limit == 0)
+        return -1;
+    prev = scores[perm[0]];
+    gain = out[0] > 0 ? out[0] : 0;
+    for (t = 1; t < len; t++) {
+        double s = scores[perm[t]];
+        int64_t g = out[t] > 0 ? out[t] : 0;
+        if (s == prev) {
+            if (g != gain)
+                return start;
+        }
+        else {
+            if (limit >= 0 && t >= limit)
+                break; /* the next group begins beyond the limit */
+            start = t;
+            gain = g;
+            prev = s;
+        }
+    }
+    return -1;
+}
+
 /* One thread's share of align: run queries [q0, q1), with its own table. */
 typedef struct {
     rl_align_args a;
@@ -161,7 +194,9 @@ static void *align_run_job(void *arg)
     gtable *tab = &J->tab;
     for (j = J->q0; j < J->q1 && bad < 0; j++) {
         int64_t ra = rq[j], rb = rq[j + 1], kq = r2q[j], i, t;
-        if (kq < 0 || qq[kq + 1] == qq[kq]) {
+        if (J->a.ties != NULL)
+            J->a.ties[j] = -1;
+        if (kq < 0 || qq[kq + 1] == qq[kq]) { /* all unjudged: gains 0, no mixed ties */
             for (i = ra; i < rb; i++) {
                 if (perm[i] < 0 || perm[i] >= n_run) {
                     bad = i;
@@ -190,6 +225,9 @@ static void *align_run_job(void *arg)
                 }
                 out[i] = f < 0 ? -1 : (qrel[f] >= 0 ? qrel[f] : -2);
             }
+            if (J->a.ties != NULL && bad < 0)
+                J->a.ties[j] = first_mixed_tie(out + ra, perm + ra, J->a.scores, rb - ra,
+                                               J->a.depth);
             continue;
         }
         gtable_clear(tab);
@@ -205,6 +243,9 @@ static void *align_run_job(void *arg)
             f = gtable_find(tab, qdata, qoff, rdata + roff[e], (size_t)(roff[e + 1] - roff[e]));
             out[i] = f < 0 ? -1 : (qrel[f] >= 0 ? qrel[f] : -2);
         }
+        if (J->a.ties != NULL && bad < 0)
+            J->a.ties[j] = first_mixed_tie(out + ra, perm + ra, J->a.scores, rb - ra,
+                                           J->a.depth);
     }
     J->bad = bad;
     return NULL;

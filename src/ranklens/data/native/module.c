@@ -20,7 +20,8 @@
  *   rank(q_offsets, doc_data, doc_offsets, scores, policy, threads=0)
  *   find_duplicates(q_offsets, doc_data, doc_offsets, order, limit, threads=0)
  *   align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,
- *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0)
+ *         qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0,
+ *         *, scores=None, depth=-1)
  *   pool_runs(runs, n_union, threads=0)
  *   affine_sum(n_total, runs, clip=False, threads=0)
  *   format_run(qid_data, qid_offsets, q_offsets, doc_data, doc_offsets, scores, order,
@@ -419,6 +420,7 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
     else
         result = Py_BuildValue("(OOOOOOO)", qids, q_offsets, doc_data, doc_offsets, values,
                                lines, tag);
+
 
 done:
     Py_XDECREF(qids);
@@ -1199,24 +1201,36 @@ static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
     char *kwlist[] = {"run_q_offsets",   "run_doc_data",   "run_doc_offsets",
                       "perm",            "run_to_qrels",   "qrels_q_offsets",
                       "qrels_doc_data",  "qrels_doc_offsets", "qrels_rel",
-                      "threads",         NULL};
-    PyObject *o[9];
+                      "threads",         "scores",         "depth",
+                      NULL};
+    PyObject *o[9], *scores_o = Py_None, *result = NULL;
     PyArrayObject *a[9] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     static const int types[9] = {NPY_INT64, NPY_UINT8, NPY_INT64, NPY_INT64, NPY_INT64,
                                  NPY_INT64, NPY_UINT8, NPY_INT64, NPY_INT64};
-    PyArrayObject *rel = NULL;
+    PyArrayObject *rel = NULL, *sc = NULL, *ties = NULL;
     int64_t n_run, n_qrels, nq_run, nq_qrels, j, maxq = 0, bad = -1;
+    long long depth = -1;
     rl_align_args in;
     rl_align *A = NULL;
     int k, threads = 0;
     (void)self;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOO|i:align", kwlist, &o[0], &o[1],
-                                     &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &threads))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOO|i$OL:align", kwlist, &o[0], &o[1],
+                                     &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &threads,
+                                     &scores_o, &depth))
         return NULL;
+    if (depth < -1) {
+        PyErr_SetString(PyExc_ValueError, "depth must be -1 (no limit) or >= 0");
+        return NULL;
+    }
     for (k = 0; k < 9; k++) {
         a[k] = as_array(o[k], types[k], kwlist[k]);
         if (a[k] == NULL)
+            goto fail;
+    }
+    if (scores_o != Py_None) {
+        sc = as_array(scores_o, NPY_FLOAT64, "scores");
+        if (sc == NULL)
             goto fail;
     }
     n_run = check_column(a[1], a[2], "run doc");
@@ -1233,6 +1247,11 @@ static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
     if (LEN(a[4]) != nq_run) {
         PyErr_Format(PyExc_ValueError, "run_to_qrels has %lld elements for %lld run queries",
                      (long long)LEN(a[4]), (long long)nq_run);
+        goto fail;
+    }
+    if (sc != NULL && LEN(sc) != n_run) {
+        PyErr_Format(PyExc_ValueError, "scores has %lld elements for %lld run documents",
+                     (long long)LEN(sc), (long long)n_run);
         goto fail;
     }
     n_qrels = check_column(a[6], a[7], "qrels doc");
@@ -1262,6 +1281,11 @@ static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
     rel = new_array((npy_intp)n_run, NPY_INT64);
     if (rel == NULL)
         goto fail;
+    if (sc != NULL) {
+        ties = new_array((npy_intp)nq_run, NPY_INT64);
+        if (ties == NULL)
+            goto fail;
+    }
     threads = rl_worker_threads(n_run, threads);
     in.rq = I64(a[0]);
     in.roff = I64(a[2]);
@@ -1275,6 +1299,9 @@ static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
     in.out = I64(rel);
     in.n_run = n_run;
     in.nq_run = nq_run;
+    in.scores = sc != NULL ? (const double *)PyArray_DATA(sc) : NULL;
+    in.depth = (int64_t)depth;
+    in.ties = ties != NULL ? I64(ties) : NULL;
     A = rl_align_new(&in, maxq, threads);
     if (A == NULL) {
         PyErr_NoMemory();
@@ -1289,16 +1316,20 @@ static PyObject *py_align(PyObject *self, PyObject *args, PyObject *kwargs)
                      (long long)bad, (long long)I64(a[3])[bad], (long long)n_run);
         goto fail;
     }
-    rl_align_free(A);
-    for (k = 0; k < 9; k++)
-        Py_DECREF(a[k]);
-    return (PyObject *)rel;
+    if (ties != NULL)
+        result = Py_BuildValue("(OO)", rel, ties);
+    else {
+        result = (PyObject *)rel;
+        Py_INCREF(result);
+    }
 fail:
     rl_align_free(A);
     for (k = 0; k < 9; k++)
         Py_XDECREF(a[k]);
+    Py_XDECREF(sc);
+    Py_XDECREF(ties);
     Py_XDECREF(rel);
-    return NULL;
+    return result;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1686,8 +1717,13 @@ PyDoc_STRVAR(find_duplicates_doc,
 
 PyDoc_STRVAR(align_doc,
 "align(run_q_offsets, run_doc_data, run_doc_offsets, perm, run_to_qrels,\n"
-"      qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0) -> rel\n\n"
-"Judgments of the ranked run entries: the relevance, -2 if negative, -1 if unjudged.");
+"      qrels_q_offsets, qrels_doc_data, qrels_doc_offsets, qrels_rel, threads=0,\n"
+"      *, scores=None, depth=-1) -> rel, or (rel, ties) with scores\n\n"
+"Judgments of the ranked run entries: the relevance, -2 if negative, -1 if unjudged.\n"
+"With scores (float64 per run entry), in the same pass, ties[j] for each run query: the\n"
+"0-based rank where its first group of equal scores holding documents of different gains\n"
+"(max(judgment, 0)) begins, among the groups that begin before rank depth (-1: all; a\n"
+"group the depth cuts counts whole), or -1 if none.");
 
 PyDoc_STRVAR(pool_runs_doc,
 "pool_runs(runs, n_union, threads=0) -> (q_offsets, doc_data, doc_offsets, counts, per_run)\n\n"
