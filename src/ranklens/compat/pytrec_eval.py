@@ -29,7 +29,7 @@ import collections
 import math
 import re
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -42,7 +42,7 @@ from ranklens.data.memory import plain_dict_columns
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 from ranklens.evaluation import tiny
-from ranklens.evaluation.tiny import ScalarKernel
+from ranklens.evaluation.tiny import KernelFunction
 from ranklens.kernels.scalar import Grades
 from ranklens.measures.base import GMEAN_FLOOR, Measure
 from ranklens.measures.trec_table import (
@@ -297,7 +297,8 @@ class RelevanceEvaluator:
         # the tiny path (small runs; ranklens.evaluation.tiny): each slot's per-query
         # kernel (None for a constant), or None when a measure has none; the judgments of
         # the queries it evaluates, read from the qrels on first use
-        self._kernels = _slot_kernels(self._slots)
+        self._kernels = _slot_functions(self._slots)
+        self._gm_columns = tuple(j for j, gm in enumerate(self._gm) if gm)
         self._judged = tiny.Judged(qrels=qrels) if qrels is not None else tiny.Judged({})
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
@@ -372,7 +373,7 @@ class RelevanceEvaluator:
         self,
         plain: dict[str, dict[str, Any]],
         wanted: list[str],
-        kernels: tuple[ScalarKernel | None, ...],
+        functions: tuple[KernelFunction, ...],
     ) -> dict[str, dict[str, float]] | None:
         """:meth:`evaluate` of a small run by the tiny path (:mod:`ranklens.evaluation.tiny`):
         the same values, or ``None`` where it cannot take the run (too large, ids not
@@ -384,6 +385,7 @@ class RelevanceEvaluator:
             if total > tiny.TINY_ENTRIES:
                 return None
         rows: list[list[float]] = []
+        judged_only = self._judged_only
         for qid in wanted:
             docs = plain[qid]
             scores = list(docs.values())
@@ -393,24 +395,15 @@ class RelevanceEvaluator:
             # to nearest, infinite beyond the range)
             single = dict(zip(docs, array("f", scores).tolist(), strict=True))
             rel = tiny.judgment_at(tiny.rank_documents(single, "trec_eval"), judged.docs(qid))
-            if self._judged_only:
+            if judged_only:
                 rel = [judgment for judgment in rel if judgment >= 0]
             grades = judged.grades(qid)
-            row = []
-            for slot, kernel in zip(self._slots, kernels, strict=True):
-                if kernel is None:
-                    row.append(_CONSTANT.get(slot.kind, 0.0))
-                elif not rel and slot.measure is not None and _undefined(slot.measure, grades):
-                    row.append(math.nan)
-                else:
-                    row.append(kernel.function(rel, grades))
-            rows.append(row)
-        for j, gm in enumerate(self._gm):
-            if gm:  # the same numpy log as the general path
-                column = np.array([row[j] for row in rows], dtype=np.float64)
-                logs = np.log(np.maximum(column, GMEAN_FLOOR)).tolist()
-                for row, value in zip(rows, logs, strict=True):
-                    row[j] = value
+            rows.append([function(rel, grades) for function in functions])
+        for j in self._gm_columns:  # the same numpy log as the general path
+            column = np.array([row[j] for row in rows], dtype=np.float64)
+            logs = np.log(np.maximum(column, GMEAN_FLOOR)).tolist()
+            for row, value in zip(rows, logs, strict=True):
+                row[j] = value
         names = self._names
         return {
             qid: dict(zip(names, row, strict=True)) for qid, row in zip(wanted, rows, strict=True)
@@ -431,19 +424,45 @@ def _entries(scores: dict[Any, Any], limit: int) -> int | None:
     return total
 
 
-def _slot_kernels(slots: tuple[Slot, ...]) -> tuple[ScalarKernel | None, ...] | None:
-    """The per-query kernel of each slot (``None`` for a constant one), or ``None`` if a
-    slot's measure has none (the evaluator then takes the general path)."""
-    out: list[ScalarKernel | None] = []
+def _slot_functions(slots: tuple[Slot, ...]) -> tuple[KernelFunction, ...] | None:
+    """Each slot's value for one query on the tiny path, ``function(rel, grades)``: a
+    constant, or its measure's per-query kernel (giving 9.0.8's NaN where
+    :func:`_empty_ranking_nan` would); ``None`` if a slot's measure has no such kernel (the
+    evaluator then takes the general path)."""
+    out: list[KernelFunction] = []
     for slot in slots:
-        if slot.measure is None:
-            out.append(None)
+        measure = slot.measure
+        if measure is None:
+            out.append(_constant(_CONSTANT.get(slot.kind, 0.0)))
             continue
-        kernel = tiny.scalar_kernel(slot.measure)
-        if kernel is None:
+        kernel = tiny.scalar_kernel(measure)
+        if kernel is None or kernel.judged_only:
             return None
-        out.append(kernel)
+        if measure.spec.name in ("IPrec", "11ptAvg"):
+            out.append(_nan_if_undefined(measure, kernel.function))
+        else:
+            out.append(kernel.function)
     return tuple(out)
+
+
+def _constant(value: float) -> KernelFunction:
+    """The same ``value`` for every query."""
+
+    def constant(rel: Sequence[int], grades: Grades) -> float:
+        return value
+
+    return constant
+
+
+def _nan_if_undefined(measure: Measure, function: KernelFunction) -> KernelFunction:
+    """``function``, but NaN on an empty ranking where trec_eval 9.0.8 divides 0 by 0."""
+
+    def value(rel: Sequence[int], grades: Grades) -> float:
+        if not rel and _undefined(measure, grades):
+            return math.nan
+        return function(rel, grades)
+
+    return value
 
 
 def _undefined(measure: Measure, grades: Grades) -> bool:

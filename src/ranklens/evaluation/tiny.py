@@ -43,6 +43,7 @@ from ranklens.measures.registry import REGISTRY
 __all__ = [
     "TINY_ENTRIES",
     "Judged",
+    "KernelFunction",
     "ScalarKernel",
     "TinyRanking",
     "TinyState",
@@ -69,6 +70,7 @@ LONG = 1 << 63
 """Grades must fit a signed 64-bit integer (the general path refuses others)."""
 
 KernelFunction = Callable[[Sequence[int], Grades], float]
+"""A measure's value for one query: ``function(rel, grades)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,10 +401,13 @@ class TinyRanking:
 
     qids: tuple[str, ...]
     rel: tuple[list[int], ...]
-    scores: tuple[list[float], ...]
     grades: tuple[Grades, ...]
     query_counts: dict[str, int]
     run_qids: tuple[str, ...]
+    whole: tuple[tuple[list[int], list[float]], ...]
+    """Per evaluated query, the judgment and the score at each rank of its whole ranking
+    (before ``depth``): where tied groups are looked for."""
+    depth: int | None
 
 
 def rank_run(
@@ -430,12 +435,11 @@ def rank_run(
             both.append(qid)
             retrieved += len(rel)
             matched += rel.count(-1) != len(rel)  # a document the qrels list
-        if depth is not None:
-            order, rel = order[:depth], rel[:depth]
         ranked[qid] = (rel, [docs[doc] for doc in order])
     qids = qrels_qids if queries == "qrels" else tuple(both) if queries == "both" else run_qids
     empty: tuple[list[int], list[float]] = ([], [])
     rows = [ranked.get(qid, empty) for qid in qids]
+    cut = [row[0] if depth is None else row[0][:depth] for row in rows]
     in_both = len(both)
     counts = {
         "qrels": len(qrels_qids),
@@ -450,12 +454,7 @@ def rank_run(
     }
     grades = judgments.grades
     return TinyRanking(
-        qids,
-        tuple([row[0] for row in rows]),
-        tuple([row[1] for row in rows]),
-        tuple([grades(qid) for qid in qids]),
-        counts,
-        run_qids,
+        qids, tuple(cut), tuple([grades(qid) for qid in qids]), counts, run_qids, tuple(rows), depth
     )
 
 
@@ -475,16 +474,21 @@ def values(ranking: TinyRanking, kernels: Sequence[ScalarKernel]) -> np.ndarray:
 
 def tie_affected(ranking: TinyRanking, cutoff: int | None) -> int:
     """How many queries have a group of equal scores that mixes gains (``max(rel, 0)``)
-    and begins within the top ``cutoff`` ranks (``None``: anywhere), as
+    and begins within the top ``cutoff`` ranks (``None``: anywhere) and above the depth
+    limit (a group the limit cuts counts whole: it is looked for in the whole ranking), as
     :func:`ranklens.ranking.ties.tie_affected_queries` counts them."""
+    limits = [limit for limit in (cutoff, ranking.depth) if limit is not None]
+    limit = min(limits) if limits else None
     count = 0
-    for rel, scores in zip(ranking.rel, ranking.scores, strict=True):
+    for rel, scores in ranking.whole:
         start = 0
         for i in range(len(scores) - 1):
+            if limit is not None and start >= limit:
+                break
             if scores[i + 1] != scores[i]:
                 start = i + 1
                 continue
-            if max(rel[i], 0) != max(rel[i + 1], 0) and (cutoff is None or start < cutoff):
+            if max(rel[i], 0) != max(rel[i + 1], 0):
                 count += 1
                 break
     return count
