@@ -189,3 +189,137 @@ def test_trainers_equal_ranx(method):
         np.testing.assert_allclose(
             np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-9, atol=1e-12
         )
+
+
+# ranklens.compat.ranx's fusion and normalisation functions (ranx's signatures) against ranx's
+
+FUNCTION_ARGS = {
+    "comb_sum": (),
+    "comb_mnz": (),
+    "comb_max": (),
+    "comb_min": (),
+    "comb_med": (),
+    "comb_anz": (),
+    "comb_gmnz": (0.7,),
+    "wsum": ([0.5, 0.3, 0.2],),
+    "wmnz": ([0.5, 0.3, 0.2],),
+    "mixed": ([0.5, 0.3, 0.2],),
+    "rrf": (7,),
+    "isr": (),
+    "log_isr": (),
+    "logn_isr": (0.05,),
+    "rbc": (0.7,),
+    "bordafuse": (),
+    "weighted_bordafuse": ([0.5, 0.3, 0.2],),
+}
+TRAINED = ["posfuse", "probfuse", "segfuse", "slidefuse", "bayesfuse", "mapfuse"]
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTION_ARGS))
+def test_compat_fusion_functions_equal_ranx(name):
+    from ranklens.compat import ranx as compat
+    from ranklens.compat.ranx import fusion as compat_fusion
+
+    runs = make_runs(21)
+    args = FUNCTION_ARGS[name]
+    mine = getattr(compat_fusion, name)([compat.Run(r) for r in runs], *args)
+    theirs = getattr(ranx_fusion, name)([RanxRun(r) for r in runs], *args)
+    assert isinstance(mine, compat.Run) and mine.name == theirs.name
+    assert_same(mine.to_dict(), theirs.to_dict())
+    named = getattr(compat_fusion, name)(runs, *args, name="mine")
+    assert named.name == "mine" and named.to_dict() == mine.to_dict()
+
+
+@pytest.mark.parametrize("method", TRAINED)
+def test_compat_trainers_and_supervised_functions_equal_ranx(method):
+    from ranklens.compat import ranx as compat
+    from ranklens.compat.ranx import fusion as compat_fusion
+
+    runs, qrels = make_runs(22), make_qrels(23)
+    rq, rr = RanxQrels(qrels), [RanxRun(r) for r in runs]
+    mq, mr = compat.Qrels(qrels), [compat.Run(r) for r in runs]
+    extra = (3,) if method == "probfuse" else ()
+    theirs = getattr(ranx_fusion, f"{method}_train")(rq, rr, *extra)
+    mine = getattr(compat_fusion, f"{method}_train")(mq, mr, *extra)
+    assert isinstance(mine, list) and len(mine) == len(theirs) == len(runs)
+    for a, b in zip(mine, theirs, strict=True):
+        np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-9)
+    more = (2,) if method == "slidefuse" else ()
+    fused_mine = getattr(compat_fusion, method)(mr, theirs, *more)
+    fused_theirs = getattr(ranx_fusion, method)(rr, theirs, *more)
+    assert fused_mine.name == fused_theirs.name
+    assert_same(fused_mine.to_dict(), fused_theirs.to_dict())
+
+
+@pytest.mark.parametrize("weights", [None, [1.0, 5.0, 2.0]])
+def test_compat_condorcet_functions_equal_ranx_without_cycles(weights):
+    from ranklens.compat import ranx as compat
+    from ranklens.compat.ranx import fusion as compat_fusion
+
+    runs = correlated_runs(24)
+    if weights is None:
+        mine = compat_fusion.condorcet([compat.Run(r) for r in runs]).to_dict()
+        theirs = ranx_fusion.condorcet([RanxRun(r) for r in runs]).to_dict()
+    else:
+        mine = compat_fusion.weighted_condorcet([compat.Run(r) for r in runs], weights).to_dict()
+        theirs = ranx_fusion.weighted_condorcet([RanxRun(r) for r in runs], weights).to_dict()
+    compared = 0
+    for q, scores in mine.items():
+        if sorted(scores.values()) == list(range(1, len(scores) + 1)):  # no cycle
+            assert_same({q: scores}, {q: theirs[q]})
+            compared += 1
+    assert compared >= 6
+
+
+def test_compat_condorcet_helpers_on_plain_runs():
+    from ranklens.compat import ranx as compat
+    from ranklens.compat.ranx.fusion.condorcet import get_candidates, get_results
+
+    runs = [
+        compat.Run({"q1": {"d1": 1, "d2": 2, "d3": 3}, "q2": {"d1": 1, "d2": 2}}),
+        {"q1": {"d1": 2, "d2": 3}, "q2": {"d1": 1, "d3": 3}},
+    ]
+    assert [set(c) for c in get_candidates(runs)] == [{"d1", "d2", "d3"}] * 2
+    assert get_results(runs) == [[["d3", "d2", "d1"], ["d2", "d1"]], [["d2", "d1"], ["d3", "d1"]]]
+
+
+def test_compat_estimate_log_odds_equals_ranx():
+    from numba.typed import List as TypedList
+    from ranx.fusion.bayesfuse import _estimate_log_odds as theirs
+
+    from ranklens.compat.ranx.fusion.bayesfuse import _estimate_log_odds as mine
+
+    rng = np.random.default_rng(25)
+    hits = [(rng.random(int(rng.integers(1, 40))) < 0.3).astype(float) for _ in range(9)]
+    cuts = [0, 5, 10, 15, 20, 30, 100, 200, 500, 1000]
+    np.testing.assert_allclose(
+        mine(hits, cuts), theirs(TypedList(hits), TypedList(cuts)), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("norm", ["max_norm", "min_max_norm", "rank_norm", "sum_norm", "zmuv_norm"])
+def test_compat_normalisation_functions_equal_ranx(norm):
+    from ranx import normalization as ranx_normalization
+
+    from ranklens.compat import ranx as compat
+    from ranklens.compat.ranx import normalization as compat_normalization
+
+    run = make_runs(26, n_runs=1)[0]
+    mine = getattr(compat_normalization, norm)(compat.Run(run, name="r"))
+    theirs = getattr(ranx_normalization, norm)(RanxRun(run, name="r"))
+    assert mine.name == "r"
+    assert_same(mine.to_dict(), theirs.to_dict())
+    if norm == "min_max_norm":
+        inverted = compat_normalization.norm_switch("min-max-inverted")(compat.Run(run))
+        assert_same(
+            inverted.to_dict(), ranx_normalization.min_max_norm(RanxRun(run), True).to_dict()
+        )
+    runs = make_runs(27)
+    for a, b in zip(
+        compat_normalization.borda_norm([compat.Run(r) for r in runs]),
+        ranx_normalization.borda_norm([RanxRun(r) for r in runs]),
+        strict=True,
+    ):
+        assert_same(a.to_dict(), b.to_dict())
+    with pytest.raises(ValueError):
+        compat_normalization.norm_switch("l2")

@@ -159,9 +159,11 @@ def _fixed_segments(offsets: Int64Array, hit: Float64Array, bounds: Any) -> Floa
     return probs
 
 
-def _log_odds(offsets: Int64Array, hit: Float64Array) -> Float64Array:
+def _log_odds(
+    offsets: Int64Array, hit: Float64Array, cutoffs: Sequence[int] = BAYES_CUTOFFS
+) -> Float64Array:
     nq = offsets.shape[0] - 1
-    cuts = np.asarray(BAYES_CUTOFFS, dtype=np.int64)
+    cuts = np.asarray(cutoffs, dtype=np.int64)
     widths = np.diff(cuts).astype(np.float64)
     precision = (_segment_hits(offsets, hit, cuts) / widths).sum(axis=0) / max(nq, 1)
     precision = np.where(precision == 0, 0.001, precision)
