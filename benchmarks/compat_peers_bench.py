@@ -12,10 +12,16 @@ CPU. Every timing is the best of ``--repeat`` after one untimed call (ranx's num
 compilation and caches are warm); the script also prints the largest difference between
 the two tools' values (ranx: mean of each metric; torchmetrics: each class's value).
 
+ranx's ``evaluate`` is also timed at every size of ``--ranx-sizes`` (queries x documents,
+from 2 x 3 up), on the built ``Qrels``/``Run`` and on the plain dicts (conversion
+included): per call, the best of ``--repeat`` rounds of as many calls as last about a
+millisecond, after an untimed call (ranx's kernels compiled); ``cpu`` is the same in
+process time (summed over threads), which other jobs on the machine disturb less.
+
 Usage::
 
     python benchmarks/compat_peers_bench.py [--queries 2000] [--docs 100] [--repeat 3]
-        [--json FILE]
+        [--ranx-sizes 2x3,10x10,...] [--peers ranx torchmetrics] [--json FILE]
 """
 
 from __future__ import annotations
@@ -112,6 +118,71 @@ def bench_ranx(queries: int, docs: int, repeat: int) -> dict[str, Any]:
     return {"rows": rows, "max_abs_diff": diff}
 
 
+RANX_SIZES = "2x3,10x10,100x100,1000x100,5000x100,1000x1000"
+
+
+def per_call(repeat: int, work: Callable[[], Any], clock: Callable[[], float]) -> float:
+    """Seconds per call of ``work`` by ``clock``: the best of ``repeat`` rounds, each of as
+    many calls as last about a millisecond (one untimed call first)."""
+    start = clock()
+    work()
+    calls = max(1, int(1e-3 / max(clock() - start, 1e-7)))
+    best = float("inf")
+    for _ in range(repeat):
+        start = clock()
+        for _ in range(calls):
+            work()
+        best = min(best, (clock() - start) / calls)
+    return best
+
+
+def bench_ranx_sizes(sizes: str, repeat: int) -> list[dict[str, Any]]:
+    """ranx's ``evaluate`` against the module's at each ``queries x docs`` of ``sizes``, on
+    the built objects and on the dicts; the largest difference of the means too."""
+    import ranx
+
+    from ranklens.compat import ranx as compat
+
+    rows = []
+    for size in sizes.split(","):
+        queries, docs = (int(n) for n in size.lower().split("x"))
+        qrels, (run,) = make_dicts(queries, docs, 1, seed=queries * 7919 + docs)
+        row: dict[str, Any] = {"queries": queries, "docs": docs}
+        means = []
+        for label, lib in (("ranx", ranx), ("compat", compat)):
+            built = lib.Qrels(qrels), lib.Run(run)
+
+            def on_objects(lib: Any = lib, built: Any = built) -> Any:
+                return lib.evaluate(built[0], built[1], METRICS)
+
+            def on_dicts(lib: Any = lib, qrels: Any = qrels, run: Any = run) -> Any:
+                return lib.evaluate(qrels, run, METRICS)
+
+            means.append(on_objects())
+            for form, work in (("objects", on_objects), ("dicts", on_dicts)):
+                row[f"{label} {form}"] = per_call(repeat, work, time.perf_counter)
+                row[f"{label} {form} cpu"] = per_call(repeat, work, time.process_time)
+        row["max_abs_diff"] = max(abs(means[0][m] - means[1][m]) for m in METRICS)
+        rows.append(row)
+    return rows
+
+
+def print_ranx_sizes(rows: list[dict[str, Any]]) -> None:
+    print("ranx evaluate (4 metrics), seconds per call: wall (cpu); speed-up of the module")
+    head = f"{'queries x docs':>16}"
+    for form in ("objects", "dicts"):
+        head += f"{'ranx ' + form:>22}{'compat ' + form:>22}{'x':>6}"
+    print(head + f"{'max |diff|':>12}")
+    for row in rows:
+        line = f"{row['queries']:>9} x {row['docs']:<4}"
+        for form in ("objects", "dicts"):
+            for label in ("ranx", "compat"):
+                wall, cpu = row[f"{label} {form}"], row[f"{label} {form} cpu"]
+                line += f"{wall:>12.6f} ({cpu:.6f})"
+            line += f"{row[f'ranx {form}'] / row[f'compat {form}']:>6.1f}"
+        print(line + f"{row['max_abs_diff']:>12.1e}")
+
+
 def bench_torchmetrics(queries: int, docs: int, repeat: int) -> dict[str, Any]:
     import torch
     import torchmetrics.retrieval as tm
@@ -150,31 +221,38 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--peers", nargs="+", choices=["ranx", "torchmetrics"], default=["ranx", "torchmetrics"]
+    )
+    parser.add_argument("--ranx-sizes", default=RANX_SIZES, help="queries x docs, comma-separated")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")  # numba's, inside ranx
-    out = {
-        "queries": args.queries,
-        "docs": args.docs,
-        "ranx": bench_ranx(args.queries, args.docs, args.repeat),
-        "torchmetrics": bench_torchmetrics(args.queries, args.docs, args.repeat),
-    }
+    out: dict[str, Any] = {"queries": args.queries, "docs": args.docs}
+    if "ranx" in args.peers:
+        out["ranx"] = bench_ranx(args.queries, args.docs, args.repeat)
+        out["ranx_sizes"] = bench_ranx_sizes(args.ranx_sizes, args.repeat)
+    if "torchmetrics" in args.peers:
+        out["torchmetrics"] = bench_torchmetrics(args.queries, args.docs, args.repeat)
     print(f"{args.queries} queries x {args.docs} documents, best of {args.repeat} (seconds)")
-    r = out["ranx"]["rows"]
-    steps = ("build", "evaluate", "compare", "fuse")
-    print(f"{'':28}" + "".join(f"{step:>10}" for step in steps))
-    for label, row in r.items():
-        print(f"{label:28}" + "".join(f"{row[step]:>10.3f}" for step in steps))
-    print(f"max |difference| of the means: {out['ranx']['max_abs_diff']:.2e}")
-    t = out["torchmetrics"]["rows"]
-    print(f"{'class':28}{'torchmetrics':>14}{'compat':>10}{'speed-up':>10}")
-    for name in t["torchmetrics"]:
-        theirs, mine = t["torchmetrics"][name], t["ranklens.compat.torchmetrics"][name]
-        print(f"{name:28}{theirs:>14.3f}{mine:>10.3f}{theirs / mine:>9.1f}x")
-    print(f"max |difference| of the values: {out['torchmetrics']['max_abs_diff']:.2e}")
-    if args.json:
+    if "ranx" in out:
+        r = out["ranx"]["rows"]
+        steps = ("build", "evaluate", "compare", "fuse")
+        print(f"{'':28}" + "".join(f"{step:>10}" for step in steps))
+        for label, row in r.items():
+            print(f"{label:28}" + "".join(f"{row[step]:>10.3f}" for step in steps))
+        print(f"max |difference| of the means: {out['ranx']['max_abs_diff']:.2e}")
         for row in r.values():
             row["means"] = {m: float(v) for m, v in row["means"].items()}
+        print_ranx_sizes(out["ranx_sizes"])
+    if "torchmetrics" in out:
+        t = out["torchmetrics"]["rows"]
+        print(f"{'class':28}{'torchmetrics':>14}{'compat':>10}{'speed-up':>10}")
+        for name in t["torchmetrics"]:
+            theirs, mine = t["torchmetrics"][name], t["ranklens.compat.torchmetrics"][name]
+            print(f"{name:28}{theirs:>14.3f}{mine:>10.3f}{theirs / mine:>9.1f}x")
+        print(f"max |difference| of the values: {out['torchmetrics']['max_abs_diff']:.2e}")
+    if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(out, handle, indent=2)
 
