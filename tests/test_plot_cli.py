@@ -154,3 +154,34 @@ def test_missing_matplotlib_is_one_line_with_the_install_hint(files, capsys, mon
     assert code == 2
     assert err.startswith("ranklens: error: ") and err.count("\n") == 1
     assert "matplotlib" in err and "pip install" in err
+
+
+def test_delta_and_dist_plots_take_score_files_as_runs(tmp_path: Path) -> None:
+    """A run given as its per-topic scores draws the same figure as the run itself."""
+    pytest.importorskip("matplotlib")
+    import ranklens
+    from ranklens.data.examples import example_paths
+
+    qrels, runs = example_paths()
+    scores = []
+    for run in runs:
+        path = tmp_path / f"{Path(str(run)).name}.csv"
+        ranklens.write_scores(ranklens.evaluate(str(qrels), str(run), ["AP"]), str(path))
+        scores.append(str(path))
+    for kind in ("delta", "dist"):
+        from_runs = tmp_path / f"{kind}-runs.svg"
+        from_scores = tmp_path / f"{kind}-scores.svg"
+        common = ["-m", "AP", "--quiet", "--name", "bm25", "--name", "rerank"]
+        assert main(["plot", kind, str(qrels), *map(str, runs), "-o", str(from_runs), *common]) == 0
+        assert main(["plot", kind, "--scores", *scores, "-o", str(from_scores), *common]) == 0
+        assert _svg_body(from_runs) == _svg_body(from_scores)
+    assert main(["plot", "pr", "--scores", scores[0], "-o", str(tmp_path / "pr.svg")]) == 2
+
+
+def _svg_body(path: Path) -> str:
+    """The drawing of an SVG file without its generated ids and date."""
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"<dc:date>.*?</dc:date>", "", text, flags=re.S)
+    return re.sub(r'id="[^"]*"|xlink:href="#[^"]*"|url\(#[^)]*\)', "", text)

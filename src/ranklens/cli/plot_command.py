@@ -95,6 +95,9 @@ def register(commands: Any) -> None:
     p.add_argument("--height", type=float, default=5.0, metavar="IN", help="inches (default: 5)")
     p.add_argument("--dpi", type=float, default=100.0, help="dots per inch of a PNG (default: 100)")
     _options.add_conventions(p, duplicates=False)
+    from ranklens.cli import _inputs
+
+    _inputs.add_scores(p, "delta, dist: runs")
     _options.add_example(p, "plot")
     _options.add_quiet(p, "the name of the file written")
     p.set_defaults(handler=run_plot)
@@ -119,7 +122,14 @@ def _check(args: argparse.Namespace) -> None:
     """One-line errors for options that are invalid or do not apply to the kind."""
     from ranklens.base.errors import OptionError
 
-    _options.resolve_inputs(args, 1)
+    if args.scores and args.kind in ("pr", "roc", "cutoff"):
+        raise OptionError(
+            f"{args.kind} plots need the rankings, and score files hold per-topic values only: "
+            "--scores takes delta and dist plots"
+        )
+    from ranklens.cli import _inputs
+
+    args.entries = _inputs.load_run_or_scores(args, 1)
     if args.max_k < 1:
         raise OptionError(f"--max-k must be a positive number, not {args.max_k}")
     if args.levels < 2:
@@ -131,8 +141,8 @@ def _check(args: argparse.Namespace) -> None:
         raise OptionError(f"--query applies to pr and roc plots, not to {args.kind}")
     if args.measures and args.kind in ("pr", "roc"):
         raise OptionError(f"--measure does not apply to {args.kind} plots")
-    if args.kind == "delta" and len(args.runs) != 2:
-        raise OptionError(f"delta compares exactly two runs, got {len(args.runs)}")
+    if args.kind == "delta" and len(args.entries) != 2:
+        raise OptionError(f"delta compares exactly two runs, got {len(args.entries)}")
 
 
 def _measures(args: argparse.Namespace) -> list[str]:
@@ -152,7 +162,7 @@ def run_plot(args: argparse.Namespace) -> int:
     _check(args)
     from ranklens.data.output import check_destination, write_atomically
 
-    inputs = [args.qrels, *args.runs]
+    inputs = [args.qrels, *args.runs, *args.scores]
     check_destination(args.output, inputs, args.force)
     from ranklens.base.optional import require
 
@@ -160,13 +170,20 @@ def run_plot(args: argparse.Namespace) -> int:
     from ranklens.presentation import plots
 
     options: dict[str, Any] = {"ties": args.ties, "queries": args.queries, "depth": args.depth}
-    names = _options.given_names(args, len(args.runs))
+    names = _options.given_names(args, len(args.entries))
     if args.names:
-        from ranklens.data.coerce import as_run
+        import dataclasses
 
-        args.runs = [
-            as_run(path, "error", name) for path, name in zip(args.runs, names, strict=True)
+        from ranklens.data.coerce import as_run
+        from ranklens.evaluation.results import Results
+
+        args.entries = [
+            dataclasses.replace(entry, run=str(name))  # a score file's run, renamed
+            if isinstance(entry, Results)
+            else as_run(entry, "error", name)
+            for entry, name in zip(args.entries, names, strict=True)
         ]
+        args.runs = [entry for entry in args.entries if not isinstance(entry, Results)]
     common: dict[str, Any] = {
         "title": args.title,
         "figsize": (args.width, args.height),
@@ -199,10 +216,16 @@ def run_plot(args: argparse.Namespace) -> int:
         )
     else:
         from ranklens.evaluation.evaluator import Evaluator
+        from ranklens.evaluation.results import Results
 
         [measure] = _measures(args)
-        evaluator = Evaluator(args.qrels, [measure], **options)
-        results = [evaluator.evaluate(run) for run in args.runs]
+        results = []
+        evaluator = Evaluator(args.qrels, [measure], **options) if args.qrels else None
+        for entry in args.entries:  # run files (evaluated), then the score files' runs
+            if evaluator is not None and not isinstance(entry, Results):  # a run
+                results.append(evaluator.evaluate(entry))
+            else:
+                results.append(entry)
         if args.kind == "delta":
             fig = plots.plot_delta(results[0], results[1], measure, **common)
         else:
