@@ -16,6 +16,10 @@ _EXTRA_OF = {
     "distributed": "dask",
     "pyspark": "spark",
     "ir_datasets": "irds",
+    "nltk": "rag",
+    "mlflow": "mlflow",
+    "lz4": "ranx",
+    "cbor2": "ranx",
 }
 
 

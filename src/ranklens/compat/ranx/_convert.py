@@ -88,7 +88,7 @@ def _lz4_modules(feature: str) -> tuple[Any, Any]:
     except MissingDependencyError:
         raise MissingDependencyError(
             f"{feature} reads and writes ranx's LZ4 files (CBOR compressed with LZ4), which "
-            "needs the packages 'lz4' and 'cbor2': pip install lz4 cbor2"
+            "needs the packages 'lz4' and 'cbor2': pip install 'ranklens[ranx]'"
         ) from None
 
 
