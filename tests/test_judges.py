@@ -425,10 +425,13 @@ def test_ppi_matches_its_formula():
     y = np.array([np.mean(list(sample[q].values())) for q in sample])
     f_l = np.array([np.mean(list(llm[q].values())) for q in sample])
     f_u = np.array([np.mean(list(llm[q].values())) for q in llm if q not in sample])
-    from scipy.stats import norm
+    from scipy.stats import t
 
     theta = f_u.mean() + (y - f_l).mean()
-    half = norm.ppf(0.95) * math.sqrt(f_u.var(ddof=1) / f_u.size + (y - f_l).var(ddof=1) / y.size)
+    f_every = np.concatenate((f_l, f_u))  # the LLM's variance over every query
+    a, b = (y - f_l).var(ddof=1) / y.size, f_every.var(ddof=1) / f_u.size
+    welch = (a + b) ** 2 / (a**2 / (y.size - 1) + b**2 / (f_every.size - 1))
+    half = t.ppf(0.95, welch) * math.sqrt(a + b)
     assert est.estimate == pytest.approx(theta, abs=1e-12)
     assert (est.low, est.high) == (pytest.approx(theta - half), pytest.approx(theta + half))
     assert (est.n_labeled, est.n_unlabeled) == (20, 40)

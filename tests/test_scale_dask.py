@@ -391,13 +391,17 @@ def test_errors_are_the_single_machines(dask_client: Any, tmp_path: Path) -> Non
     assert spread.value.lines == single.value.lines == (7, 50)
     late = len(r) - 3
     broken = r.assign(score=r["score"].where(r.index != late, None))
-    with pytest.raises(InputError) as single_missing:
+    with pytest.raises(InputError) as single_frame:
         ranklens.evaluate(q, broken, ["AP"])
+    assert single_frame.value.line == late  # a DataFrame's rows counted from 0
     broken.to_parquet(tmp_path / "broken.parquet", row_group_size=40)
+    with pytest.raises(InputError) as single_missing:
+        ranklens.evaluate(q, str(tmp_path / "broken.parquet"), ["AP"])
     with pytest.raises(InputError) as spread_missing:
         rdask.evaluate(q, str(tmp_path / "broken.parquet"), ["AP"])
-    assert spread_missing.value.line == single_missing.value.line == late
-    assert spread_missing.value.message == single_missing.value.message
+    # a Parquet file's rows counted from 1, as its lines, on both machines
+    assert spread_missing.value.line == single_missing.value.line == late + 1
+    assert str(spread_missing.value) == str(single_missing.value)
     graded = q.assign(relevance=q["relevance"].astype(float))
     graded.loc[len(q) - 2, "relevance"] = 1.5
     with pytest.raises(InputError) as single_grade:

@@ -170,7 +170,7 @@ def test_reserved_and_unsupported_parameters_are_refused() -> None:
 
 def test_a_non_number_from_per_query_is_a_clear_error() -> None:
     ranklens.define_measure("UTReturnsText", lambda relevance, scores: "high")
-    with pytest.raises(MeasureError, match=r"UTReturnsText.*returned 'high' for query"):
+    with pytest.raises(MeasureError, match=r"'UTReturnsText' failed on query 'q'.*returned 'high'"):
         ranklens.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "UTReturnsText")
 
 

@@ -18,7 +18,10 @@ made binary (relevant when ``grade >= r``). The numbers, for :math:`N` common pa
   values**, so a grade no one used still counts as a step between its neighbours: this
   equals :func:`sklearn.metrics.cohen_kappa_score` given ``labels`` = every integer from
   the lowest to the highest grade (scikit-learn's default, the observed labels only,
-  measures distances in positions instead when a grade in between is never used).
+  measures distances in positions instead when a grade in between is never used). The
+  sums run over the grades that occur (a grade no pair has adds a zero row and column),
+  so a grade of :math:`10^{12}` costs no more than a grade of 3; the distances are taken
+  between the integers themselves, exact for every grade up to :math:`2^{63} - 1`.
 * **Krippendorff's alpha** :math:`\alpha = 1 - (n - 1) \sum_{ck} o_{ck}\,\delta^2_{ck} /
   \sum_{ck} n_c n_k\,\delta^2_{ck}`, with the coincidence matrix :math:`o` (each pair adds
   :math:`(a_i, b_i)` and :math:`(b_i, a_i)`), :math:`n_c = \sum_k o_{ck}`, :math:`n = 2N`,
@@ -31,7 +34,9 @@ made binary (relevant when ``grade >= r``). The numbers, for :math:`N` common pa
 * ``agreement``: the share of common pairs with the same (binarised) grade.
 
 A statistic whose denominator is 0 (a single grade used by both sides, no relevant pair)
-is nan, as is every statistic of a query without common pairs.
+is nan, as is every statistic of a query without common pairs. At most :data:`MAX_GRADES`
+distinct grades are compared (more is refused with an :class:`InputError`: binarise
+them with ``rel``).
 
 References
 ----------
@@ -57,7 +62,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ranklens.analysis.named_numbers import NamedNumbers
-from ranklens.base.errors import OptionError
+from ranklens.base.errors import InputError, OptionError
 from ranklens.base.types import Float64Array, Int64Array
 from ranklens.data.coerce import QrelsLike, as_qrels
 from ranklens.data.qrels import Qrels
@@ -74,6 +79,10 @@ STATISTICS = (
 )
 """The names of the numbers :func:`agreement` gives, in the order it gives them."""
 
+MAX_GRADES = 1024
+"""The most distinct grades :func:`agreement` compares (its confusion matrix and the
+weight matrices have a row and a column per grade that occurs)."""
+
 
 @dataclass(frozen=True)
 class Agreement(NamedNumbers[float]):
@@ -89,7 +98,8 @@ class Agreement(NamedNumbers[float]):
     only_b: int
     """Pairs judged in the second set only."""
     grades: tuple[int, ...]
-    """The grades of the confusion matrix's rows and columns (binarised: ``(0, 1)``)."""
+    """The grades of the confusion matrix's rows and columns: those that occur in a common
+    pair, ascending (binarised: ``(0, 1)``)."""
     confusion: Int64Array
     """``confusion[j, k]``: common pairs graded ``grades[j]`` by A and ``grades[k]`` by B."""
     rel: int | None = None
@@ -231,25 +241,28 @@ def _agreement_of(
     relevant_b = grade_b >= threshold
     if rel is None:
         x, y = grade_a, grade_b
-        low = int(min(x.min(), y.min())) if x.size else 0
-        high = int(max(x.max(), y.max())) if x.size else 0
-        grades = np.arange(low, high + 1, dtype=np.int64)
+        grades = np.unique(np.concatenate((x, y)))  # the grades that occur, ascending
+        if grades.size > MAX_GRADES:
+            raise InputError(
+                f"the two judgments use {grades.size} distinct grades; agreement compares at "
+                f"most {MAX_GRADES} (its confusion matrix has a row and a column per grade): "
+                "binarise them with rel= (--rel), or map them to fewer grades"
+            )
     else:
         x, y = relevant_a.astype(np.int64), relevant_b.astype(np.int64)
         grades = np.arange(2, dtype=np.int64)
     confusion = np.zeros((grades.size, grades.size), dtype=np.int64)
-    np.add.at(confusion, (x - grades[0], y - grades[0]), 1)
-    values = grades.astype(np.float64)
+    np.add.at(confusion, (np.searchsorted(grades, x), np.searchsorted(grades, y)), 1)
     union = int(np.count_nonzero(relevant_a | relevant_b))
     both = int(np.count_nonzero(relevant_a & relevant_b))
     pairs = int(x.size)
     out = {
-        "kappa": _kappa(confusion, values, "unweighted"),
-        "kappa_linear": _kappa(confusion, values, "linear"),
-        "kappa_quadratic": _kappa(confusion, values, "quadratic"),
-        "alpha_nominal": _alpha(confusion, values, "nominal"),
-        "alpha_ordinal": _alpha(confusion, values, "ordinal"),
-        "alpha_interval": _alpha(confusion, values, "interval"),
+        "kappa": _kappa(confusion, grades, "unweighted"),
+        "kappa_linear": _kappa(confusion, grades, "linear"),
+        "kappa_quadratic": _kappa(confusion, grades, "quadratic"),
+        "alpha_nominal": _alpha(confusion, grades, "nominal"),
+        "alpha_ordinal": _alpha(confusion, grades, "ordinal"),
+        "alpha_interval": _alpha(confusion, grades, "interval"),
         "jaccard": both / union if union else float("nan"),
         "agreement": float(np.trace(confusion)) / pairs if pairs else float("nan"),
     }
@@ -257,17 +270,24 @@ def _agreement_of(
     return Agreement(out, pairs, only_a, only_b, used, confusion, rel)
 
 
-def _kappa(confusion: Int64Array, grades: Float64Array, weighting: str) -> float:
+def _distances(grades: Int64Array) -> Float64Array:
+    """``|g_j - g_k|`` for the grades (ascending, non-negative), computed in integers (the
+    difference of two grades near 2**63 is exact, where their float64 values may be
+    equal) and then made float64."""
+    distance: Float64Array = np.abs(grades[:, None] - grades[None, :]).astype(np.float64)
+    return distance
+
+
+def _kappa(confusion: Int64Array, grades: Int64Array, weighting: str) -> float:
     total = float(confusion.sum())
     if total == 0:
         return float("nan")
-    distance = np.abs(grades[:, None] - grades[None, :])
     if weighting == "unweighted":
-        weights = (distance > 0).astype(np.float64)
+        weights = 1.0 - np.eye(grades.size)
     elif weighting == "linear":
-        weights = distance
+        weights = _distances(grades)
     else:
-        weights = distance**2
+        weights = _distances(grades) ** 2
     observed = confusion.astype(np.float64)
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / total
     disagreement_expected = float((weights * expected).sum())
@@ -276,7 +296,7 @@ def _kappa(confusion: Int64Array, grades: Float64Array, weighting: str) -> float
     return 1.0 - float((weights * observed).sum()) / disagreement_expected
 
 
-def _alpha(confusion: Int64Array, grades: Float64Array, level: str) -> float:
+def _alpha(confusion: Int64Array, grades: Int64Array, level: str) -> float:
     coincidence = (confusion + confusion.T).astype(np.float64)
     totals = coincidence.sum(axis=1)
     used = totals > 0
@@ -287,12 +307,13 @@ def _alpha(confusion: Int64Array, grades: Float64Array, level: str) -> float:
     if values.size < 2:
         return float("nan")
     if level == "nominal":
-        delta = (values[:, None] != values[None, :]).astype(np.float64)
+        delta = 1.0 - np.eye(values.size)
     elif level == "interval":
-        delta = (values[:, None] - values[None, :]) ** 2
+        delta = _distances(values) ** 2
     else:
+        # sum of n_g for g from c to k (inclusive), minus (n_c + n_k) / 2: a grade that
+        # occurs on neither side has n_g = 0 and changes nothing
         cumulative = np.cumsum(totals)
-        # sum of n_g for g from c to k (inclusive), minus (n_c + n_k) / 2
         high = np.maximum.outer(np.arange(values.size), np.arange(values.size))
         low = np.minimum.outer(np.arange(values.size), np.arange(values.size))
         between = cumulative[high] - cumulative[low] + totals[low]

@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ranklens.analysis.comparison import (
+    ByMeasure,
     _common_queries,
     _measure_columns,
     _rows,
@@ -198,8 +199,8 @@ class DiscriminativePower:
     def _asl(self, measure: str, method: str) -> ASL:
         if method not in ASL_METHODS:
             raise OptionError(f"method must be one of {list(ASL_METHODS)}, not {method!r}")
-        table = self.bootstrap if method == "bootstrap" else self.tukey
-        if measure not in table:
+        table = ByMeasure(self.bootstrap if method == "bootstrap" else self.tukey)
+        if measure not in table:  # any spelling of a measure compared ("MRR" for "RR")
             raise OptionError(f"no measure {measure!r} (measures: {', '.join(self.measures)})")
         return table[measure]
 

@@ -8,6 +8,8 @@ Every error that ranklens raises on purpose derives from :class:`RanklensError`:
     │   ├── DuplicateError      a (query, document) pair occurs twice; ``lines`` has both
     │   └── EmptyInputError     a file or object holds no data at all
     ├── MeasureError            an unknown measure name or an invalid parameter
+    │   └── UserMeasureError    a user measure (``define_measure``) failed or returned a
+    │                           value a measure may not; names the measure and the query
     ├── OptionError             an invalid option value (tie policy, query set, ...)
     ├── MissingDependencyError  an optional dependency is not installed (also an ImportError)
     └── ResourceError           out of memory reading or evaluating (also a MemoryError)
@@ -31,6 +33,7 @@ __all__ = [
     "ParseError",
     "RanklensError",
     "ResourceError",
+    "UserMeasureError",
 ]
 
 
@@ -96,6 +99,29 @@ class DuplicateError(InputError):
 
 class MeasureError(RanklensError, ValueError):
     """An unknown measure, a malformed measure name or an invalid parameter value."""
+
+
+class UserMeasureError(MeasureError):
+    """A measure of the user's (:func:`ranklens.define_measure`) raised an exception, or
+    returned what a measure may not return (not a real number, NaN, an infinity, a value
+    outside its declared bounds, a batch of the wrong shape): the user's code, not
+    ranklens, named with the measure and, where one is known, the query.
+
+    Parameters
+    ----------
+    message
+        What happened, in one line.
+    measure
+        The user measure's name.
+    query
+        The query it failed on, or ``None`` (a batch function's exception concerns every
+        query at once).
+    """
+
+    def __init__(self, message: str, *, measure: str = "", query: str | None = None) -> None:
+        self.measure = measure
+        self.query = query
+        super().__init__(message)
 
 
 class OptionError(RanklensError, ValueError):

@@ -34,22 +34,34 @@ How the numbers stay exact, and the tables stay Arrow, when they are split:
 
 ERR's default ``g_max`` (the highest grade of the evaluated queries) is computed first,
 over all partitions, and given to every partition.
+
+Errors. A task never raises a ranklens error (a worker would log it with its traceback,
+and with the row as the task numbers it): it returns it (:class:`Failed`), the tasks after
+it pass it on, and the client raises the first one the single machine would meet, in the
+single machine's terms (:func:`_in_user_terms`: the table's name and columns; a
+DataFrame's rows from 0, a Parquet file's lines from 1). Only Dask's own shuffle
+(``dataframe.shuffle.method`` set) still raises from inside its ``map_partitions``.
 """
 
 from __future__ import annotations
 
 import functools
-import operator
 import os
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ranklens.base.errors import DuplicateError, EmptyInputError, InputError, OptionError
+from ranklens.base.errors import (
+    DuplicateError,
+    EmptyInputError,
+    InputError,
+    OptionError,
+    RanklensError,
+)
 from ranklens.base.optional import require
 from ranklens.base.progress import Progress, stage
 from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
@@ -147,6 +159,99 @@ def _hive_query(table: Any, given: str | None) -> str | None:
     return next((name for name in wanted if name in keys), None)
 
 
+@dataclass(frozen=True)
+class Failed:
+    """What a task returns instead of raising: a worker logs every exception a task
+    raises, traceback and all (with the row as the task numbers it, ``partition << 40 |
+    position``), before the client names the error in the user's terms. The client raises
+    the first one (:func:`first_failure`) once the computation is done.
+
+    Attributes
+    ----------
+    error : the error.
+    reading : whether it was met reading the rows (ids and values), which the single
+        machine names in the file of a Parquet dataset that holds the row; other errors
+        (duplicates, ranks) name the dataset, as there.
+    """
+
+    error: RanklensError
+    reading: bool
+
+
+def _order(failed: Failed) -> tuple[int, int, int]:
+    """Which failure the single machine would meet first: reading before evaluating, the
+    qrels before the run, then the row."""
+    error = failed.error
+    side = SIDES.index(error.path) if isinstance(error, InputError) and error.path in SIDES else 2
+    line = error.line if isinstance(error, InputError) and error.line is not None else 0
+    return (0 if failed.reading else 1, side, line)
+
+
+def first_failure(values: Any) -> Failed | None:
+    """The first :class:`Failed` among ``values`` (lists and tuples looked into), or None."""
+    found: list[Failed] = []
+    pending = [values]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, Failed):
+            found.append(value)
+        elif isinstance(value, list | tuple):
+            pending.extend(value)
+    return min(found, key=_order) if found else None
+
+
+@dataclass(frozen=True)
+class _Guarded:
+    """A task function that returns a :class:`Failed` instead of raising a ranklens error,
+    and passes on a failure among its arguments without running."""
+
+    function: Callable[..., Any]
+    reading: bool = False
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        failed = first_failure(list(args))
+        if failed is not None:
+            return failed
+        try:
+            return self.function(*args, **kwargs)
+        except RanklensError as exc:
+            return Failed(exc, self.reading)
+
+
+def _piece(split: Any, j: int) -> Any:
+    """The ``j``-th table of a split input partition (its failure, if it failed)."""
+    return split if isinstance(split, Failed) else split[j]
+
+
+def _computed(dask: Any, tasks: Sequence[Any]) -> tuple[Any, ...]:
+    """``dask.compute(*tasks)``, raising the first failure among the results."""
+    found = tuple(dask.compute(*tasks))
+    raise_failure(found)
+    return found
+
+
+def raise_failure(results: Any) -> None:
+    """Raise the first :class:`Failed` among ``results``, if any (an input error carries
+    whether it was met reading, for :func:`_in_user_terms`)."""
+    failed = first_failure(results)
+    if failed is None:
+        return
+    error = failed.error
+    if isinstance(error, InputError):
+        raise _TaskInputError(error, failed.reading)
+    raise error
+
+
+class _TaskInputError(Exception):
+    """An input error from a task on its way to :func:`_in_user_terms` (never leaves this
+    module)."""
+
+    def __init__(self, error: InputError, reading: bool) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.reading = reading
+
+
 def _prepare_partition(
     frame: Any,
     columns: tuple[str, str, str],
@@ -190,7 +295,7 @@ def _prepared_parts(
 ) -> list[Any]:
     """Each input partition as a task returning its :func:`prepared_table`."""
     kind = value_kind(frame[columns[2]].dtype, integer)
-    delayed = dask.delayed(prepared_table, pure=True)
+    delayed = dask.delayed(_Guarded(prepared_table, reading=True), pure=True)
     return [
         delayed(part, columns, side, kind, number, rank)
         for number, part in enumerate(_wanted(frame, columns, rank).to_delayed())
@@ -307,14 +412,14 @@ def _aligned_units(
     Only the query id columns are read here (Parquet reads that column alone)."""
     delayed = dask.delayed
     r_ids_tasks = [
-        delayed(_distinct)(part, r_cols[0], SIDES[1], j)
+        delayed(_Guarded(_distinct, reading=True))(part, r_cols[0], SIDES[1], j)
         for j, part in enumerate(r_frame[[r_cols[0]]].to_delayed())
     ]
     q_ids_tasks = [
-        delayed(_distinct)(part, q_cols[0], SIDES[0], k)
+        delayed(_Guarded(_distinct, reading=True))(part, q_cols[0], SIDES[0], k)
         for k, part in enumerate(q_frame[[q_cols[0]]].to_delayed())
     ]
-    found = dask.compute(*r_ids_tasks, *q_ids_tasks)
+    found = _computed(dask, [*r_ids_tasks, *q_ids_tasks])
     r_ids, q_ids = found[: len(r_ids_tasks)], found[len(r_ids_tasks) :]
     owner: dict[str, int] = {}
     for j, ids in enumerate(r_ids):
@@ -373,15 +478,21 @@ def plan(
     """The tasks :func:`evaluate` computes (for inspection: which tasks read which
     partitions). Parameters as :func:`evaluate`; with ERR's default ``g_max`` its value is
     computed here, over all partitions."""
-    return _plan(
-        qrels,
-        run,
-        Options.of(measures, ties, queries, depth, duplicates),
-        npartitions,
-        qrels_cols,
-        run_cols,
-        partitioned_by_query,
-    )[0]
+    try:
+        return _plan(
+            qrels,
+            run,
+            Options.of(measures, ties, queries, depth, duplicates),
+            npartitions,
+            qrels_cols,
+            run_cols,
+            partitioned_by_query,
+        )[0]
+    except _TaskInputError as exc:  # met by the tasks the plan computes (ERR's g_max, ids)
+        given = (qrels_cols, run_cols)
+        raise _in_user_terms(
+            exc.error, (qrels, run), (), (None, None), given, exc.reading
+        ) from None
 
 
 def _plan(
@@ -393,16 +504,10 @@ def _plan(
     run_cols: tuple[str | None, str | None, str | None],
     partitioned_by_query: bool | None,
 ) -> tuple[Plan, tuple[Any, Any], tuple[tuple[str, str, str], tuple[str, str, str]]]:
-    dd = require("dask.dataframe", "ranklens.dask")
     dask = require("dask", "ranklens.dask")
     hive = _hive_query(run, run_cols[0])
-    q_frame = _load(dd, qrels, _hive_query(qrels, qrels_cols[0]))
-    r_frame = _load(dd, run, hive)
-    q_frame, _ = _query_index(q_frame, qrels_cols[0])
-    r_frame, indexed = _query_index(r_frame, run_cols[0])
-    q_cols = qrels_columns([str(c) for c in q_frame.columns], qrels_cols)
-    r_cols = run_columns([str(c) for c in r_frame.columns], run_cols)
-    frames, columns = (q_frame, r_frame), (q_cols, r_cols)
+    frames, columns, indexed = _read_frames((qrels, run), (qrels_cols, run_cols))
+    (q_frame, r_frame), (q_cols, r_cols) = frames, columns
     rank = options.ties == "rank"
     if rank and RANK_COLUMN not in r_frame.columns:
         raise OptionError(
@@ -434,17 +539,36 @@ def _plan(
     if set_dependent(options.measures):
         q_split, r_split = dask.persist(q_split, r_split)
         q_parts, r_parts = q_split.to_delayed(), r_split.to_delayed()
-        grades = dask.compute(
-            *[
-                dask.delayed(_grade_of_pair)(a, b, options.queries)
+        grades = _computed(
+            dask,
+            [
+                dask.delayed(_Guarded(_grade_of_pair))(a, b, options.queries)
                 for a, b in zip(q_parts, r_parts, strict=True)
-            ]
+            ],
         )
         options = options.pinned(max([0, *grades]))
     tasks = [
-        dask.delayed(_evaluate_pair)(a, b, options) for a, b in zip(q_parts, r_parts, strict=True)
+        dask.delayed(_Guarded(_evaluate_pair))(a, b, options)
+        for a, b in zip(q_parts, r_parts, strict=True)
     ]
     return Plan(tuple(tasks), True, parts), frames, columns
+
+
+def _read_frames(
+    tables: tuple[Any, Any], given: tuple[tuple[str | None, str | None, str | None], ...]
+) -> tuple[tuple[Any, Any], tuple[tuple[str, str, str], tuple[str, str, str]], bool]:
+    """The qrels and the run as Dask DataFrames (a query index made a column), their
+    (query, document, value) columns, and whether the run's index was the query id with
+    known divisions."""
+    dd = require("dask.dataframe", "ranklens.dask")
+    qrels, run = tables
+    q_frame = _load(dd, qrels, _hive_query(qrels, given[0][0]))
+    r_frame = _load(dd, run, _hive_query(run, given[1][0]))
+    q_frame, _ = _query_index(q_frame, given[0][0])
+    r_frame, indexed = _query_index(r_frame, given[1][0])
+    q_cols = qrels_columns([str(c) for c in q_frame.columns], given[0])
+    r_cols = run_columns([str(c) for c in r_frame.columns], given[1])
+    return (q_frame, r_frame), (q_cols, r_cols), indexed
 
 
 def _arrow_tasks(
@@ -487,14 +611,15 @@ def _arrow_tasks(
         sources.extend(inputs)
         keys: list[list[Any]] = []
         for number, source in enumerate(inputs):
-            layer[(split, side, number)] = (functools.partial(splits, number=number), source.key)
+            task = _Guarded(functools.partial(splits, number=number), reading=True)
+            layer[(split, side, number)] = (task, source.key)
             keys.append([(piece, side, number, j) for j in range(parts)])
             for j in range(parts):
-                layer[(piece, side, number, j)] = (operator.getitem, (split, side, number), j)
+                layer[(piece, side, number, j)] = (_piece, (split, side, number), j)
         pieces.append(keys)
     g_max: Any = None
     if set_dependent(options.measures):
-        grade = functools.partial(_grade_of_pieces, queries=options.queries)
+        grade = _Guarded(functools.partial(_grade_of_pieces, queries=options.queries))
         for j in range(parts):
             layer[(f"ranklens-grade-{token}", j)] = (
                 grade,
@@ -502,9 +627,9 @@ def _arrow_tasks(
                 [keys[j] for keys in pieces[1]],
             )
         g_max = f"ranklens-g-max-{token}"
-        layer[g_max] = (_highest, [(f"ranklens-grade-{token}", j) for j in range(parts)])
+        layer[g_max] = (_Guarded(_highest), [(f"ranklens-grade-{token}", j) for j in range(parts)])
     name = f"ranklens-evaluate-{token}"
-    evaluate_piece = functools.partial(_evaluate_pieces, options=options)
+    evaluate_piece = _Guarded(functools.partial(_evaluate_pieces, options=options))
     for j in range(parts):
         layer[(name, j)] = (
             evaluate_piece,
@@ -526,15 +651,17 @@ def _unit_tasks(
     delayed = dask.delayed
     inputs = [
         (
-            [delayed(_select)(q_parts[k], ids) for k, ids in takes],
+            [delayed(_Guarded(_select))(q_parts[k], ids) for k, ids in takes],
             None if j is None else r_parts[j],
         )
         for j, takes in units
     ]
     if set_dependent(options.measures):
-        grades = dask.compute(*[delayed(_grade_of_unit)(q, r, options.queries) for q, r in inputs])
+        grades = _computed(
+            dask, [delayed(_Guarded(_grade_of_unit))(q, r, options.queries) for q, r in inputs]
+        )
         options = options.pinned(max([0, *grades]))
-    return [delayed(_evaluate_unit)(q, r, options) for q, r in inputs]
+    return [delayed(_Guarded(_evaluate_unit))(q, r, options) for q, r in inputs]
 
 
 def evaluate(
@@ -628,13 +755,19 @@ def evaluate(
     elif partitioned_by_query is None and not isinstance(run, str | os.PathLike):
         results = _in_place(qrels, run, options, (qrels_cols, run_cols), dask, progress)
     if results is None:
+        given = (qrels_cols, run_cols)
         try:
             built, frames, columns = _plan(
                 qrels, run, options, npartitions, qrels_cols, run_cols, partitioned_by_query
             )
             results = _compute(dask, list(built.tasks), progress)
+            raise_failure(results)
         except InputError as exc:
-            raise _in_user_terms(exc, (qrels, run), columns, frames) from None
+            raise _in_user_terms(exc, (qrels, run), columns, frames, given) from None
+        except _TaskInputError as exc:
+            raise _in_user_terms(
+                exc.error, (qrels, run), columns, frames, given, exc.reading
+            ) from None
     for table, count in ((qrels, "qrels_queries"), (run, "run_queries")):
         if sum(getattr(part, count) for part in results) == 0:
             # every row has a query: a side without queries has no rows
@@ -701,16 +834,23 @@ def _in_user_terms(
     tables: tuple[Any, Any],
     columns: tuple[tuple[str, str, str], ...],
     frames: tuple[Any, Any],
+    given: tuple[tuple[str | None, str | None, str | None], ...],
+    reading: bool = False,
 ) -> InputError:
     """An error from a partition's rows (path ``<qrels>`` or ``<run>``, internal column
-    names, rows as ``partition << 40 | position``) in the user's terms: the table (its
-    Parquet path, or ``<DataFrame>``), its column names; rows counted from 0 over the
-    whole table (the partitions' lengths are counted for this)."""
+    names, rows as ``partition << 40 | position``) in the single machine's terms: the
+    table (its Parquet path, or ``<DataFrame>``) and its column names; a DataFrame's rows
+    counted from 0 over the whole frame (``rows a and b``), a Parquet file's from 1
+    (``lines a and b``), and in a dataset of several files over the dataset in the
+    single machine's file order, an error met reading the rows (``reading``) naming its
+    file and its row there (:func:`ranklens.data.parquet_stream.in_file`)."""
     if exc.path not in SIDES:
         return exc
     side = SIDES.index(exc.path)
     where = _table_name(tables[side])
     message = exc.message
+    if not columns or frames[side] is None:  # met before the plan was made: read them again
+        frames, columns, _ = _read_frames(tables, given)
     if columns:
         internal = dict(zip((QUERY, DOC, VALUE), columns[side], strict=True))
         message = re.sub(
@@ -725,24 +865,89 @@ def _in_user_terms(
     if named is not None and not isinstance(exc, DuplicateError):
         rows.extend(int(x) for x in named.groups())
     first: Any = [0]
-    if rows and frames[side] is not None and max(rows) >> SHIFT:
+    if rows and max(rows) >> SHIFT:
         lengths = frames[side].map_partitions(len).compute()
         first = np.concatenate(([0], np.cumsum(np.asarray(lengths, dtype=np.int64))))
     whole = [decode_row(r, first) for r in rows]
+    if _is_path(tables[side]):  # Parquet: the single machine counts lines from 1
+        unit = "lines"
+        line_of, file_of = _parquet_numbering(str(os.fspath(tables[side])))
+    else:
+        unit, line_of, file_of = "rows", _as_is, _nowhere
+    shown = [line_of(r) for r in whole]
     if isinstance(exc, DuplicateError):
         lines = exc.lines
         if lines is not None:
             message = message.replace(
-                f"rows {lines[0]} and {lines[1]}", f"rows {whole[0]} and {whole[1]}"
+                f"rows {lines[0]} and {lines[1]}", f"{unit} {shown[0]} and {shown[1]}"
             )
-            lines = (whole[0], whole[1])
+            lines = (shown[0], shown[1])
         return DuplicateError(
             message, path=where, lines=lines, query=exc.query, document=exc.document
         )
-    if named is not None and not isinstance(exc, DuplicateError):
-        message = message.replace(named.group(0), f"rows {whole[-2]} and {whole[-1]}")
-    line = None if exc.line is None else whole[0]
-    return type(exc)(message, path=where, line=line)
+    if named is not None:
+        message = message.replace(named.group(0), f"{unit} {shown[-2]} and {shown[-1]}")
+    if exc.line is None:
+        return type(exc)(message, path=where, line=None)
+    # the single machine's reader names a bad value ("column 'x' ...") in its file,
+    # whichever task met it here (an evaluation reads the prepared rows again)
+    reading = reading or exc.message.startswith("column '")
+    in_file = file_of(whole[0]) if reading else None
+    if in_file is not None:
+        return type(exc)(message, path=in_file[0], line=in_file[1])
+    return type(exc)(message, path=where, line=shown[0])
+
+
+def _is_path(table: Any) -> bool:
+    return isinstance(table, str) or hasattr(table, "__fspath__")
+
+
+def _as_is(row: int) -> int:
+    return row
+
+
+def _nowhere(row: int) -> tuple[str, int] | None:
+    return None
+
+
+def _parquet_numbering(
+    path: str,
+) -> tuple[Callable[[int], int], Callable[[int], tuple[str, int] | None]]:
+    """For a Parquet file or dataset read by Dask (its files in Dask's order, "natural"
+    sort: ``part.2`` before ``part.10``): a row of Dask's table (from 0) as the single
+    machine's line over the whole input (from 1, its files in byte order), and, in a
+    dataset of several files, as ``(file, line in that file)`` (None for one file, or
+    where the footers cannot say)."""
+    from dask.utils import natural_sort_key
+
+    from ranklens.data.parquet_stream import parquet_source, row_group_rows
+
+    def plain(row: int) -> int:
+        return row + 1
+
+    try:
+        files = list(parquet_source(path).files)
+        sizes = {f: sum(row_group_rows(f)) for f in files}
+    except (InputError, OSError):
+        return plain, lambda row: None
+    dask_order = sorted(files, key=natural_sort_key)
+    dask_starts = np.cumsum([0] + [sizes[f] for f in dask_order])
+    own_starts = dict(zip(files, np.cumsum([0] + [sizes[f] for f in files]).tolist(), strict=False))
+
+    def located(row: int) -> tuple[str, int] | None:
+        if not 0 <= row < int(dask_starts[-1]):
+            return None
+        index = int(np.searchsorted(dask_starts, row, side="right")) - 1
+        return dask_order[index], row - int(dask_starts[index]) + 1
+
+    def line(row: int) -> int:
+        found = located(row)
+        return plain(row) if found is None else int(own_starts[found[0]]) + found[1]
+
+    def in_file(row: int) -> tuple[str, int] | None:
+        return located(row) if len(files) > 1 else None
+
+    return line, in_file
 
 
 def _table_name(table: Any) -> str:

@@ -14,7 +14,8 @@ give the in-memory numbers in Dask's own terms, :func:`evaluate_parquet` returns
 and the caller shuffles by query as before: the run is not grouped by query (its first row
 group's query ids, read alone, show most such runs before any task starts), the qrels are
 larger than :data:`QRELS_CLIENT_ROWS`, or the input holds an error (the shuffle names it
-as ``ranklens.dask`` always has, counting the rows of the whole table from 0).
+as :func:`ranklens.evaluate` names it on the same input: a Parquet file's lines counted
+from 1, see :func:`ranklens.scale.dask_backend._in_user_terms`).
 """
 
 from __future__ import annotations

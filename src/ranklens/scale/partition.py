@@ -242,9 +242,13 @@ def evaluate_part(qrels: Qrels | None, run: Run | None, options: Options) -> Par
         "popularity": options.items,
     }
     if qrels is None:
-        if run is None or queries != "run":
+        if run is None:
             return nothing
         empty = Qrels.from_dict({absent_id(run.qids): {"d": 0}})
+        if queries != "run":
+            if options.ties == "rank":  # its ranks are checked, as the single machine does
+                Evaluator(empty, measures, **{**kwargs, "queries": "run"}).evaluate_part(run)
+            return nothing
         res = Evaluator(empty, measures, **kwargs).evaluate_part(run)
         return Part(res.queries, np.asarray(res.values), 0, nr, 0, statistics=states_of(res))
     evaluator = Evaluator(qrels, measures, **kwargs)
