@@ -103,6 +103,26 @@ static inline uint64_t hash_bytes(const uint8_t *p, size_t n)
     return fmix64(h);
 }
 
+/* Whether the n bytes at a and at b are equal: inline for short strings (ids are
+ * mostly a few bytes, where a call to memcmp costs more than the comparison), with
+ * overlapping loads that read only the n bytes. */
+static inline int eq_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n >= 8) {
+        size_t i;
+        for (i = 0; i + 8 < n; i += 8) {
+            if (load64(a + i) != load64(b + i))
+                return 0;
+        }
+        return load64(a + n - 8) == load64(b + n - 8);
+    }
+    if (n >= 4)
+        return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+    if (n > 0)
+        return a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1];
+    return 1;
+}
+
 /* Byte-order comparison: memcmp over the common prefix, then shorter first.
  * (Inline, 8 bytes at a time: most ids are short and differ early.) */
 static inline int cmp_bytes(const uint8_t *a, size_t la, const uint8_t *b, size_t lb)
@@ -203,7 +223,7 @@ static inline int64_t gtable_find_or_insert(gtable *t, const uint8_t *data, cons
         if (sl[i].h == h32) {
             int64_t e = sl[i].idx;
             size_t le = (size_t)(off[e + 1] - off[e]);
-            if (le == len && memcmp(data + off[e], s, len) == 0)
+            if (le == len && eq_bytes(data + off[e], s, len))
                 return e;
         }
         i = (i + 1) & t->mask;
@@ -226,7 +246,7 @@ static inline int64_t gtable_find(const gtable *t, const uint8_t *data, const in
         if (sl[i].h == h32) {
             int64_t e = sl[i].idx;
             size_t le = (size_t)(off[e + 1] - off[e]);
-            if (le == len && memcmp(data + off[e], s, len) == 0)
+            if (le == len && eq_bytes(data + off[e], s, len))
                 return e;
         }
         i = (i + 1) & t->mask;

@@ -218,7 +218,7 @@ static void *align_run_job(void *arg)
                 le = (size_t)(roff[e + 1] - roff[e]);
                 for (t = qa; t < qb; t++) {
                     if ((size_t)(qoff[t + 1] - qoff[t]) == le &&
-                        memcmp(qdata + qoff[t], rdata + roff[e], le) == 0) {
+                        eq_bytes(qdata + qoff[t], rdata + roff[e], le)) {
                         f = t;
                         break;
                     }

@@ -144,6 +144,25 @@ static inline const uint8_t *scan_field(const uint8_t *p, unsigned *hi)
 #endif
 }
 
+/* The start of the line after the one that p is in (a region ends with '\n',
+ * and RL_PAD bytes after it are readable: whole 16-byte blocks can be loaded). */
+static inline const uint8_t *next_line(const uint8_t *p, const uint8_t *end)
+{
+#ifdef RL_SSE2
+    const __m128i nl = _mm_set1_epi8('\n');
+    (void)end;
+    for (;;) {
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), nl));
+        if (m != 0)
+            return p + __builtin_ctz(m) + 1;
+        p += 16;
+    }
+#else
+    return (const uint8_t *)memchr(p, '\n', (size_t)(end - p)) + 1;
+#endif
+}
+
 /* Equality of two byte strings of length n, both followed by readable
  * padding (so whole words can be loaded). */
 static inline int padded_eq(const uint8_t *a, const uint8_t *b, size_t n)
@@ -469,6 +488,16 @@ int rl_pass1_region(rl_parser *P, const uint8_t *p, const uint8_t *end)
         const uint8_t *ls = p, *s;
         size_t len;
         ln++;
+        /* Most lines begin with the current segment's query id and a separator: then
+         * the line only needs its end found (the tokenizer's other answers are known). */
+        if (cur >= 0 && (size_t)(end - p) > cql && CLS[p[cql]] == C_SPACE &&
+            padded_eq(p, cq, cql)) {
+            p = next_line(p + cql, end);
+            P->segs[cur].count++;
+            P->last_line = ls;
+            n++;
+            continue;
+        }
         p = tokenize(p, end, 1, 0, &L);
         if (L.nf == 0) /* blank line */
             continue;
