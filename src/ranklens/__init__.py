@@ -30,6 +30,7 @@ __all__ = [
     "ResultSet",
     "Results",
     "Run",
+    "UserMeasureError",
     "__version__",
     "agreement",
     "awrf",
@@ -79,6 +80,7 @@ if TYPE_CHECKING:
         ParseError,
         RanklensError,
         ResourceError,
+        UserMeasureError,
     )
     from ranklens.data.qrels import Qrels
     from ranklens.data.run import Run

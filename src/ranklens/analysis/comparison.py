@@ -26,7 +26,7 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -57,7 +57,7 @@ from ranklens.analysis.stats.power import (
 )
 from ranklens.analysis.stats.randomization import randomization_test
 from ranklens.analysis.stats.tukey import TukeyHSD, tukey_hsd
-from ranklens.base.errors import InputError, OptionError
+from ranklens.base.errors import InputError, OptionError, RanklensError
 from ranklens.base.progress import Progress, stage
 from ranklens.base.types import (
     DuplicatePolicy,
@@ -68,12 +68,21 @@ from ranklens.base.types import (
 )
 from ranklens.evaluation.results import Results, aggregate
 from ranklens.measures.base import Measure, is_run_level
+from ranklens.measures.language import parse_measure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["TESTS", "Comparison", "Correlation", "PairStats", "compare", "compare_results"]
+__all__ = [
+    "TESTS",
+    "ByMeasure",
+    "Comparison",
+    "Correlation",
+    "PairStats",
+    "compare",
+    "compare_results",
+]
 
 Test: TypeAlias = Literal["t", "wilcoxon", "sign", "randomization", "bootstrap"]
 TukeyKind: TypeAlias = Literal["blocked", "oneway"]
@@ -163,6 +172,48 @@ class Correlation:
         return comparison_data.correlation_dict(self)
 
 
+_V = TypeVar("_V")
+
+
+class ByMeasure(dict[str, _V]):
+    """``{measure: value}`` under the canonical names, that also answers to any other
+    spelling of a measure it holds, as :class:`~ranklens.evaluation.results.MeasureValues`
+    does for numbers: ``by["MRR"]`` is ``by["RR"]``, ``by["ndcg_cut.10"]`` is
+    ``by["nDCG@10"]`` (``in`` and ``get`` too). It is a ``dict``, equal to and printed as
+    one. Every measure-keyed mapping of a :class:`Comparison` is one.
+
+    >>> by = ByMeasure({"RR": "stats of RR"})
+    >>> by["MRR"], "recip_rank" in by, by.get("P@5")
+    ('stats of RR', True, None)
+    """
+
+    def _canonical(self, key: object) -> str | None:
+        try:
+            name = parse_measure(key).name  # type: ignore[arg-type]
+        except (RanklensError, TypeError, ValueError):
+            return None
+        return name if dict.__contains__(self, name) else None
+
+    def __missing__(self, key: object) -> _V:
+        name = self._canonical(key)
+        if name is None:
+            raise KeyError(key)
+        return self[name]
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or self._canonical(key) is not None
+
+    def get(self, key: object, default: Any = None) -> Any:
+        """The value of ``key`` (any spelling), or ``default``."""
+        if key in self:
+            return self[key]  # type: ignore[index]
+        return default
+
+
+def _by_measure(mapping: Mapping[str, _V]) -> ByMeasure[_V]:
+    return mapping if isinstance(mapping, ByMeasure) else ByMeasure(mapping)
+
+
 @dataclass(frozen=True, eq=False)
 class Comparison:
     """The result of :func:`compare`: means and statistics of runs against a baseline.
@@ -215,10 +266,37 @@ class Comparison:
     :class:`~ranklens.analysis.comparison_bounds.PairBounds`: whether it could flip or lose
     significance over the gradings of the unjudged documents (docs/incomplete.md)."""
 
+    def __post_init__(self) -> None:
+        # every measure-keyed mapping answers to every spelling of its measures
+        set_field = object.__setattr__
+        set_field(self, "means", {r: _by_measure(m) for r, m in self.means.items()})
+        set_field(self, "higher_is_better", _by_measure(self.higher_is_better))
+        set_field(self, "vs_baseline", {r: _by_measure(m) for r, m in self.vs_baseline.items()})
+        set_field(self, "pairs", {k: _by_measure(m) for k, m in self.pairs.items()})
+        if self.tukey is not None:
+            set_field(self, "tukey", _by_measure(self.tukey))
+        if self.flips is not None:
+            set_field(self, "flips", {k: _by_measure(m) for k, m in self.flips.items()})
+
     @property
     def all_pairs(self) -> bool:
         """Whether every pair of runs was compared."""
         return bool(self.pairs)
+
+    def _measure(self, measure: Any) -> str:
+        """The canonical name of ``measure`` (any spelling, or a Measure) among those
+        compared."""
+        if isinstance(measure, str) and measure in self.measures:
+            return measure
+        try:
+            name = parse_measure(measure).name
+        except (RanklensError, TypeError, ValueError):
+            name = None
+        if name is None or name not in self.measures:
+            raise OptionError(
+                f"measure {measure!r} was not compared (measures: {', '.join(self.measures)})"
+            )
+        return name
 
     def stats(self, run: str, measure: str, against: str | None = None) -> PairStats:
         """The statistics of ``run - against`` (default: the baseline) on ``measure``."""
@@ -226,10 +304,7 @@ class Comparison:
         for name in (run, other):
             if name not in self.runs:
                 raise OptionError(f"no run named {name!r} (runs: {', '.join(self.runs)})")
-        if measure not in self.measures:
-            raise OptionError(
-                f"measure {measure!r} was not compared (measures: {', '.join(self.measures)})"
-            )
+        measure = self._measure(measure)
         if run == other:
             raise OptionError(f"a run is not compared with itself ({run!r})")
         if other == self.baseline:
@@ -260,7 +335,7 @@ class Comparison:
     def beats(self, run: str, measure: str) -> tuple[str, ...]:
         """The runs that ``run`` is significantly better than on ``measure`` (among the
         comparisons made: with the baseline only, or all pairs)."""
-        return comparison_data.beaten(self, run, measure)
+        return comparison_data.beaten(self, run, self._measure(measure))
 
     def to_dict(self) -> dict[str, Any]:
         """The shape of ``ranklens compare --format json``::
@@ -400,7 +475,10 @@ def _power(
     detect ``|delta|`` and the queries needed to detect it, for a paired t-test."""
     n = d.shape[0]
     sd = column_sds(d, delta)
-    effect = minimum_detectable_difference(n, 1.0, alpha, power)  # the MDD of sd = 1
+    try:  # where a power cannot be computed precisely (alpha near 1e-300): no figure, nan
+        effect = minimum_detectable_difference(n, 1.0, alpha, power)  # the MDD of sd = 1
+    except OptionError:
+        effect = math.nan
     mdd = sd * effect
     observed = np.empty_like(delta)
     needed: list[int | None] = []
@@ -412,7 +490,10 @@ def _power(
             observed[c] = alpha if diff == 0 else 1.0
             needed.append(None if diff == 0 else 2)
             continue
-        observed[c] = paired_t_power(n, diff, s * s, alpha) if diff > 0 else alpha
+        try:
+            observed[c] = paired_t_power(n, diff, s * s, alpha) if diff > 0 else alpha
+        except OptionError:
+            observed[c] = math.nan
         try:
             needed.append(topic_set_size(diff, s * s, alpha, power) if diff > 0 else None)
         except OptionError:  # more than DEFAULT_MAX_TOPICS
