@@ -31,6 +31,7 @@ import re
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -108,6 +109,9 @@ supported_nicknames: Mapping[str, frozenset[str]] = MappingProxyType(
 """pytrec_eval's nicknames: each stands for the measures it lists (``all_prefs``, ``prefs``
 and ``qrels_jg`` name measures that pytrec_eval does not compute: asking for them is a
 :class:`ValueError`, as in pytrec_eval)."""
+
+SLOTS_CACHE_SIZE = 256
+"""How many (measure strings, relevance level) pairs :func:`_slots_of` keeps translated."""
 
 _MEASURE_ORDER = tuple(sorted(supported_measures, key=lambda m: (-len(m), m)))
 _PARAMS = r"[\._]([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)"
@@ -222,6 +226,14 @@ def _checked(mapping: Mapping[Any, Any], integer: bool) -> dict[str, dict[str, A
     return plain
 
 
+@lru_cache(maxsize=SLOTS_CACHE_SIZE)
+def _slots_of(names: tuple[str, ...], relevance_level: int) -> tuple[Slot, ...]:
+    """:func:`_slots`, made once per measure strings and relevance level (slots are
+    immutable; a bounded cache: an evaluator built in a loop, as pytrec_eval's
+    ``examples/rl.py`` builds one per query, does not translate its names again)."""
+    return _slots(list(names), relevance_level)
+
+
 def _slots(names: list[str], relevance_level: int) -> tuple[Slot, ...]:
     """The values to compute, in trec_eval's registry order (pytrec_eval's key order). A
     measure with one value is keyed by its bare name, whatever its parameters
@@ -289,11 +301,12 @@ class RelevanceEvaluator:
         else:
             judged = _checked(nonempty, integer=True)
             qrels = Qrels.from_dict(judged) if judged else None
-        self._slots = _slots(names, relevance_level)
+        self._slots = _slots_of(tuple(names), relevance_level)
         self._judged_only = bool(judged_docs_only_flag)
         self._names = tuple(slot.name for slot in self._slots)
         self._gm = tuple(slot.summary == "gm" for slot in self._slots)
-        self._prepared = PreparedQrels.of(qrels) if qrels is not None else None
+        self._qrels = qrels
+        self._prepared_qrels: PreparedQrels | None = None  # (made on the general path's use)
         # the tiny path (small runs; ranklens.evaluation.tiny): each slot's per-query
         # kernel (None for a constant), or None when a measure has none; the judgments of
         # the queries it evaluates, read from the qrels on first use
@@ -327,10 +340,9 @@ class RelevanceEvaluator:
                 raise TypeError("Unable to extract query/object scores.") from None
         else:
             plain = scores
-        prepared = self._prepared
-        if prepared is None:
+        if self._qrels is None:
             return {}
-        index = prepared.index
+        index = self._judged.index()
         wanted = [qid for qid in plain if qid in index]
         if not self._slots:
             return {qid: {} for qid in wanted}
@@ -349,6 +361,9 @@ class RelevanceEvaluator:
         with np.errstate(over="ignore"):
             single = run.scores.astype(np.float32)
         run = replace(run, scores=single.astype(np.float64))
+        prepared = self._prepared_qrels
+        if prepared is None:
+            prepared = self._prepared_qrels = PreparedQrels.of(self._qrels)
         try:
             view = align(prepared, run, "trec_eval", "qrels").view(self._judged_only)
         except RanklensError as exc:  # not expected with dict input: say what failed
@@ -389,7 +404,8 @@ class RelevanceEvaluator:
         for qid in wanted:
             docs = plain[qid]
             scores = list(docs.values())
-            if not tiny.plain_ids(docs) or not all(map(math.isfinite, scores)):
+            # (the ids are str, as the checks made them: their order is their bytes' if ASCII)
+            if not "".join(docs).isascii() or not all(map(math.isfinite, scores)):
                 return None  # (the general path refuses a score that is not finite)
             # trec_eval 9.0.8 keeps a score as a C float (as the general path's cast does:
             # to nearest, infinite beyond the range)

@@ -319,19 +319,29 @@ class Judged:
         if self._mapping is not None:
             docs = self._mapping.get(qid)
             return 0 if docs is None else len(docs)
+        if qid in self._docs:  # (read already)
+            read = self._docs[qid]
+            return 0 if read is None else len(read)
         row = self._row(qid)
         if row is None or self._qrels is None:
             return 0
         offsets = self._qrels.q_offsets
         return int(offsets[row + 1] - offsets[row])
 
+    def index(self) -> Mapping[str, int]:
+        """``{qid: row}`` of the judged queries, rows in byte order (the qrels' rows)."""
+        if self._index is None:
+            if self._qrels is not None:
+                self._index = self._qrels.query_index()
+            else:
+                self._index = {qid: row for row, qid in enumerate(self.qids())}
+        return self._index
+
     def _row(self, qid: str) -> int | None:
         """Query ``qid``'s row in the qrels, or ``None``."""
         if self._qrels is None:
             return None
-        if self._index is None:
-            self._index = self._qrels.query_index()
-        return self._index.get(qid)
+        return self.index().get(qid)
 
     def docs(self, qid: str) -> Mapping[str, int] | None:
         """Query ``qid``'s ``{docid: grade}``, or ``None`` if it has no judgment."""
