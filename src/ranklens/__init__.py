@@ -134,12 +134,12 @@ def __getattr__(name: str) -> Any:
 
     if name in _HOME:
         return getattr(importlib.import_module(_HOME[name]), name)
-    if name in __all__:
-        return getattr(importlib.import_module("ranklens.base.errors"), name)
     if name == "mlflow":  # the MLflow integration: ranklens.mlflow.log_results(...)
         return importlib.import_module("ranklens.mlflow")
     if name == "rag":  # the room of generated answers: ranklens.rag.nugget_scores(...)
         return importlib.import_module("ranklens.rag")
+    if name in __all__:
+        return getattr(importlib.import_module("ranklens.base.errors"), name)
     raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
 
 

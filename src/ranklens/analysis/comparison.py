@@ -434,6 +434,12 @@ class Comparison:
 
         return significance_html(self)
 
+    def __str__(self) -> str:
+        """The tables ``ranklens compare`` prints (plain text): ``print(comparison)``."""
+        from ranklens.presentation import comparison_format
+
+        return comparison_format.to_text(self)
+
     def __repr__(self) -> str:
         return (
             f"Comparison(runs={list(self.runs)!r}, baseline={self.baseline!r}, "

@@ -104,7 +104,8 @@ def _likely_cause(message: str, kind: int, content: object, line: int) -> str:
     if text.count(b",") >= 2 and len(fields) <= 2:
         return (
             "; this looks like CSV (comma-separated): TREC files are separated by whitespace; "
-            "convert it (tr ',' ' ' < FILE) or pass the table as a DataFrame in Python"
+            "name it .csv (with a header row naming query_id, doc_id and score or relevance) "
+            "and ranklens reads it as CSV, or pass the table as a DataFrame in Python"
         )
     return _HINTS.get((kind, len(fields)), "")
 
