@@ -16,6 +16,7 @@ from statsmodels.stats.power import TTestPower
 from ranklens.analysis.comparison import compare, compare_results
 from ranklens.base.errors import OptionError
 from ranklens.cli import main
+from ranklens.cli._options import DEFAULT_MEASURES
 from ranklens.data.examples import example_paths
 from ranklens.evaluation.results import Results
 from ranklens.measures import parse_measures
@@ -131,7 +132,7 @@ def test_cli_power_option_and_table(capsys) -> None:
     assert main(["compare", "--example", "-f", "json", "--power", "0.9"]) == 0
     payload = json.loads(capsys.readouterr().out)
     qrels, runs = example_paths()
-    expected = compare(qrels, runs, ["nDCG@10", "AP"], power=0.9).to_dict()
+    expected = compare(qrels, runs, list(DEFAULT_MEASURES), power=0.9).to_dict()
     assert payload == json.loads(json.dumps(expected))
     assert payload["power"] == 0.9
     assert main(["compare", "--example", "-m", "AP"]) == 0
