@@ -57,4 +57,4 @@ def test_the_same_tables_without_nulls_are_read() -> None:
         popularity=pa.table({"item_id": _dictionary(["a", "b"]), "count": [3, 1]}),
     )
     # u1 shows a (3) and b (1), u2 shows a (3): (2 + 3) / 2
-    assert res.means["ARP@2"] == pytest.approx(2.5)
+    assert res.aggregate["ARP@2"] == pytest.approx(2.5)

@@ -239,3 +239,15 @@ def test_cli_eval_names(files: dict[str, str], capsys: pytest.CaptureFixture[str
     assert code == 2 and "--name given 2 times for 1 runs" in capsys.readouterr().err
     value = float(out.splitlines()[1].split("\t")[3])
     assert math.isfinite(value)
+
+
+def test_means_is_a_deprecated_name_of_aggregate() -> None:
+    """One name for the per-run values: ``aggregate`` (``means`` was wrong for sums and
+    geometric means); the old name still answers, with a DeprecationWarning."""
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    runs = {"x": {"q1": {"a": 1.0}, "q2": {"c": 1.0}}, "y": {"q1": {"c": 1.0}}}
+    rs = ranklens.evaluate(qrels, runs, ["AP", "NumRelRet"])
+    with pytest.warns(DeprecationWarning, match="ResultSet.aggregate"):
+        assert rs.means == rs.aggregate
+    with pytest.warns(DeprecationWarning, match="Results.aggregate"):
+        assert rs["x"].means == rs["x"].aggregate == {"AP": 0.5, "NumRelRet": 1.0}

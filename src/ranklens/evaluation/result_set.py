@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -79,7 +80,12 @@ class ResultSet:
 
     @property
     def means(self) -> dict[str, dict[str, float]]:
-        """The same as :attr:`aggregate`."""
+        """Deprecated: :attr:`aggregate` (see :attr:`Results.means`)."""
+        warnings.warn(
+            "ResultSet.means is deprecated: use ResultSet.aggregate (the same values)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.aggregate
 
     def __len__(self) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -196,7 +197,14 @@ class Results:
 
     @property
     def means(self) -> dict[str, float]:
-        """The same as :attr:`aggregate` (kept for ranx and ir_measures users)."""
+        """Deprecated: :attr:`aggregate`, under a name that was wrong for counts (summed) and
+        GMAP (a geometric mean); warns once per call site."""
+        warnings.warn(
+            "Results.means is deprecated: use Results.aggregate (the same values: means, or "
+            "sums and geometric means where a measure declares them)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.aggregate
 
     @cached_property
