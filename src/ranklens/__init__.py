@@ -48,6 +48,7 @@ __all__ = [
     "parse_measures",
     "pool",
     "pool_statistics",
+    "ppi_from_scores",
     "ppi_mean",
     "read_score_set",
     "read_scores",
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
     from ranklens.analysis.exposure import awrf, expected_exposure
     from ranklens.analysis.leaderboard import leaderboard_agreement
     from ranklens.analysis.pooling import pool, pool_statistics
-    from ranklens.analysis.ppi import ppi_mean
+    from ranklens.analysis.ppi import ppi_from_scores, ppi_mean
     from ranklens.analysis.reproduction import reproduction
     from ranklens.analysis.stats.power import topic_set_size
     from ranklens.analysis.topics import discriminative_power, swap_rate, variance_from
@@ -99,6 +100,7 @@ _HOME = {
     "awrf": "ranklens.analysis.exposure",
     "expected_exposure": "ranklens.analysis.exposure",
     "leaderboard_agreement": "ranklens.analysis.leaderboard",
+    "ppi_from_scores": "ranklens.analysis.ppi",
     "ppi_mean": "ranklens.analysis.ppi",
     "pool": "ranklens.analysis.pooling",
     "pool_statistics": "ranklens.analysis.pooling",

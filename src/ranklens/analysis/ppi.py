@@ -81,6 +81,7 @@ from ranklens.base.errors import InputError, OptionError
 from ranklens.base.types import Float64Array
 from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
 from ranklens.evaluation.evaluator import Evaluator
+from ranklens.evaluation.results import Results
 from ranklens.measures import Measure
 
 _stats: Any = importlib.import_module("scipy.stats")  # untyped: scipy ships no stubs
@@ -287,7 +288,59 @@ def ppi_mean(
     by_human = Evaluator(human, measures, **options).evaluate(run_read)
     f_all = dict(zip(by_llm.queries, by_llm.values[:, 0].tolist(), strict=True))
     y_all = dict(zip(by_human.queries, by_human.values[:, 0].tolist(), strict=True))
-    both = [q for q in by_human.queries if q in f_all]
+    return _estimate(y_all, f_all, level, power_tuning)
+
+
+def ppi_from_scores(
+    human: Results,
+    llm: Results,
+    measure: str | Measure,
+    alpha: float = 0.05,
+    *,
+    power_tuning: bool = False,
+) -> PPIEstimate:
+    """:func:`ppi_mean` from per-topic values computed elsewhere: ``human`` holds a
+    measure's values under human labels on a random sample of the topics, ``llm`` its
+    values under the LLM's labels on every topic (both read with
+    :func:`ranklens.read_scores`, or computed by :func:`ranklens.evaluate`). The estimate,
+    the interval and the refusals are :func:`ppi_mean`'s; given the same per-topic values
+    it gives the same numbers.
+
+    Examples
+    --------
+    >>> import ranklens
+    >>> human = {"q1": {"a": 1}, "q2": {"b": 0, "c": 1}, "q3": {"a": 1}}
+    >>> llm = {"q1": {"a": 1, "b": 1}, "q2": {"b": 1, "c": 1}, "q3": {"a": 1},
+    ...        "q4": {"a": 1}, "q5": {"a": 0, "b": 1}}
+    >>> run = {q: {"a": 2, "b": 1} for q in ("q1", "q2", "q3", "q4", "q5")}
+    >>> by_human = ranklens.evaluate(human, run, ["P@2"], queries="both")
+    >>> by_llm = ranklens.evaluate(llm, run, ["P@2"])
+    >>> ppi_from_scores(by_human, by_llm, "P@2") == ppi_mean(human, llm, run, "P@2")
+    True
+    """
+    level = _check_alpha(alpha)
+    for role, given in (("human", human), ("llm", llm)):
+        if not isinstance(given, Results):
+            raise OptionError(
+                f"ppi_from_scores: {role} must be Results (ranklens.read_scores or "
+                f"ranklens.evaluate), not {type(given).__name__}"
+            )
+    y_all = human.query_values(measure)
+    f_all = llm.query_values(measure)
+    extra = sorted(set(y_all) - set(f_all))
+    if extra:
+        raise InputError(
+            f"{len(extra)} human-judged topics have no LLM value (e.g. {extra[0]!r}); the "
+            "LLM's scores must cover every topic"
+        )
+    return _estimate(y_all, f_all, level, power_tuning)
+
+
+def _estimate(
+    y_all: dict[str, float], f_all: dict[str, float], level: float, power_tuning: bool
+) -> PPIEstimate:
+    """The estimate from the human values ``y_all`` and the LLM's ``f_all`` by query."""
+    both = [q for q in y_all if q in f_all]
     if len(both) < 2:
         raise InputError("ppi_mean needs at least 2 queries evaluated under both judgments")
     labeled = set(both)

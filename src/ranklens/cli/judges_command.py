@@ -141,6 +141,13 @@ def register(commands: Any) -> None:
         "queries and the simulated LLM's of all, of",
     )
     _options.add_quiet(p)
+    for side, what in (("a", "the human-judged sample"), ("b", "every topic under the LLM")):
+        p.add_argument(
+            f"--scores-{side}",
+            metavar="FILE",
+            help=f"{what}: a per-topic score file of the run (trec_eval -q output, a table; "
+            "instead of QRELS, LLM_QRELS and RUN; docs/scores.md)",
+        )
     p.set_defaults(handler=run_ppi)
 
 
@@ -345,19 +352,60 @@ def run_reproduction(args: argparse.Namespace) -> int:
 
 
 def run_ppi(args: argparse.Namespace) -> int:
-    """Handle ``ranklens ppi``."""
-    from ranklens.analysis.ppi import ppi_mean
+    """Handle ``ranklens ppi``: from judgments and a run, or from two score files."""
+    from ranklens.analysis.ppi import ppi_from_scores, ppi_mean
+    from ranklens.base.errors import OptionError
 
-    _example_files(args, args.human_qrels, args.llm_qrels, args.run)
-    human: Any = args.human_qrels
-    if args.example:
-        from ranklens.data.examples import example_llm_qrels_path, example_run_paths
+    _example_files(args, args.human_qrels, args.llm_qrels, args.run, args.scores_a, args.scores_b)
+    estimate: Any
+    if args.scores_a or args.scores_b:
+        from ranklens.evaluation.scores_files import read_scores
 
-        human = example_human_sample()
-        args.llm_qrels, args.run = str(example_llm_qrels_path()), str(example_run_paths()["rerank"])
-    _need(args, "the human qrels, the LLM's qrels and a run", human, args.llm_qrels, args.run)
-    inputs = [args.human_qrels, args.llm_qrels, args.run]
-    _options.check_output(args, inputs)
+        if args.human_qrels or args.llm_qrels or args.run:
+            raise OptionError(
+                "give the judgments and a run, or --scores-a and --scores-b, not both"
+            )
+        _need(
+            args,
+            "both --scores-a (the human sample) and --scores-b (the LLM's)",
+            args.scores_a,
+            args.scores_b,
+        )
+        inputs = [args.scores_a, args.scores_b]
+        _options.check_output(args, inputs)
+        check = getattr(args, "check_all", True)
+        human_scores = _one_run(read_scores(args.scores_a, check_all=check), "--scores-a")
+        llm_scores = _one_run(read_scores(args.scores_b, check_all=check), "--scores-b")
+
+        def estimate(m: str) -> Any:
+            return ppi_from_scores(
+                human_scores, llm_scores, m, args.alpha, power_tuning=args.power_tuning
+            )
+    else:
+        human: Any = args.human_qrels
+        if args.example:
+            from ranklens.data.examples import example_llm_qrels_path, example_run_paths
+
+            human = example_human_sample()
+            args.llm_qrels = str(example_llm_qrels_path())
+            args.run = str(example_run_paths()["rerank"])
+        _need(args, "the human qrels, the LLM's qrels and a run", human, args.llm_qrels, args.run)
+        inputs = [args.human_qrels, args.llm_qrels, args.run]
+        _options.check_output(args, inputs)
+
+        def estimate(m: str) -> Any:
+            return ppi_mean(
+                human,
+                args.llm_qrels,
+                args.run,
+                m,
+                args.alpha,
+                power_tuning=args.power_tuning,
+                ties=args.ties,
+                depth=args.depth,
+                duplicates=args.duplicates,
+            )
+
     header = [
         "measure",
         "estimate",
@@ -371,17 +419,7 @@ def run_ppi(args: argparse.Namespace) -> int:
     rows: list[list[Any]] = []
     payload: dict[str, Any] = {}
     for m in _measures(args):
-        e = ppi_mean(
-            human,
-            args.llm_qrels,
-            args.run,
-            m,
-            args.alpha,
-            power_tuning=args.power_tuning,
-            ties=args.ties,
-            depth=args.depth,
-            duplicates=args.duplicates,
-        )
+        e = estimate(m)
         rows.append(
             [
                 m,
@@ -407,6 +445,19 @@ def run_ppi(args: argparse.Namespace) -> int:
     with _options.output_stream(args, inputs) as out:
         _write(header, rows, args.format, payload, out)
     return 0
+
+
+def _one_run(read: Any, option: str) -> Any:
+    """The one run of a score file given to ``ppi``."""
+    from ranklens.base.errors import OptionError
+    from ranklens.evaluation.results import Results
+
+    if not isinstance(read, Results):
+        raise OptionError(
+            f"{option}: the file holds {len(read)} runs ({', '.join(read.runs)}); PPI estimates "
+            "one run's mean: give a file of that run"
+        )
+    return read
 
 
 def example_human_sample() -> dict[str, dict[str, int]]:
