@@ -228,3 +228,35 @@ def test_file_kinds_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFi
     mine = capsys.readouterr().out
     assert main(["eval", str(qrels_path), str(run_paths[0]), *args]) == 0
     assert mine == capsys.readouterr().out and "bm25\tall\tAP" in mine
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".jsonl", ".csv"])
+def test_a_repeated_pair_in_a_table_file_is_named_without_reading_it_as_trec_text(
+    tmp_path: Path, suffix: str
+) -> None:
+    """The subtopic hint reads the second column of TREC text; a table file has none (its
+    bytes were read as text, and the message showed Parquet's binary)."""
+    pytest.importorskip("pyarrow")
+    from ranklens.base.errors import DuplicateError
+
+    path = tmp_path / f"qrels{suffix}"
+    if suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(
+            pa.table({"query_id": ["q1", "q1"], "doc_id": ["a", "a"], "relevance": [1, 2]}),
+            path,
+        )
+    elif suffix == ".jsonl":
+        path.write_text(
+            '{"query_id": "q1", "doc_id": "a", "relevance": 1}\n'
+            '{"query_id": "q1", "doc_id": "a", "relevance": 2}\n'
+        )
+    else:
+        path.write_text("query_id,doc_id,relevance\nq1,a,1\nq1,a,2\n")
+    with pytest.raises(DuplicateError) as caught:
+        ranklens.evaluate(str(path), {"q1": {"a": 1.0}}, ["AP"])
+    message = str(caught.value)
+    assert "twice for query 'q1'" in message and "subtopic" not in message
+    assert message.isprintable()

@@ -185,6 +185,10 @@ def second_fields_of_duplicate(exc: DuplicateError) -> tuple[str, str] | None:
     of a stochastic run): a hint that the file is of another kind; else ``None``."""
     if exc.path is None or exc.lines is None or str(exc.path).startswith("<"):
         return None
+    from ranklens.data.table_files import file_kind
+
+    if file_kind(str(exc.path)) is not None:  # Parquet, JSON lines, CSV: no TREC columns
+        return None
     try:
         content, _ = read_bytes(exc.path)
     except (OSError, ValueError):
