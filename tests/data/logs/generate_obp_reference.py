@@ -115,7 +115,11 @@ def main() -> None:
     common = {"slate_id": slate_id, "reward": reward, "position": position}
     reference: dict[str, object] = {}
     for name, estimator, extra in (
-        ("sips", SlateStandardIPS(len_list=SLOTS), {"pscore": joint_b, "evaluation_policy_pscore": joint_e}),
+        (
+            "sips",
+            SlateStandardIPS(len_list=SLOTS),
+            {"pscore": joint_b, "evaluation_policy_pscore": joint_e},
+        ),
         (
             "iips",
             SlateIndependentIPS(len_list=SLOTS),

@@ -63,9 +63,7 @@ def simulate(rng: np.random.Generator, sessions: int, start: int) -> list[dict[s
                 }
             )
             if examining:
-                if click and rng.random() < sat[q, d]:
-                    examining = False
-                elif rng.random() >= gamma:
+                if (click and rng.random() < sat[q, d]) or rng.random() >= gamma:
                     examining = False
     return rows
 
