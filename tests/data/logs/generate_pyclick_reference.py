@@ -62,9 +62,11 @@ def simulate(rng: np.random.Generator, sessions: int, start: int) -> list[dict[s
                     "clicked": int(click),
                 }
             )
-            if examining:
-                if (click and rng.random() < sat[q, d]) or rng.random() >= gamma:
-                    examining = False
+            satisfied_or_left = examining and (
+                (click and rng.random() < sat[q, d]) or rng.random() >= gamma
+            )
+            if satisfied_or_left:
+                examining = False
     return rows
 
 
