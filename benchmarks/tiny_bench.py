@@ -1,12 +1,14 @@
 """Tiny calls and large ones, side by side in one process: pytrec_eval against
 ``ranklens.compat.pytrec_eval`` and ``ranklens.evaluate``.
 
-* ``tiny``: one call on 2 queries x 3 documents (pytrec_eval's ``examples/rl.py`` style:
-  a reward loop, a per-batch validation), the evaluator built once: pytrec_eval's
+* ``tiny``: one call on 2 queries x 3 documents (a reward loop, a per-batch validation),
+  the evaluator built once: pytrec_eval's
   ``RelevanceEvaluator.evaluate``, the module's, ``ranklens.evaluate`` on the two dicts
   (looked up as ``ranklens.evaluate``, as a program calls it), ``Evaluator.evaluate``, and
   ``ranklens.evaluate`` given the run as a ``ranklens.Run`` (which the tiny path does not
-  take: the general path's cost on the same call). Microseconds per call.
+  take: the general path's cost on the same call); and an episode of pytrec_eval's
+  ``examples/rl.py`` (an evaluator built for one query with ``ndcg``, then 10 calls).
+  Microseconds per call.
 * ``sizes``: ``ranklens.evaluate`` on dicts (tiny path up to ``TINY_ENTRIES`` entries)
   against the same call with the tiny path skipped (the general path from the same dicts),
   at growing sizes: where the two meet.
@@ -84,6 +86,15 @@ def tiny(rounds: int) -> dict[str, float]:
     assert ranklens.evaluate(QREL, RUN, NAMES).aggregate == (
         ranklens.evaluate(QREL, run_object, NAMES).aggregate
     )
+    episode_qrels = {"0": QREL["q1"]}
+    episode_run = {"0": RUN["q1"]}
+
+    def episode(module: Any) -> Any:
+        """pytrec_eval's examples/rl.py: an evaluator per query ('ndcg'), 10 steps."""
+        evaluator = module.RelevanceEvaluator(episode_qrels, {"ndcg"})
+        return [evaluator.evaluate(episode_run) for _ in range(10)]
+
+    assert same(episode(pytrec_eval)[0], episode(compat)[0])
     functions = {
         "pytrec_eval RelevanceEvaluator.evaluate": lambda: theirs.evaluate(RUN),
         "ranklens.compat.pytrec_eval RelevanceEvaluator.evaluate": lambda: ours.evaluate(RUN),
@@ -92,6 +103,8 @@ def tiny(rounds: int) -> dict[str, float]:
         "ranklens.evaluate (a Run: the general path)": lambda: ranklens.evaluate(
             QREL, run_object, NAMES
         ),
+        "rl.py episode, pytrec_eval (build + 10 calls)": lambda: episode(pytrec_eval),
+        "rl.py episode, ranklens.compat.pytrec_eval (build + 10 calls)": lambda: episode(compat),
     }
     return per_call(functions, rounds, 50)
 
@@ -184,10 +197,15 @@ def main() -> None:
           f"Python {platform.python_version()}, load average {load}")  # fmt: skip
     report: dict[str, Any] = {"load_before": load}
     report["tiny"] = tiny(args.repeat)
-    base = report["tiny"]["pytrec_eval RelevanceEvaluator.evaluate"]
     print("\n| tiny call (2 queries x 3 documents) | µs per call | vs pytrec_eval |")
     print("|---|---:|---:|")
     for name, seconds in report["tiny"].items():
+        episode = name.startswith("rl.py")
+        base = report["tiny"][
+            "rl.py episode, pytrec_eval (build + 10 calls)"
+            if episode
+            else "pytrec_eval RelevanceEvaluator.evaluate"
+        ]
         print(f"| {name} | {seconds * 1e6:.1f} | {seconds / base:.1f}x |")
     report["sizes"] = sizes(args.repeat)
     print("\n| ranklens.evaluate on dicts | entries | as it is (µs) | general path (µs) |")

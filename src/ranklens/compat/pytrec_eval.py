@@ -307,9 +307,9 @@ class RelevanceEvaluator:
         self._gm = tuple(slot.summary == "gm" for slot in self._slots)
         self._qrels = qrels
         self._prepared_qrels: PreparedQrels | None = None  # (made on the general path's use)
-        # the tiny path (small runs; ranklens.evaluation.tiny): each slot's per-query
-        # kernel (None for a constant), or None when a measure has none; the judgments of
-        # the queries it evaluates, read from the qrels on first use
+        # the tiny path (small runs; ranklens.evaluation.tiny): each slot's value for one
+        # query (None when a measure has no per-query kernel); the judgments of the queries
+        # it evaluates, read from the qrels on first use
         self._kernels = _slot_functions(self._slots)
         self._gm_columns = tuple(j for j, gm in enumerate(self._gm) if gm)
         self._judged = tiny.Judged(qrels=qrels) if qrels is not None else tiny.Judged({})

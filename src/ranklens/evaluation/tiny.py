@@ -22,6 +22,14 @@ count of tie-affected queries, and the values of the per-query kernels, which re
 vectorised kernels' floating-point operations in the same order: every number is
 bit-identical to the general path's (``tests/test_tiny_path.py`` proves it on generated
 inputs over the whole registry, every query and tie policy).
+
+The measures with a per-query kernel: ``P``, ``R``, ``AP``, ``GMAP``, ``RR``, ``nDCG``
+(linear gains, ``dcg='log2'``), ``Rprec``, ``Bpref``, ``IPrec``, ``Success``, ``Judged``,
+``NumRet``, ``NumRelRet``, ``Hits``, ``NumRel``, ``NumQ``, with any of their parameters
+(cut-offs, ``rel``, ``judged_only``, ``norm``, ``rounding``). Kept between calls, bounded:
+the kernels made for each measure (:data:`KERNEL_CACHE_SIZE`), and on an evaluator its
+:class:`TinyState` (the kernels of its measures, its qrels' judgments read query by query
+as runs need them).
 """
 
 from __future__ import annotations
@@ -53,9 +61,11 @@ __all__ = [
     "plain_scores",
     "rank_documents",
     "rank_run",
+    "scalar_kernel",
     "scalar_kernels",
     "small",
     "tie_affected",
+    "values",
 ]
 
 TINY_ENTRIES = 2048
