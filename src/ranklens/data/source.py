@@ -182,12 +182,10 @@ def _decompress(raw: bytes | mmap.mmap, name: str) -> bytes | mmap.mmap:
 def second_fields_of_duplicate(exc: DuplicateError) -> tuple[str, str] | None:
     """The second fields of the two lines of a file that ``exc`` (a repeated pair) names,
     when both are there and differ (a subtopic column of diversity qrels, a sample column
-    of a stochastic run): a hint that the file is of another kind; else ``None``."""
+    of a stochastic run): a hint that the file is of another kind; else ``None``. Only for
+    TREC text: the callers leave out table files (Parquet, JSON lines, CSV), which have no
+    such columns."""
     if exc.path is None or exc.lines is None or str(exc.path).startswith("<"):
-        return None
-    from ranklens.data.table_files import file_kind
-
-    if file_kind(str(exc.path)) is not None:  # Parquet, JSON lines, CSV: no TREC columns
         return None
     try:
         content, _ = read_bytes(exc.path)

@@ -83,7 +83,10 @@ def read_qrels(qrels: QrelsLike, duplicates: DuplicatePolicy) -> Qrels:
 def _subtopics_of(exc: Any) -> tuple[str, str] | None:
     """The second columns of the two lines of a qrels file's duplicate, when they differ."""
     from ranklens.data.source import second_fields_of_duplicate
+    from ranklens.data.table_files import file_kind
 
+    if file_kind(exc.path) is not None:  # Parquet, JSON lines, CSV: no second column
+        return None
     found: tuple[str, str] | None = second_fields_of_duplicate(exc)
     return found
 
