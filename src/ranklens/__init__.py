@@ -134,15 +134,21 @@ def __getattr__(name: str) -> Any:
     """Import the public API lazily, so ``import ranklens`` (and the CLI) start fast."""
     import importlib
 
+    value: Any
     if name in _HOME:
-        return getattr(importlib.import_module(_HOME[name]), name)
-    if name == "mlflow":  # the MLflow integration: ranklens.mlflow.log_results(...)
-        return importlib.import_module("ranklens.mlflow")
-    if name == "rag":  # the room of generated answers: ranklens.rag.nugget_scores(...)
-        return importlib.import_module("ranklens.rag")
-    if name in __all__:
-        return getattr(importlib.import_module("ranklens.base.errors"), name)
-    raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
+        value = getattr(importlib.import_module(_HOME[name]), name)
+    elif name == "mlflow":  # the MLflow integration: ranklens.mlflow.log_results(...)
+        value = importlib.import_module("ranklens.mlflow")
+    elif name == "rag":  # the room of generated answers: ranklens.rag.nugget_scores(...)
+        value = importlib.import_module("ranklens.rag")
+    elif name in __all__:
+        value = getattr(importlib.import_module("ranklens.base.errors"), name)
+    else:
+        raise AttributeError(f"module 'ranklens' has no attribute {name!r}")
+    # found once: later lookups read the module's attribute and skip this function (a
+    # few microseconds a call, which tiny evaluations notice)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
