@@ -66,3 +66,29 @@ def test_a_short_column_against_a_large_catalogue_is_looked_up() -> None:
     assert items.codes(*encode(column)).tolist() == [999, 1000, 0, 1000, 1001, 5]
     long_column = column * 200  # longer than the catalogue: interned together with it
     assert items.codes(*encode(long_column)).tolist() == _expected(known, long_column)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    catalogue=st.dictionaries(_IDS, st.integers(0, 4), max_size=12),
+    head_share=st.sampled_from([0.0, 0.2, 0.5, 0.99, 1.0]),
+)
+def test_long_tail_follows_its_definition(catalogue: dict[str, int], head_share: float) -> None:
+    """Items ranked by popularity, highest first, equal popularity by id in byte order; the
+    head is the shortest prefix holding ``head_share`` of the total; a zero-count item is
+    always in the tail. (The byte order comes from the binary search's sorted keys where
+    they exist, else from sorting the ids: ids with NUL bytes and long ids take the latter.)"""
+    items = ItemData.of(dict(catalogue))
+    known = list(catalogue)
+    ranked = sorted(range(len(known)), key=lambda r: (-catalogue[known[r]], known[r].encode()))
+    total = sum(catalogue.values())
+    tail = [True] * len(known)
+    if total > 0:
+        running = 0
+        for r in ranked:
+            running += catalogue[known[r]]
+            if catalogue[known[r]] > 0:
+                tail[r] = False
+            if running >= head_share * total:
+                break
+    assert items.long_tail(head_share).tolist() == tail

@@ -84,15 +84,16 @@ class GradeCounts:
         return sums.astype(np.int64)
 
     def select(self, rows: Int64Array) -> GradeCounts:
-        """The counts for queries ``rows`` (indices into this table, -1 for none), in order."""
-        new_index = np.full(self.num_queries + 1, -1, dtype=np.int64)
-        new_index[rows[rows >= 0]] = np.flatnonzero(rows >= 0)
-        mapped = new_index[self.query]
-        keep = mapped >= 0
-        order = np.lexsort((self.grade[keep], mapped[keep]))
-        return GradeCounts(
-            mapped[keep][order], self.grade[keep][order], self.count[keep][order], rows.shape[0]
-        )
+        """The counts for queries ``rows`` (distinct indices into this table, -1 for none),
+        in order. Each query's rows are found by binary search in the sorted ``query``, so
+        that a streamed chunk's few queries cost their own rows, not the whole table's."""
+        lo = np.searchsorted(self.query, rows, side="left")
+        hi = np.searchsorted(self.query, rows, side="right")
+        sizes = np.where(rows >= 0, hi - lo, 0).astype(np.int64)
+        entries = _core.ranges(lo.astype(np.int64), sizes, 1)
+        mapped = np.repeat(np.arange(rows.shape[0], dtype=np.int64), sizes)
+        # rows in order, each query's grades in order: sorted by (query, grade) as built
+        return GradeCounts(mapped, self.grade[entries], self.count[entries], rows.shape[0])
 
     def dense(self) -> Int64Array:
         """``counts[q, g]`` for grades 0..max (memory grows with the highest grade).
@@ -483,7 +484,10 @@ def align(
             tie_starts[run_to_qrels[present]] = run_ties[present]
     else:
         chosen = np.flatnonzero(keep_query)
-        qids = tuple(run.qids[i] for i in chosen.tolist())
+        if chosen.shape[0] == run.num_queries:  # every query of the run (a streamed chunk)
+            qids = run.qids
+        else:
+            qids = tuple(run.qids[i] for i in chosen.tolist())
         counts = counts_run[chosen]
         rows = run_to_qrels[chosen]
         grades = prepared.grades.select(rows)

