@@ -54,6 +54,17 @@ def device_of(x: Array) -> Any:
     return _compat().device(x)
 
 
+def least(xp: Any, x: Array) -> float:
+    """The least value of a non-empty array as a Python float: numpy's reduction where
+    numpy can read the memory, else the library's (one host synchronisation)."""
+    return float(host_min(x)) if packs_rows(xp, x) else float(xp.min(x))
+
+
+def greatest(xp: Any, x: Array) -> float:
+    """The greatest value, as :func:`least`."""
+    return float(host_max(x)) if packs_rows(xp, x) else float(xp.max(x))
+
+
 def _is_torch(xp: Any) -> bool:
     return "torch" in getattr(xp, "__name__", "")
 
@@ -86,6 +97,9 @@ class Batch:
     doc_ids: Array | None
     n_rel: Array | None
     ideal: Array | None
+    eager: bool = True
+    """Whether host synchronisations are allowed (``validate``; off under ``jax.jit``):
+    a kernel may then read a value such as the highest grade to pick a cheaper form."""
     _views: dict[tuple[bool, str], View] = field(default_factory=dict, repr=False)
     memo: dict[tuple[str, int], Array] = field(default_factory=dict, repr=False)
     """Values shared by the measures of one call (the relevant documents per threshold)."""
@@ -173,9 +187,10 @@ def prepare(
     valid: Array | None
     if mask is not None:
         valid = mask if mask.dtype == xp.bool else mask != 0
-    elif packs_rows(xp, s) and not (shape[0] * shape[1] and host_min(labels) < 0):
+    elif (packs_rows(xp, s) or validate) and not (shape[0] * shape[1] and least(xp, labels) < 0):
         # Without padding (checked where a host synchronisation costs little: eager on the
-        # CPU) the scores need neither a -inf fill nor a masked check.
+        # CPU, or where validation synchronises anyway, as on a GPU) the scores need
+        # neither a -inf fill nor a masked check: three passes over the batch fewer.
         valid = None
     else:
         valid = labels >= 0
@@ -185,7 +200,7 @@ def prepare(
             bad = xp.any(xp.logical_and(valid, xp.logical_not(xp.isfinite(s))))
         s = xp.where(valid, s, xp.asarray(-math.inf, dtype=s.dtype, device=device_of(s)))
     elif validate and shape[0] * shape[1]:  # min or max is NaN with a NaN
-        bad = not math.isfinite(host_min(s)) or not math.isfinite(host_max(s))
+        bad = not math.isfinite(least(xp, s)) or not math.isfinite(greatest(xp, s))
     if validate and bool(bad):
         raise InputError(
             "a real (unmasked) score is NaN or infinite; ranklens needs finite scores "
@@ -217,6 +232,7 @@ def prepare(
         doc_ids=doc_ids,
         n_rel=None if n_rel is None else xp.astype(n_rel, dtype),
         ideal=ideal,
+        eager=validate,
     )
 
 
@@ -243,8 +259,9 @@ class View:
         None; < 0: unjudged or past the ranking). Only those ranks are gathered."""
         n = self.batch.shape[1]
         width = n if width is None else min(width, n)
-        if ("labels", n) in self._memo:
-            return self._memo["labels", n][:, :width]
+        wider = [w for kind, w in self._memo if kind == "labels" and w > width]
+        if wider:  # a wider gather holds these ranks: slice it, gather nothing
+            return self._memo["labels", min(wider)][:, :width]
         if ("labels", width) not in self._memo:
             order = self.order if width == n else self.order[:, :width]
             ranked = take_rows(self.batch.xp, self.batch.grades, order)

@@ -154,6 +154,7 @@ def evaluate(
         dtype=dtype,
         validate=validate,
     )
+    _gather_once(batch, parsed, ties)
     out: dict[str, Array] = {}
     for measure in parsed:
         values = dict(measure.items)
@@ -161,6 +162,23 @@ def evaluate(
         ctx = Context(batch.view(judged_only, ties), batch, ties)
         out[measure.name] = KERNELS[measure.spec.name](ctx, **values)
     return out
+
+
+def _gather_once(batch: Any, parsed: Sequence[Measure], ties: TensorTies) -> None:
+    """Rank the batch once per view and gather its labels in rank order once, as deep as
+    the deepest measure of the call reads (a measure without a cut-off: every rank); the
+    measures then slice that one gather (``View.labels``) instead of each gathering its
+    own ranks. Nothing is done for a view that only one measure reads."""
+    n = batch.shape[1]
+    deepest: dict[bool, list[int]] = {}
+    for measure in parsed:
+        values = dict(measure.items)
+        cutoff = values.get("cutoff")
+        width = n if cutoff is None or not isinstance(cutoff, int) else min(cutoff, n)
+        deepest.setdefault(bool(values.get("judged_only", False)), []).append(width)
+    for judged_only, widths in deepest.items():
+        if len(widths) > 1 and max(widths) > 0:
+            batch.view(judged_only, ties).labels(max(widths))
 
 
 def _cpu_tensors_as_numpy(*inputs: Any) -> tuple[Any, ...] | None:
