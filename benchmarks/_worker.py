@@ -190,17 +190,43 @@ def run_ranklens(qrels_path: str, run_path: str) -> Result:
     }
 
 
+def run_read_floor(qrels_path: str, run_path: str) -> Result:
+    """The read floor: a fresh process that only reads the run file into columns with
+    ranklens' reader (``ranklens.data.trec_text.read_run``: the native parser, on the
+    same threads as an evaluation) and stops there, what every evaluation of the file
+    must spend (interpreter start-up, imports, the parse). The qrels are not read.
+    ``values`` holds the number of run lines, so that the parent sees a result.
+    """
+    t0 = time.perf_counter()
+    from ranklens.data.trec_text import read_run
+
+    t1 = time.perf_counter()
+    columns = read_run(run_path)
+    t2 = time.perf_counter()
+    done = _done()
+    return {
+        "import_s": t1 - t0,
+        "load_s": t2 - t1,
+        "compute_s": None,
+        **done,
+        "values": {"lines": float(len(columns["scores"]))},
+        "extra": {},
+    }
+
+
 TOOLS: dict[str, Callable[[str, str], Result]] = {
     "pytrec_eval": run_pytrec_eval,
     "ir_measures": run_ir_measures,
     "ranx": run_ranx,
     "ranklens": run_ranklens,
+    "read-floor": run_read_floor,
 }
 IMPORTS = {
     "pytrec_eval": "pytrec_eval",
     "ir_measures": "ir_measures",
     "ranx": "ranx",
     "ranklens": "ranklens",
+    "read-floor": "ranklens",
 }
 
 

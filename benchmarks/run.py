@@ -8,13 +8,19 @@ Tools (each skipped with "not available" when it cannot be imported or found):
 ``ranklens``             ``ranklens.evaluate(qrels, run, measures).aggregate``
 ``ranklens-cli-eval``    ``ranklens eval QRELS RUN -m ... --format json``
 ``ranklens-cli-trec``    ``ranklens trec-eval -m map ... QRELS RUN``
+``read-floor``           the read floor: a fresh process that only reads the run into columns
+                         with ranklens' reader (start-up, imports, parse), and stops
 
 Measures: AP nDCG@10 P@10 R@100 R@1000 RR@10. For every tool it reports the median over
 ``--repeat`` runs of the import, load and compute phases (timed inside the process) and of
 the end-to-end wall time (spawn until the means are available, so interpreter start-up
 and imports are included), the peak RSS of the process (``ru_maxrss`` from ``os.wait4``,
 maximum over the repeats), the ratio to the ranklens Python API measured in the same
-invocation, and the largest absolute difference of each measure from pytrec_eval.
+invocation, and the largest absolute difference of each measure from pytrec_eval. Below
+the tables it prints the issue's targets for the ranklens API row: pytrec_eval's time over
+ranklens' (the median ratio and each repeat's pair, run back to back), ranklens' time over
+the read floor's, and ranklens' peak memory. ``--load N`` runs everything beside N
+processes that keep a core busy each ("beside another busy process": ``--load 1``).
 
 Only the standard library is needed to run this script; missing data files are made by
 ``generate.py`` run with ``--peers-python``.
@@ -28,7 +34,9 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import multiprocessing
 import os
 import platform
 import shutil
@@ -38,7 +46,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,9 +63,11 @@ PREFIX = "@@BENCH@@"
 SCALES = ("small", "medium", "large", "huge")
 SHAPES = ("msmarco", "dl")
 MEASURES = ("AP", "nDCG@10", "P@10", "R@100", "R@1000", "RR@10")
-PYTHON_TOOLS = ("pytrec_eval", "ir_measures", "ranx", "ranklens")
+PYTHON_TOOLS = ("pytrec_eval", "ir_measures", "ranx", "ranklens", "read-floor")
+RANKLENS_TOOLS = ("ranklens", "read-floor")  # run by --ranklens-python
 CLI_TOOLS = ("ranklens-cli-eval", "ranklens-cli-trec")
 ALL_TOOLS = PYTHON_TOOLS + CLI_TOOLS
+FLOOR_TOOL = "read-floor"
 PEERS = ("pytrec_eval", "ir_measures", "ranx")
 REFERENCE_TOOL = "ranklens"
 VALUES_REFERENCE = "pytrec_eval"
@@ -252,7 +262,7 @@ def parse_trec_eval(stdout: str) -> dict[str, float]:
 def measure_tool(tool: str, qrels: Path, run: Path, config: Config) -> Sample:
     """Measure one tool once on one qrels/run pair."""
     if tool in PYTHON_TOOLS:
-        python = config.ranklens_python if tool == "ranklens" else config.peers_python
+        python = config.ranklens_python if tool in RANKLENS_TOOLS else config.peers_python
         sample = spawn([python, str(WORKER), tool, str(qrels), str(run)], config)
     elif tool == "ranklens-cli-eval":
         cmd = [config.ranklens_cli, "eval", str(qrels), str(run)]
@@ -282,7 +292,7 @@ def measure_tool(tool: str, qrels: Path, run: Path, config: Config) -> Sample:
 def available(tool: str, config: Config) -> str | None:
     """``None`` if the tool can run, else a short reason."""
     if tool in PYTHON_TOOLS:
-        python = config.ranklens_python if tool == "ranklens" else config.peers_python
+        python = config.ranklens_python if tool in RANKLENS_TOOLS else config.peers_python
         if shutil.which(python) is None:
             return f"no interpreter {python}"
         check = subprocess.run(
@@ -333,9 +343,10 @@ def build_rows(samples: dict[str, list[Sample]], skipped: dict[str, str]) -> lis
         "ranklens": "ranklens API",
         "ranklens-cli-eval": "ranklens eval (CLI)",
         "ranklens-cli-trec": "ranklens trec-eval (CLI)",
+        FLOOR_TOOL: "read floor (ranklens' reader only)",
     }
     rows: list[Row] = []
-    for tool in (*PEERS, "ranx-cold", REFERENCE_TOOL, *CLI_TOOLS):
+    for tool in (*PEERS, "ranx-cold", REFERENCE_TOOL, *CLI_TOOLS, FLOOR_TOOL):
         if tool in skipped:
             rows.append(Row(labels[tool], tool, note=f"not available: {skipped[tool][:60]}"))
             continue
@@ -379,6 +390,58 @@ def build_rows(samples: dict[str, list[Sample]], skipped: dict[str, str]) -> lis
     return rows
 
 
+def _totals(samples: dict[str, list[Sample]], tool: str) -> list[float | None]:
+    """Each repeat's total time of ``tool`` (``None`` where the run failed)."""
+    return [s.total_s if s.error is None else None for s in samples.get(tool, [])]
+
+
+def _ratios(num: list[float | None], den: list[float | None]) -> list[float]:
+    """``num[i] / den[i]`` for the repeats where both ran."""
+    return [a / b for a, b in zip(num, den, strict=False) if a is not None and b]
+
+
+def targets(samples: dict[str, list[Sample]]) -> dict[str, Any]:
+    """The issue's targets for the ranklens API row, from the same invocation: how many
+    times faster than pytrec_eval (median of the per-repeat ratios and each pair: the
+    tools run back to back within a repeat), the ratio to the read floor, the peak RSS."""
+    ranklens = _totals(samples, REFERENCE_TOOL)
+    found: dict[str, Any] = {}
+    if "pytrec_eval" in samples and ranklens:
+        pairs = _ratios(_totals(samples, "pytrec_eval"), ranklens)
+        if pairs:
+            found["x_pytrec_eval"] = statistics.median(pairs)
+            found["x_pytrec_eval_pairs"] = pairs
+    if FLOOR_TOOL in samples and ranklens:
+        pairs = _ratios(ranklens, _totals(samples, FLOOR_TOOL))
+        if pairs:
+            found["over_read_floor"] = statistics.median(pairs)
+            found["over_read_floor_pairs"] = pairs
+    peaks = [s.peak_kb for s in samples.get(REFERENCE_TOOL, []) if s.peak_kb and not s.error]
+    if peaks:
+        found["peak_mb"] = max(peaks) / 1024
+    return found
+
+
+def format_targets(found: dict[str, Any]) -> str:
+    """One line per target (see :func:`targets`)."""
+    lines = []
+    if "x_pytrec_eval" in found:
+        pairs = ", ".join(f"{x:.1f}" for x in found["x_pytrec_eval_pairs"])
+        lines.append(
+            f"ranklens vs pytrec_eval: {found['x_pytrec_eval']:.1f}x faster (median; pairs "
+            f"{pairs}); target >= 12x on a quiet machine, >= 10x beside a busy process"
+        )
+    if "over_read_floor" in found:
+        pairs = ", ".join(f"{x:.2f}" for x in found["over_read_floor_pairs"])
+        lines.append(
+            f"ranklens vs the read floor: {found['over_read_floor']:.2f}x its time (median; "
+            f"pairs {pairs}); target <= 2x"
+        )
+    if "peak_mb" in found:
+        lines.append(f"ranklens peak memory: {found['peak_mb']:.0f} MB; target <= 600 MB")
+    return "\n".join(lines)
+
+
 def value_diffs(
     samples: dict[str, list[Sample]],
 ) -> tuple[dict[str, float], dict[str, dict[str, float | None]]]:
@@ -390,6 +453,8 @@ def value_diffs(
             break
     diffs: dict[str, dict[str, float | None]] = {}
     for tool, got in samples.items():
+        if tool == FLOOR_TOOL:  # reads, computes no measure
+            continue
         ok = [s for s in got if s.error is None]
         if not ok or not reference:
             continue
@@ -472,6 +537,33 @@ def _render(header: list[str], lines: list[list[str]], markdown: bool) -> str:
     return "\n".join(out)
 
 
+def _spin(stop: Any) -> None:
+    """Keep a core busy until ``stop`` is set."""
+    x = 0
+    while not stop.is_set():
+        for _ in range(100_000):
+            x = (x * 1_103_515_245 + 12_345) & 0xFFFFFFFF
+
+
+@contextlib.contextmanager
+def busy(processes: int) -> Iterator[None]:
+    """``processes`` processes keeping a core busy each while the block runs."""
+    if processes <= 0:
+        yield
+        return
+    stop = multiprocessing.Event()
+    workers = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(processes)]
+    for w in workers:
+        w.start()
+    time.sleep(0.5)  # let them reach the CPU
+    try:
+        yield
+    finally:
+        stop.set()
+        for w in workers:
+            w.join()
+
+
 def machine_info(config: Config) -> dict[str, Any]:
     """CPU model, core count, memory, and interpreter/package versions."""
     info: dict[str, Any] = {"platform": platform.platform(), "cores": os.cpu_count()}
@@ -546,6 +638,7 @@ def run_benchmark(
     rows = build_rows(samples, skipped)
     reference, diffs = value_diffs(samples)
     return {
+        "targets": targets(samples),
         "shape": shape,
         "scale": scale,
         "repeat": repeat,
@@ -597,6 +690,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="before each run, wait up to this many seconds for other processes to use "
         "< 15%% of the cores (for shared machines; 0 = do not wait)",
     )
+    parser.add_argument(
+        "--load",
+        type=int,
+        default=0,
+        help="run everything beside this many processes that keep a core busy each",
+    )
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
     parser.add_argument("--json", type=Path, default=None, help="also save results as JSON")
     args = parser.parse_args(argv)
@@ -617,11 +716,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = []
     for scale in _split(args.scale, SCALES, "scale"):
         for shape in _split(args.shape, SHAPES, "shape"):
-            result = run_benchmark(shape, scale, tools, args.repeat, args.ranx_cold, config)
+            with busy(args.load):
+                result = run_benchmark(shape, scale, tools, args.repeat, args.ranx_cold, config)
+            result["load_processes"] = args.load
             rows = result.pop("_rows")
-            print(f"\n== {shape}.{scale} (median of {args.repeat}; peak = max) ==")
+            beside = f"; beside {args.load} busy process(es)" if args.load else ""
+            print(f"\n== {shape}.{scale} (median of {args.repeat}; peak = max{beside}) ==")
             print(format_table(rows, args.markdown))
             print(LEGEND)
+            if result["targets"]:
+                print(format_targets(result["targets"]))
             print(f"\nvalues: {VALUES_REFERENCE} and max |difference| from it")
             print(format_diffs(result["reference_values"], result["max_abs_diff"], args.markdown))
             results.append(result)

@@ -227,9 +227,227 @@ def bench_case(name: str, args: argparse.Namespace, rows: list[Row], load: str =
         rows.append((label, impl, seconds, cpu, ratio, shown))
 
 
+FLOOR_SIZES = "8000x40,100000x100,1000000x100,4000000x100"
+FLOOR_MEASURES = ["nDCG@10", "AP", "R@100"]
+FLOOR_CHECK_ROWS = 20_000  # rows compared with the CPU reference (numpy), per size
+FLOOR_EVALUATE_ROWS = 300  # rows compared with ranklens.evaluate itself
+
+
+def _import_ranklens() -> None:
+    """ranklens from this checkout when it is not installed (a fresh GPU machine: only
+    numpy and array-api-compat are needed by ranklens.tensor; without a built C core the
+    numpy fallback is used, which the tensor path does not touch)."""
+    import sys
+    import warnings
+    from pathlib import Path
+
+    try:
+        import ranklens  # noqa: F401
+    except ImportError:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    warnings.filterwarnings("ignore", message="ranklens: the native core")
+
+
+def _gpu_timer(device: str) -> Callable[[Callable[[], Any], int], float]:
+    """The median time in seconds of ``repeat`` calls after two warm-up calls: CUDA events
+    around each call on a GPU, ``perf_counter`` on the CPU."""
+    import torch
+
+    def timer(fn: Callable[[], Any], repeat: int) -> float:
+        fn()
+        fn()
+        times: list[float] = []
+        for _ in range(repeat):
+            if device == "cuda":
+                start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+                end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+                torch.cuda.synchronize()
+                start.record()
+                fn()
+                end.record()
+                torch.cuda.synchronize()
+                times.append(start.elapsed_time(end) / 1e3)
+            else:
+                t0 = time.perf_counter()
+                fn()
+                times.append(time.perf_counter() - t0)
+        return float(statistics.median(times))
+
+    return timer
+
+
+def _kernel_count(fn: Callable[[], Any]) -> int | None:
+    """CUDA kernels one call launches (torch.profiler), or None where it cannot tell."""
+    try:
+        import torch
+        from torch.profiler import ProfilerActivity, profile
+
+        fn()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+        return int(
+            sum(
+                e.count
+                for e in prof.key_averages()
+                if getattr(e, "device_type", None) is not None
+                and str(e.device_type).endswith("CUDA")
+            )
+        )
+    except Exception:  # a count is a bonus, never a failure
+        return None
+
+
+def _max_diff(got: dict[str, Any], want: dict[str, np.ndarray], rows: int) -> float:
+    return max(
+        float(np.max(np.abs(np.asarray(_to_host(got[m]))[:rows] - want[m][:rows]), initial=0.0))
+        for m in want
+    )
+
+
+def _to_host(x: Any) -> Any:
+    if hasattr(x, "detach"):
+        return x.detach().cpu().numpy()
+    if hasattr(x, "get") and type(x).__module__.startswith("cupy"):
+        return x.get()
+    return np.asarray(x)
+
+
+def _evaluate_reference(scores: np.ndarray, labels: np.ndarray) -> dict[str, np.ndarray]:
+    """ranklens.evaluate on the rows as qrels and a run (in-batch: every document of a row
+    is in its qrels; ties in input order: ranklens' ``ties='input'``)."""
+    import ranklens
+
+    qids = [f"q{i:06d}" for i in range(scores.shape[0])]
+    run = {
+        q: {f"d{j:04d}": float(scores[i, j]) for j in range(scores.shape[1])}
+        for i, q in enumerate(qids)
+    }
+    qrels = {
+        q: {f"d{j:04d}": int(labels[i, j]) for j in range(scores.shape[1])}
+        for i, q in enumerate(qids)
+    }
+    per_query = ranklens.Evaluator(qrels, FLOOR_MEASURES, ties="input").evaluate(run).per_query
+    return {m: np.array([per_query[q][m] for q in qids]) for m in FLOOR_MEASURES}
+
+
+def _floor_size(
+    q: int, n: int, device: str, timer: Callable[[Callable[[], Any], int], float], repeat: int
+) -> tuple[list[str], bool]:
+    """The rows of one batch size (see :func:`gpu_floor`) and whether every check held."""
+    import torch
+
+    from ranklens.tensor import evaluate
+
+    gen = torch.Generator(device=device).manual_seed(q * 1000 + n)
+    raw = torch.rand((q, n), generator=gen, device=device, dtype=torch.float64)
+    scores = torch.round(raw * 100) / 100  # two decimals: many ties
+    u = torch.rand((q, n), generator=gen, device=device, dtype=torch.float64)
+    labels = (u > 0.7).long() + (u > 0.85).long() + (u > 0.95).long()  # grades 0-3
+    del raw, u
+    check = min(q, FLOOR_CHECK_ROWS)
+    host_s, host_y = _to_host(scores[:check]), _to_host(labels[:check])
+    reference = evaluate(host_s, host_y, FLOOR_MEASURES, ties="input")
+    direct = _evaluate_reference(host_s[:FLOOR_EVALUATE_ROWS], host_y[:FLOOR_EVALUATE_ROWS])
+    gap = _max_diff(reference, direct, FLOOR_EVALUATE_ROWS)
+    floor = timer(lambda: torch.sort(scores, dim=1, descending=True, stable=True), repeat)
+    impls: list[tuple[str, Callable[[], Any]]] = [
+        ("torch", lambda: evaluate(scores, labels, FLOOR_MEASURES, ties="input"))
+    ]
+    try:
+        import cupy as cp
+
+        cs, cy = cp.asarray(scores), cp.asarray(labels)
+        impls.append(("cupy", lambda: evaluate(cs, cy, FLOOR_MEASURES, ties="input")))
+    except Exception as exc:  # not installed, or no GPU for it
+        print(f"  cupy skipped: {type(exc).__name__}: {exc}")
+    try:
+        import jax
+        import jax.dlpack
+
+        jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]
+        js, jy = jax.dlpack.from_dlpack(scores), jax.dlpack.from_dlpack(labels)
+
+        def on_jax() -> Any:
+            out = evaluate(js, jy, FLOOR_MEASURES, ties="input")
+            jax.block_until_ready(out)  # type: ignore[no-untyped-call]
+            return out
+
+        impls.append(("jax", on_jax))
+    except Exception as exc:  # not installed, or no GPU for it
+        print(f"  jax skipped: {type(exc).__name__}: {exc}")
+    rows, good = [], True
+    for library, fn in impls:
+        seconds = timer(fn, repeat)
+        diff = _max_diff(fn(), reference, check)
+        ok = diff <= 1e-12 and gap <= 1e-12
+        good &= ok
+        kernels = _kernel_count(fn) if device == "cuda" and library == "torch" else None
+        rows.append(
+            f"| {q:,} x {n} | {library} | {seconds * 1e3:,.2f} | {floor * 1e3:,.2f} | "
+            f"{seconds / floor:.2f}x | {'-' if kernels is None else kernels} | "
+            f"{diff:.1e} ({check:,} rows); numpy vs evaluate {gap:.1e} | "
+            f"{'ok' if ok else 'FAIL'} |"
+        )
+        print(rows[-1], flush=True)
+    return rows, good
+
+
+def gpu_floor(args: argparse.Namespace) -> int:
+    """``--gpu-floor``: ranklens.tensor.evaluate (nDCG@10, AP, R@100, float64, ties in input
+    order, in-batch) against one stable ``torch.sort`` of the same scores, per size, on
+    torch (and CuPy and JAX when installed, on the same GPU); each result checked against
+    the CPU reference (the numpy path, ``FLOOR_CHECK_ROWS`` rows) and ``ranklens.evaluate``
+    (``FLOOR_EVALUATE_ROWS`` rows) to 1e-12. Prints one Markdown row per size and library
+    and exits 1 if any check fails."""
+    _import_ranklens()
+    try:
+        import array_api_compat  # noqa: F401
+        import torch
+    except ImportError as exc:
+        print(f"needs torch and array-api-compat (pip install 'ranklens[torch]'): {exc}")
+        return 2
+    device = args.device
+    if device == "cuda" and not torch.cuda.is_available():
+        print("no CUDA device: timing on the CPU instead (not the GPU target's figures)")
+        device = "cpu"
+    where = torch.cuda.get_device_name() if device == "cuda" else cpu_name()
+    print(f"device: {where}; torch {torch.__version__}, numpy {np.__version__}")
+    timer = _gpu_timer(device)
+    rows: list[str] = []
+    failed = False
+    for size in args.sizes.split(","):
+        q, n = (int(v) for v in size.lower().split("x"))
+        found, ok = _floor_size(q, n, device, timer, args.repeat)
+        rows += found
+        failed |= not ok
+        if device == "cuda":
+            torch.cuda.empty_cache()
+    print(
+        f"\n{', '.join(FLOOR_MEASURES)}, float64, ties in input order, in-batch; floor = one "
+        "stable torch.sort(scores, dim=1, descending=True, stable=True); target: <= 3x from "
+        "100,000 x 100 up, every value within 1e-12 of the CPU reference"
+    )
+    print(
+        "| batch | library | ranklens ms | floor ms | ranklens / floor | CUDA kernels "
+        "| max abs diff | check |"
+    )
+    print("|---|---|---:|---:|---:|---:|---|---|")
+    for row in rows:
+        print(row)
+    return 1 if failed else 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--device", default=None, choices=["cpu", "cuda"])
+    parser.add_argument(
+        "--gpu-floor",
+        action="store_true",
+        help="ranklens.tensor against one stable torch.sort (device cuda by default)",
+    )
+    parser.add_argument("--sizes", default=FLOOR_SIZES, help="--gpu-floor: QxN,QxN,...")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cases", default="small,large")
     parser.add_argument("--skip-torchmetrics-large", action="store_true")
@@ -238,6 +456,11 @@ def main() -> None:
         "--load", type=int, default=0, help="also time each case beside N busy processes"
     )
     args = parser.parse_args()
+    if args.gpu_floor:
+        args.device = args.device or "cuda"
+        raise SystemExit(gpu_floor(args))
+    args.device = args.device or "cpu"
+    _import_ranklens()
     import torch
     import torchmetrics
 
