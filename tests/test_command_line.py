@@ -28,6 +28,7 @@ NO_FORMAT = {
     "sample-eval": "prints sample_eval.pl's own output, byte for byte",
     "expeval": "prints expeval's own output, line for line",
     "judge-next": "writes a pool file (qid docno), as ranklens pool -o does",
+    "click-qrels": "writes TREC qrels (a file for the other commands, not a table)",
 }
 NO_EXAMPLE = {
     "measures": "reads no data",

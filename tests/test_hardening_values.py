@@ -179,7 +179,8 @@ def test_evaluation_out_of_memory_is_a_resource_error_naming_the_run(
 
     run = tmp_path / "run.txt"
     run.write_bytes(b"q1 Q0 a 1 2 t\n")
-    evaluator = Evaluator({"q1": {"a": 1}}, ["AP"])
+    # ERR takes the general path for a small dict too (the tiny path aligns nothing)
+    evaluator = Evaluator({"q1": {"a": 1}}, ["AP", "ERR@5"])
 
     def exhausted(*args: object, **kwargs: object) -> None:
         raise MemoryError
