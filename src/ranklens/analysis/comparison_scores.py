@@ -173,8 +173,9 @@ def _with_qrels(results: Results, evaluator: Any, policy: str) -> Results:
     if len(missing) * 2 > len(judged):
         warnings.warn(
             f"{len(missing)} of the {len(judged)} qrels queries are missing from run "
-            f"'{results.run}' and score 0 (only {len(have)} are in it); to evaluate only "
-            "the queries in both, pass queries='both' (--queries both on the command line)",
+            f"'{results.run}' and score 0 (only {len(have)} "
+            f"{'is' if len(have) == 1 else 'are'} in it); to evaluate only the queries in "
+            "both, pass queries='both' (--queries both on the command line)",
             InputWarning,
             stacklevel=5,
         )

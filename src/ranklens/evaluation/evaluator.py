@@ -196,8 +196,9 @@ def check_overlap(
     if counts["run"] and counts["missing"] * 2 > counts["qrels"] > 0:
         warnings.warn(
             f"{counts['missing']} of the {counts['qrels']} qrels queries are missing from run "
-            f"'{name}' and score 0 (only {shared} are in it); to evaluate only "
-            "the queries in both, pass queries='both' (--queries both on the command line)",
+            f"'{name}' and score 0 (only {shared} {'is' if shared == 1 else 'are'} in it); "
+            "to evaluate only the queries in both, pass queries='both' (--queries both on the "
+            "command line)",
             InputWarning,
             stacklevel=4,
         )
@@ -368,9 +369,7 @@ class Evaluator:
     def align(self, run: RunLike, name: str | None = None) -> Aligned:
         """Rank ``run`` and join it with the qrels (what every measure reads)."""
         the_run = as_run(run, self.duplicates, name)
-        return align(
-            self._prepared, the_run, self.ties, self.queries, self.depth, self._judgments
-        )
+        return align(self._prepared, the_run, self.ties, self.queries, self.depth, self._judgments)
 
     def evaluate(
         self,
