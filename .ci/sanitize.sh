@@ -35,7 +35,7 @@ PYCHECK
 
 LOG="$BUILD/pytest.log"
 status=0
-"$PY" -m pytest -q -p no:cacheprovider \
+"$PY" -m pytest -q -p no:cacheprovider -n 0 \
     tests/test_native_core.py tests/test_io.py tests/test_fuzz.py tests/test_input_paths.py \
     2>&1 | tee "$LOG" || status=$?
 if grep -qE "ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer|SUMMARY: (Address|UndefinedBehavior)Sanitizer" "$LOG"; then

@@ -29,7 +29,7 @@ if setarch "$(uname -m)" -R true 2>/dev/null; then
 fi
 LOG="$BUILD/pytest.log"
 status=0
-"${NOASLR[@]}" "$PY" -m pytest -q -p no:cacheprovider \
+"${NOASLR[@]}" "$PY" -m pytest -q -p no:cacheprovider -n 0 \
     tests/test_native_core.py tests/test_fuzz.py \
     -k "thread or matches_reference or large or automatic or interleaving or region" \
     2>&1 | tee "$LOG" || status=$?
