@@ -7,10 +7,12 @@ documents each, scores distinct, about a third of the documents judged on grades
 then, on the built objects, ``evaluate`` of one run with four metrics, ``compare`` of the
 three runs (t-test) and ``fuse`` (min-max + wsum). torchmetrics' workload is flat ``(preds,
 target, indexes)`` tensors over the same number of queries and documents, ``update`` +
-``compute`` of each of the seven retrieval classes (``top_k=10`` where it applies), on the
+``compute`` of each of the eleven retrieval classes (``top_k=10`` or ``max_k=10`` where it
+applies), and each of the ten functions called once per query (as their users loop over
+queries: ``--function-queries`` queries of ``--docs`` documents; the time per call), on the
 CPU. Every timing is the best of ``--repeat`` after one untimed call (ranx's numba
 compilation and caches are warm); the script also prints the largest difference between
-the two tools' values (ranx: mean of each metric; torchmetrics: each class's value).
+the two tools' values (ranx: mean of each metric; torchmetrics: every value returned).
 
 ranx's ``evaluate`` is also timed at every size of ``--ranx-sizes`` (queries x documents,
 from 2 x 3 up), on the built ``Qrels``/``Run`` and on the plain dicts (conversion
@@ -21,7 +23,8 @@ process time (summed over threads), which other jobs on the machine disturb less
 Usage::
 
     python benchmarks/compat_peers_bench.py [--queries 2000] [--docs 100] [--repeat 3]
-        [--ranx-sizes 2x3,10x10,...] [--peers ranx torchmetrics] [--json FILE]
+        [--function-queries 200] [--ranx-sizes 2x3,10x10,...] [--peers ranx torchmetrics]
+        [--json FILE]
 """
 
 from __future__ import annotations
@@ -44,6 +47,22 @@ TM_CLASSES = [
     ("RetrievalRecall", {"top_k": 10}),
     ("RetrievalHitRate", {"top_k": 10}),
     ("RetrievalRPrecision", {}),
+    ("RetrievalFallOut", {"top_k": 10}),
+    ("RetrievalAUROC", {"top_k": 10}),
+    ("RetrievalPrecisionRecallCurve", {"max_k": 10}),
+    ("RetrievalRecallAtFixedPrecision", {"max_k": 10, "min_precision": 0.2}),
+]
+TM_FUNCTIONS = [
+    ("retrieval_normalized_dcg", {"top_k": 10}),
+    ("retrieval_average_precision", {"top_k": 10}),
+    ("retrieval_reciprocal_rank", {"top_k": 10}),
+    ("retrieval_precision", {"top_k": 10}),
+    ("retrieval_recall", {"top_k": 10}),
+    ("retrieval_hit_rate", {"top_k": 10}),
+    ("retrieval_r_precision", {}),
+    ("retrieval_fall_out", {"top_k": 10}),
+    ("retrieval_auroc", {"top_k": 10}),
+    ("retrieval_precision_recall_curve", {"max_k": 10}),
 ]
 
 
@@ -183,24 +202,36 @@ def print_ranx_sizes(rows: list[dict[str, Any]]) -> None:
         print(line + f"{row['max_abs_diff']:>12.1e}")
 
 
-def bench_torchmetrics(queries: int, docs: int, repeat: int) -> dict[str, Any]:
+def _flat(value: Any) -> list[float]:
+    """Every number of a metric's result (a tensor or a tuple of tensors)."""
+    parts = value if isinstance(value, tuple) else (value,)
+    return [float(x) for part in parts for x in part.double().flatten()]
+
+
+def bench_torchmetrics(
+    queries: int, docs: int, repeat: int, function_queries: int
+) -> dict[str, Any]:
     import torch
+    import torchmetrics.functional.retrieval as tm_functional
     import torchmetrics.retrieval as tm
 
     from ranklens.compat import torchmetrics as compat
+    from ranklens.compat.torchmetrics import functional
 
     rng = np.random.default_rng(1)
     n = queries * docs
     indexes = torch.tensor(np.repeat(np.arange(queries), docs), dtype=torch.long)
-    preds = torch.tensor(rng.normal(size=n) + np.arange(n) * 1e-9, dtype=torch.float32)
+    # scores in (0, 1): torchmetrics' AUROC passes other scores through a sigmoid
+    preds = torch.tensor((rng.permutation(n) + 0.5) / n, dtype=torch.float32)
     binary = torch.tensor((rng.random(n) < 0.1).astype(np.int64))
     graded = torch.tensor(rng.choice([0, 0, 0, 1, 2, 3], n))
-    rows: dict[str, dict[str, float]] = {"torchmetrics": {}, "ranklens.compat.torchmetrics": {}}
+    labels = ("torchmetrics", "ranklens.compat.torchmetrics")
+    rows: dict[str, dict[str, float]] = {label: {} for label in labels}
     diff = 0.0
     for name, options in TM_CLASSES:
         target = graded if name == "RetrievalNormalizedDCG" else binary
         values = []
-        for label, lib in (("torchmetrics", tm), ("ranklens.compat.torchmetrics", compat)):
+        for label, lib in zip(labels, (tm, compat), strict=True):
 
             def work(
                 lib: Any = lib, name: str = name, options: Any = options, target: Any = target
@@ -211,9 +242,49 @@ def bench_torchmetrics(queries: int, docs: int, repeat: int) -> dict[str, Any]:
 
             seconds, value = best_of(repeat, work)
             rows[label][name] = seconds
-            values.append(float(value))
-        diff = max(diff, abs(values[0] - values[1]))
-    return {"rows": rows, "max_abs_diff": diff}
+            values.append(_flat(value))
+        diff = max(diff, max(abs(a - b) for a, b in zip(*values, strict=True)))
+    calls: dict[str, dict[str, float]] = {label: {} for label in labels}
+    per_query = [
+        (preds[i * docs : (i + 1) * docs], binary[i * docs : (i + 1) * docs])
+        for i in range(min(function_queries, queries))
+    ]
+    graded_targets = [graded[i * docs : (i + 1) * docs] for i in range(len(per_query))]
+    for name, options in TM_FUNCTIONS:
+        values = []
+        for label, lib in zip(labels, (tm_functional, functional), strict=True):
+            function = getattr(lib, name)
+            targets = graded_targets if name == "retrieval_normalized_dcg" else None
+
+            def loop(
+                function: Any = function, options: Any = options, targets: Any = targets
+            ) -> Any:
+                return [
+                    function(p, t if targets is None else targets[i], **options)
+                    for i, (p, t) in enumerate(per_query)
+                ]
+
+            seconds, out = best_of(repeat, loop)
+            calls[label][name] = seconds / len(per_query)
+            values.append([x for value in out for x in _flat(value)])
+        diff = max(diff, max(abs(a - b) for a, b in zip(*values, strict=True)))
+    return {"rows": rows, "calls": calls, "max_abs_diff": diff}
+
+
+def print_torchmetrics(result: dict[str, Any]) -> None:
+    t = result["rows"]
+    print(f"{'class (s)':34}{'torchmetrics':>14}{'compat':>10}{'speed-up':>10}")
+    for name in t["torchmetrics"]:
+        theirs, mine = t["torchmetrics"][name], t["ranklens.compat.torchmetrics"][name]
+        print(f"{name:34}{theirs:>14.3f}{mine:>10.3f}{theirs / mine:>9.1f}x")
+    f = result["calls"]
+    print(
+        f"{'function, one query (us a call)':34}{'torchmetrics':>14}{'compat':>10}{'speed-up':>10}"
+    )
+    for name in f["torchmetrics"]:
+        theirs, mine = f["torchmetrics"][name], f["ranklens.compat.torchmetrics"][name]
+        print(f"{name:34}{theirs * 1e6:>14.1f}{mine * 1e6:>10.1f}{theirs / mine:>9.1f}x")
+    print(f"max |difference| of the values: {result['max_abs_diff']:.2e}")
 
 
 def main() -> None:
@@ -221,6 +292,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--function-queries", type=int, default=200)
     parser.add_argument(
         "--peers", nargs="+", choices=["ranx", "torchmetrics"], default=["ranx", "torchmetrics"]
     )
@@ -233,7 +305,9 @@ def main() -> None:
         out["ranx"] = bench_ranx(args.queries, args.docs, args.repeat)
         out["ranx_sizes"] = bench_ranx_sizes(args.ranx_sizes, args.repeat)
     if "torchmetrics" in args.peers:
-        out["torchmetrics"] = bench_torchmetrics(args.queries, args.docs, args.repeat)
+        out["torchmetrics"] = bench_torchmetrics(
+            args.queries, args.docs, args.repeat, args.function_queries
+        )
     print(f"{args.queries} queries x {args.docs} documents, best of {args.repeat} (seconds)")
     if "ranx" in out:
         r = out["ranx"]["rows"]
@@ -246,12 +320,7 @@ def main() -> None:
             row["means"] = {m: float(v) for m, v in row["means"].items()}
         print_ranx_sizes(out["ranx_sizes"])
     if "torchmetrics" in out:
-        t = out["torchmetrics"]["rows"]
-        print(f"{'class':28}{'torchmetrics':>14}{'compat':>10}{'speed-up':>10}")
-        for name in t["torchmetrics"]:
-            theirs, mine = t["torchmetrics"][name], t["ranklens.compat.torchmetrics"][name]
-            print(f"{name:28}{theirs:>14.3f}{mine:>10.3f}{theirs / mine:>9.1f}x")
-        print(f"max |difference| of the values: {out['torchmetrics']['max_abs_diff']:.2e}")
+        print_torchmetrics(out["torchmetrics"])
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(out, handle, indent=2)
