@@ -9,7 +9,8 @@ queries (``run["q_1"]``) goes through a read-only view and hands out copies.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from ranklens.base.optional import require
@@ -19,6 +20,16 @@ from ranklens.compat.ranx._errors import RanxInputError, describe
 from ranklens.data.grouped import Grouped
 
 T = TypeVar("T", bound=Grouped)
+
+
+def read_parquet(
+    path: str | os.PathLike[str], pd_kwargs: Mapping[str, Any] | None, feature: str
+) -> Any:
+    """The DataFrame of the Parquet file at ``path`` (``pandas.read_parquet(path,
+    **pd_kwargs)``), for ``feature`` (named if pandas is missing)."""
+    pandas = require("pandas", feature)
+    _convert.check_exists(path)
+    return pandas.read_parquet(path, **dict(pd_kwargs or {}))
 
 
 class Entries(Generic[T]):
@@ -152,6 +163,27 @@ class Entries(Generic[T]):
         if not self.sorted:
             self.sort()
         return _convert.hashed_arrays(self._view_form())
+
+    def _save(
+        self, path: str | os.PathLike[str], kind: str, write_trec: Callable[[Any], None]
+    ) -> None:
+        """Write the entries as a file of ``kind`` (checked): JSON, LZ4, Parquet, or by
+        ``write_trec`` (given a path or a text handle) in TREC's format, gzipped for
+        ``gz``."""
+        if kind == "json":
+            _convert.write_json(self.to_dict(), path)
+        elif kind == "lz4":
+            _convert.write_lz4(self.to_dict(), path)
+        elif kind == "parquet":
+            self.to_dataframe().to_parquet(path, index=False)
+        elif kind == "gz":
+            _convert.write_gzip_text(write_trec, path)
+        else:
+            write_trec(path)
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """``{q_id: {doc_id: value}}`` (a copy)."""
+        return {q: dict(docs) for q, docs in self._view_form().items()}
 
     def to_dataframe(self) -> Any:
         """A pandas DataFrame with ranx's columns ``q_id``, ``doc_id``, ``score`` (built from

@@ -7,10 +7,9 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ranklens.base.optional import require
 from ranklens.compat.ranx import _convert
 from ranklens.compat.ranx._errors import RanxInputError, describe, ranx_errors
-from ranklens.compat.ranx.data_structures._entries import Entries
+from ranklens.compat.ranx.data_structures._entries import Entries, read_parquet
 from ranklens.data.qrels import Qrels as _Qrels
 
 __all__ = ["Qrels", "get_file_kind", "query_ids"]
@@ -141,9 +140,7 @@ class Qrels(Entries[_Qrels]):
         name: str | None = None,
     ) -> Qrels:
         """From a Parquet file (read by ``pandas.read_parquet(path, **pd_kwargs)``)."""
-        pandas = require("pandas", "Qrels.from_parquet")
-        _convert.check_exists(path)
-        frame = pandas.read_parquet(path, **dict(pd_kwargs or {}))
+        frame = read_parquet(path, pd_kwargs, "Qrels.from_parquet")
         return Qrels.from_df(frame, q_id_col, doc_id_col, score_col, name)
 
     @staticmethod
@@ -191,23 +188,14 @@ class Qrels(Entries[_Qrels]):
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """``{q_id: {doc_id: relevance}}`` (a copy)."""
-        return {q: dict(docs) for q, docs in self._view_form().items()}
+        return super().to_dict()
 
     @ranx_errors
     def save(self, path: str | os.PathLike[str] = "qrels.json", kind: str | None = None) -> None:
         """Write JSON, TREC qrels (``q_id 0 doc_id rel``; gzipped for ``gz``) or Parquet, the
         kind from the extension unless ``kind`` names it."""
         chosen = get_file_kind(os.fspath(path), kind)
-        if chosen == "json":
-            _convert.write_json(self.to_dict(), path)
-        elif chosen == "parquet":
-            self.to_dataframe().to_parquet(path, index=False)
-        else:
-            table = self._table_form()[0]
-            if chosen == "gz":
-                _convert.write_gzip_text(table.write, path)
-            else:
-                table.write(path)
+        self._save(path, chosen, lambda target: self._table_form()[0].write(target))
 
 
 def query_ids(qrels: Any) -> list[str]:

@@ -8,11 +8,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ranklens.base.errors import OptionError
-from ranklens.base.optional import require
 from ranklens.base.types import TIE_POLICIES, TiePolicy
 from ranklens.compat.ranx import _convert
 from ranklens.compat.ranx._errors import ranx_errors
-from ranklens.compat.ranx.data_structures._entries import Entries
+from ranklens.compat.ranx.data_structures._entries import Entries, read_parquet
 from ranklens.data.run import Run as _Run
 
 __all__ = ["Run", "get_file_kind"]
@@ -161,9 +160,7 @@ class Run(Entries[_Run]):
         name: str | None = None,
     ) -> Run:
         """From a Parquet file (read by ``pandas.read_parquet(path, **pd_kwargs)``)."""
-        pandas = require("pandas", "Run.from_parquet")
-        _convert.check_exists(path)
-        frame = pandas.read_parquet(path, **dict(pd_kwargs or {}))
+        frame = read_parquet(path, pd_kwargs, "Run.from_parquet")
         return Run.from_df(frame, q_id_col, doc_id_col, score_col, name)
 
     @staticmethod
@@ -229,16 +226,6 @@ class Run(Entries[_Run]):
         name``; gzipped for ``gz``) or Parquet, the kind from the extension unless ``kind``
         names it."""
         chosen = get_file_kind(os.fspath(path), kind)
-        if chosen == "json":
-            _convert.write_json(self.to_dict(), path)
-        elif chosen == "lz4":
-            _convert.write_lz4(self.to_dict(), path)
-        elif chosen == "parquet":
-            self.to_dataframe().to_parquet(path, index=False)
-        else:
-            table = self._table_form()[0]
-            tag = str(self.name)
-            if chosen == "gz":
-                _convert.write_gzip_text(lambda handle: table.write(handle, name=tag), path)
-            else:
-                table.write(path, name=tag)
+        self._save(
+            path, chosen, lambda target: self._table_form()[0].write(target, name=str(self.name))
+        )

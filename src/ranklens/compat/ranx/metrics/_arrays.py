@@ -8,7 +8,7 @@ and the value is ranklens' measure of ranx's name, per query, in the arrays' ord
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -24,6 +24,60 @@ def metric_name(metric: str, k: int, rel_lvl: int) -> str:
     cut = f"@{int(k)}" if k else ""
     level = f"-l{int(rel_lvl)}" if rel_lvl != 1 else ""
     return f"{metric}{cut}{level}"
+
+
+class MetricFunction(Protocol):
+    """A ranx metric function of the arrays: ``f(qrels, run, k=0, rel_lvl=1)``."""
+
+    def __call__(self, qrels: Any, run: Any, k: int = 0, rel_lvl: int = 1) -> Float64Array: ...
+
+
+_ALL_RANKS = "Only the first ``k`` ranks count (0: all)."
+_LOWEST_RELEVANT = "The lowest relevant grade."
+_METRIC_DOC = """{summary}
+
+    Parameters
+    ----------
+    qrels
+        Per query, ``[doc_id, relevance]`` rows (ranx's typed list, a list or a 3-d array).
+    run
+        Per query, ``[doc_id, score]`` rows in ranked order, paired with ``qrels`` by
+        position.
+    k
+        {k}
+    rel_lvl
+        {rel_lvl}
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per query.
+    """
+
+
+def ranx_metric(
+    module: str,
+    function: str,
+    metric: str,
+    summary: str,
+    *,
+    reads_k: bool = True,
+    rel_lvl_doc: str = _LOWEST_RELEVANT,
+) -> MetricFunction:
+    """ranx's metric function ``function`` of the module ``module``: the values of ranx's
+    ``metric`` at ``k`` (not read unless ``reads_k``, as in ranx) and ``rel_lvl``, per query
+    (:func:`per_query`), documented by ``summary`` (and ``rel_lvl_doc``, the text of the
+    parameter ``rel_lvl``)."""
+
+    def metric_function(qrels: Any, run: Any, k: int = 0, rel_lvl: int = 1) -> Float64Array:
+        return per_query(qrels, run, metric_name(metric, k if reads_k else 0, rel_lvl))
+
+    metric_function.__name__ = metric_function.__qualname__ = function
+    metric_function.__module__ = module
+    metric_function.__doc__ = _METRIC_DOC.format(
+        summary=summary, k=_ALL_RANKS if reads_k else "Not read (as in ranx).", rel_lvl=rel_lvl_doc
+    )
+    return metric_function
 
 
 def per_query(qrels: Any, run: Any, name: str) -> Float64Array:

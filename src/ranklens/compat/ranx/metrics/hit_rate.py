@@ -2,37 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ranklens.base.types import Float64Array
-from ranklens.compat.ranx.metrics._arrays import metric_name, per_query
+from ranklens.compat.ranx.metrics._arrays import ranx_metric
 
 __all__ = ["hit_rate"]
 
-
-def hit_rate(
-    qrels: Any,
-    run: Any,
-    k: int = 0,
-    rel_lvl: int = 1,
-) -> Float64Array:
-    """Hit rate (at k): 1 if a relevant document is retrieved, else 0.
-
-    Parameters
-    ----------
-    qrels
-        Per query, ``[doc_id, relevance]`` rows (ranx's typed list, a list or a 3-d array).
-    run
-        Per query, ``[doc_id, score]`` rows in ranked order, paired with ``qrels`` by
-        position.
-    k
-        Only the first ``k`` ranks count (0: all).
-    rel_lvl
-        The lowest relevant grade.
-
-    Returns
-    -------
-    numpy.ndarray
-        One value per query.
-    """
-    return per_query(qrels, run, metric_name("hit_rate", k, rel_lvl))
+hit_rate = ranx_metric(
+    __name__,
+    "hit_rate",
+    "hit_rate",
+    """Hit rate (at k): 1 if a relevant document is retrieved, else 0.""",
+)
