@@ -24,7 +24,7 @@ topic column and a text column.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -41,6 +41,7 @@ from ranklens.data.rag._records import (
     read_records,
     text_value,
 )
+from ranklens.data.rag._topics import ByTopic, sorted_by_topic
 
 TOPIC_FIELDS = ("topic_id", "qid", "query_id", "narrative_id", "topic")
 """Where a record names its topic, in this order (``topic`` only when it is not the
@@ -79,7 +80,7 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class RagRun:
+class RagRun(ByTopic[Answer]):
     """One run's answers, by topic (in byte order of the topic ids).
 
     Attributes
@@ -95,27 +96,9 @@ class RagRun:
     answers: tuple[Answer, ...]
     source: str | None = None
     embedded: Any = field(default=None, compare=False)
-    _by_topic: Mapping[str, Answer] = field(default_factory=dict, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_by_topic", {a.topic: a for a in self.answers})
-
-    @property
-    def qids(self) -> tuple[str, ...]:
-        """The topics answered, in byte order."""
-        return tuple(a.topic for a in self.answers)
-
-    def __getitem__(self, topic: str) -> Answer:
-        return self._by_topic[topic]
-
-    def __contains__(self, topic: object) -> bool:
-        return topic in self._by_topic
-
-    def __iter__(self) -> Iterator[Answer]:
-        return iter(self.answers)
-
-    def __len__(self) -> int:
-        return len(self.answers)
+    def _items(self) -> tuple[Answer, ...]:
+        return self.answers
 
     def renamed(self, name: str) -> RagRun:
         """The same answers under another name."""
@@ -125,24 +108,15 @@ class RagRun:
 def by_topic(answers: list[Answer], name: str, source: str | None, embedded: Any = None) -> RagRun:
     """A :class:`RagRun` of ``answers`` sorted by topic (byte order); a topic answered twice
     is an error naming both places."""
-    seen: dict[str, Answer] = {}
-    for answer in answers:
-        first = seen.get(answer.topic)
-        if first is not None:
-            where = (
-                f"lines {first.line} and {answer.line}"
-                if first.line is not None and answer.line is not None
-                else "twice"
-            )
-            raise InputError(
-                f"run '{name}' answers topic '{answer.topic}' {where}; give one answer per "
-                "topic (one JSON line per topic and run)",
-                path=source,
-                line=answer.line,
-            )
-        seen[answer.topic] = answer
-    ordered = sorted(seen.values(), key=lambda a: a.topic.encode("utf-8", "surrogatepass"))
-    return RagRun(name, tuple(ordered), source, embedded)
+    ordered = sorted_by_topic(
+        answers,
+        source,
+        lambda topic, where: (
+            f"run '{name}' answers topic '{topic}' {where}; give one answer per topic (one JSON "
+            "line per topic and run)"
+        ),
+    )
+    return RagRun(name, ordered, source, embedded)
 
 
 def is_answers_mapping(obj: object) -> bool:

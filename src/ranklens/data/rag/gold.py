@@ -28,6 +28,7 @@ from ranklens.data.rag._records import (
 from ranklens.data.rag._records import (
     field as field_of,
 )
+from ranklens.data.rag._topics import byte_order
 
 TOPIC_FIELDS = ("qid", "topic_id", "query_id", "id")
 ANSWER_FIELDS = ("answers", "answer", "gold_answers", "gold")
@@ -42,7 +43,7 @@ class GoldAnswers:
     _qids: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        ordered = sorted(self.answers, key=lambda q: q.encode("utf-8", "surrogatepass"))
+        ordered = sorted(self.answers, key=byte_order)
         object.__setattr__(self, "_qids", tuple(ordered))
 
     @property

@@ -29,6 +29,7 @@ from typing import TypeVar
 from ranklens.base.errors import InputError
 from ranklens.data.frames import is_frame
 from ranklens.data.rag._records import Records, is_path, read_records
+from ranklens.data.rag._topics import byte_order
 from ranklens.data.rag.gold import ANSWER_FIELDS, GoldAnswers, is_gold_mapping, read_gold
 from ranklens.data.rag.nuggets import (
     SEGMENT_FIELDS,
@@ -94,7 +95,7 @@ class RagJudgments:
         for part in (self.gold, self.nuggets, self.segments, *self.assignments, *self.support):
             if part is not None:
                 found.update(part.qids)
-        return tuple(sorted(found, key=lambda q: q.encode("utf-8", "surrogatepass")))
+        return tuple(sorted(found, key=byte_order))
 
     def merged(self, other: RagJudgments) -> RagJudgments:
         """These judgments and ``other``'s; a kind given twice is an error (the per-run

@@ -24,10 +24,9 @@ A table (pandas, polars, pyarrow) is read with one row per nugget: a topic colum
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
-from ranklens.base.errors import InputError
 from ranklens.data.frames import is_frame
 from ranklens.data.rag._records import (
     Record,
@@ -42,6 +41,7 @@ from ranklens.data.rag._records import (
 from ranklens.data.rag._records import (
     field as field_of,
 )
+from ranklens.data.rag._topics import ByTopic, byte_order, sorted_by_topic
 
 QID_FIELDS = ("qid", "topic_id", "query_id")
 IMPORTANCE = ("vital", "okay")
@@ -87,7 +87,7 @@ class TopicNuggets:
 
 
 @dataclass(frozen=True)
-class NuggetSet:
+class NuggetSet(ByTopic[TopicNuggets]):
     """Nuggets by topic (in byte order): a nuggets file, or one run's assignments.
 
     Attributes
@@ -103,32 +103,14 @@ class NuggetSet:
     topics: tuple[TopicNuggets, ...]
     source: str | None = None
     named: bool = False
-    _by_topic: Mapping[str, TopicNuggets] = field(default_factory=dict, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_by_topic", {t.topic: t for t in self.topics})
-
-    @property
-    def qids(self) -> tuple[str, ...]:
-        """The topics, in byte order."""
-        return tuple(t.topic for t in self.topics)
+    def _items(self) -> tuple[TopicNuggets, ...]:
+        return self.topics
 
     @property
     def assigned(self) -> bool:
         """Whether these are assignments (every topic has assignment labels)."""
         return all(t.assignment is not None for t in self.topics)
-
-    def __getitem__(self, topic: str) -> TopicNuggets:
-        return self._by_topic[topic]
-
-    def __contains__(self, topic: object) -> bool:
-        return topic in self._by_topic
-
-    def __iter__(self) -> Iterator[TopicNuggets]:
-        return iter(self.topics)
-
-    def __len__(self) -> int:
-        return len(self.topics)
 
     def renamed(self, name: str) -> NuggetSet:
         """The same nuggets under another run name (then named)."""
@@ -138,24 +120,16 @@ class NuggetSet:
 def _sorted(
     topics: list[TopicNuggets], name: str, source: str | None, named: bool, what: str
 ) -> NuggetSet:
-    seen: dict[str, TopicNuggets] = {}
-    for t in topics:
-        first = seen.get(t.topic)
-        if first is not None:
-            where = (
-                f"on lines {first.line} and {t.line}"
-                if first.line is not None and t.line is not None
-                else "twice"
-            )
-            raise InputError(
-                f"topic '{t.topic}' has two records of {what} for run '{name}' {where}; give "
-                "one record per topic (and run)",
-                path=source,
-                line=t.line,
-            )
-        seen[t.topic] = t
-    ordered = sorted(seen.values(), key=lambda t: t.topic.encode("utf-8", "surrogatepass"))
-    return NuggetSet(name, tuple(ordered), source, named)
+    ordered = sorted_by_topic(
+        topics,
+        source,
+        lambda topic, where: (
+            f"topic '{topic}' has two records of {what} for run '{name}' "
+            f"{'twice' if where == 'twice' else 'on ' + where}; give one record per topic (and "
+            "run)"
+        ),
+    )
+    return NuggetSet(name, ordered, source, named)
 
 
 def read_nuggets(obj: object) -> NuggetSet:
@@ -292,34 +266,16 @@ class TopicSegments:
 
 
 @dataclass(frozen=True)
-class SegmentNuggets:
+class SegmentNuggets(ByTopic[TopicSegments]):
     """Nugget assignments to segments, by topic (byte order): which segments support which
     nuggets, for the coverage of a ranking (``NuggetCoverage@k``) and the nuggets as
     subtopics of the diversity measures (:func:`ranklens.rag.nugget_qrels`)."""
 
     topics: tuple[TopicSegments, ...]
     source: str | None = None
-    _by_topic: Mapping[str, TopicSegments] = field(default_factory=dict, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_by_topic", {t.topic: t for t in self.topics})
-
-    @property
-    def qids(self) -> tuple[str, ...]:
-        """The topics, in byte order."""
-        return tuple(t.topic for t in self.topics)
-
-    def __getitem__(self, topic: str) -> TopicSegments:
-        return self._by_topic[topic]
-
-    def __contains__(self, topic: object) -> bool:
-        return topic in self._by_topic
-
-    def __iter__(self) -> Iterator[TopicSegments]:
-        return iter(self.topics)
-
-    def __len__(self) -> int:
-        return len(self.topics)
+    def _items(self) -> tuple[TopicSegments, ...]:
+        return self.topics
 
 
 SEGMENT_FIELDS = ("docid", "segment_id", "segment")
@@ -366,5 +322,5 @@ def read_segment_assignments(obj: object) -> SegmentNuggets:
             )
         assigned[segment] = nuggets.assignment or ()
     made = [TopicSegments(t, h.texts, h.importance, segments[t], h.line) for t, h in heads.items()]
-    ordered = sorted(made, key=lambda t: t.topic.encode("utf-8", "surrogatepass"))
+    ordered = sorted(made, key=lambda t: byte_order(t.topic))
     return SegmentNuggets(tuple(ordered), source)

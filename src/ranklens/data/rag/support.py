@@ -26,8 +26,8 @@ measures' ``unknown`` policy.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ranklens.base.errors import InputError
@@ -43,6 +43,7 @@ from ranklens.data.rag._records import (
 from ranklens.data.rag._records import (
     field as field_of,
 )
+from ranklens.data.rag._topics import ByTopic, byte_order
 from ranklens.data.rag.answers import Answer, parse_answer
 
 SUPPORT_LABELS: Mapping[str, int] = {
@@ -77,34 +78,16 @@ class TopicSupport:
 
 
 @dataclass(frozen=True)
-class SupportSet:
+class SupportSet(ByTopic[TopicSupport]):
     """One run's support judgments, by topic (byte order)."""
 
     name: str
     topics: tuple[TopicSupport, ...]
     source: str | None = None
     named: bool = False
-    _by_topic: Mapping[str, TopicSupport] = field(default_factory=dict, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_by_topic", {t.topic: t for t in self.topics})
-
-    @property
-    def qids(self) -> tuple[str, ...]:
-        """The topics judged, in byte order."""
-        return tuple(t.topic for t in self.topics)
-
-    def __getitem__(self, topic: str) -> TopicSupport:
-        return self._by_topic[topic]
-
-    def __contains__(self, topic: object) -> bool:
-        return topic in self._by_topic
-
-    def __iter__(self) -> Iterator[TopicSupport]:
-        return iter(self.topics)
-
-    def __len__(self) -> int:
-        return len(self.topics)
+    def _items(self) -> tuple[TopicSupport, ...]:
+        return self.topics
 
     def renamed(self, name: str) -> SupportSet:
         """The same judgments under another run name."""
@@ -185,7 +168,7 @@ def read_support(obj: object) -> tuple[SupportSet, ...]:
         )
     out = []
     for run, topics in grouped.items():
-        ordered = sorted(topics.values(), key=lambda t: t.topic.encode("utf-8", "surrogatepass"))
+        ordered = sorted(topics.values(), key=lambda t: byte_order(t.topic))
         out.append(SupportSet(run, tuple(ordered), source, named[run]))
     return tuple(out)
 
