@@ -130,3 +130,25 @@ def test_discriminative_power_answers_to_every_spelling() -> None:
             assert dp.required_difference(spelled) == dp.required_difference(canonical)
     with pytest.raises(OptionError, match="no measure 'P@10'"):
         dp.power("P@10")
+
+
+TREC_VALUE_NAMES = {
+    "RelP@10": "relative_P_10",
+    "Unjudged@5": "unj_5",
+    "RprecMult@0.2": "Rprec_mult_0.20",
+}
+
+
+def test_trec_eval_value_names_are_spellings_too() -> None:
+    """trec_eval's printed value names (``relative_P_10``), which ``Results`` answers to,
+    are answered by the comparison's mappings and ``stats`` as well."""
+    qrels, run_a = generated(5)
+    _, run_b = generated(105)
+    cmp = ranklens.compare(qrels, {"a": run_a, "b": run_b}, list(TREC_VALUE_NAMES), test="sign")
+    res = cmp.results[0]
+    for canonical, spelled in TREC_VALUE_NAMES.items():
+        assert res[spelled] == res[canonical], spelled  # the reference accepts it
+        assert cmp.means["a"][spelled] == cmp.means["a"][canonical]
+        assert spelled in cmp.higher_is_better
+        assert cmp.vs_baseline["b"][spelled] is cmp.vs_baseline["b"][canonical]
+        assert cmp.stats("b", spelled) is cmp.stats("b", canonical)

@@ -57,7 +57,7 @@ from ranklens.analysis.stats.power import (
 )
 from ranklens.analysis.stats.randomization import randomization_test
 from ranklens.analysis.stats.tukey import TukeyHSD, tukey_hsd
-from ranklens.base.errors import InputError, OptionError, RanklensError
+from ranklens.base.errors import InputError, OptionError
 from ranklens.base.progress import Progress, stage
 from ranklens.base.types import (
     DuplicatePolicy,
@@ -66,9 +66,8 @@ from ranklens.base.types import (
     QueryPolicy,
     TiePolicy,
 )
-from ranklens.evaluation.results import Results, aggregate
+from ranklens.evaluation.results import ByMeasure, Results, aggregate, canonical_name
 from ranklens.measures.base import Measure, is_run_level
-from ranklens.measures.language import parse_measure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -175,41 +174,6 @@ class Correlation:
 _V = TypeVar("_V")
 
 
-class ByMeasure(dict[str, _V]):
-    """``{measure: value}`` under the canonical names, that also answers to any other
-    spelling of a measure it holds, as :class:`~ranklens.evaluation.results.MeasureValues`
-    does for numbers: ``by["MRR"]`` is ``by["RR"]``, ``by["ndcg_cut.10"]`` is
-    ``by["nDCG@10"]`` (``in`` and ``get`` too). It is a ``dict``, equal to and printed as
-    one. Every measure-keyed mapping of a :class:`Comparison` is one.
-
-    >>> by = ByMeasure({"RR": "stats of RR"})
-    >>> by["MRR"], "recip_rank" in by, by.get("P@5")
-    ('stats of RR', True, None)
-    """
-
-    def _canonical(self, key: object) -> str | None:
-        try:
-            name = parse_measure(key).name  # type: ignore[arg-type]
-        except (RanklensError, TypeError, ValueError):
-            return None
-        return name if dict.__contains__(self, name) else None
-
-    def __missing__(self, key: object) -> _V:
-        name = self._canonical(key)
-        if name is None:
-            raise KeyError(key)
-        return self[name]
-
-    def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, key) or self._canonical(key) is not None
-
-    def get(self, key: object, default: Any = None) -> Any:
-        """The value of ``key`` (any spelling), or ``default``."""
-        if key in self:
-            return self[key]  # type: ignore[index]
-        return default
-
-
 def _by_measure(mapping: Mapping[str, _V]) -> ByMeasure[_V]:
     return mapping if isinstance(mapping, ByMeasure) else ByMeasure(mapping)
 
@@ -288,10 +252,7 @@ class Comparison:
         compared."""
         if isinstance(measure, str) and measure in self.measures:
             return measure
-        try:
-            name = parse_measure(measure).name
-        except (RanklensError, TypeError, ValueError):
-            name = None
+        name = canonical_name(measure)
         if name is None or name not in self.measures:
             raise OptionError(
                 f"measure {measure!r} was not compared (measures: {', '.join(self.measures)})"
@@ -1048,18 +1009,15 @@ def compare(
     measure_list = [measures] if isinstance(measures, str) else list(measures)
     from ranklens.analysis import comparison_scores
 
-    if qrels is None or any(comparison_scores.is_scores(r) for r in run_list):
-        # scores computed elsewhere (Results, read_scores): docs/scores.md
-        if bounds or correlate_qrels is not None:
-            raise OptionError(
-                "bounds and correlate_qrels evaluate the runs themselves: give runs, not scores"
-            )
-        del options["queries"]
-        scored, names, _ = comparison_scores.prepare(
-            qrels, run_list, names, measure_list, queries, options
-        )
+    def statistics(
+        results: Sequence[Results],
+        run_names: Sequence[str] | None,
+        others: Sequence[Results] | None = None,
+        labels: tuple[str, str] = ("qrels", "other qrels"),
+    ) -> Comparison:
+        """The comparison of evaluated runs under this call's options."""
         return compare_results(
-            scored,
+            results,
             baseline=baseline,
             test=test,
             correction=correction,
@@ -1069,11 +1027,25 @@ def compare(
             confidence=confidence,
             all_pairs=all_pairs,
             tukey=tukey,
-            names=names,
+            names=run_names,
             correlate=correlate,
+            correlate_with=others,
+            qrels_labels=labels,
             power=power,
             progress=progress,
         )
+
+    if qrels is None or any(comparison_scores.is_scores(r) for r in run_list):
+        # scores computed elsewhere (Results, read_scores): docs/scores.md
+        if bounds or correlate_qrels is not None:
+            raise OptionError(
+                "bounds and correlate_qrels evaluate the runs themselves: give runs, not scores"
+            )
+        del options["queries"]
+        scored, scored_names, _ = comparison_scores.prepare(
+            qrels, run_list, names, measure_list, queries, options
+        )
+        return statistics(scored, scored_names)
     evaluator = Evaluator(qrels, measure_list, **options)
     if evaluator.sampled is not None:
         raise OptionError(
@@ -1107,24 +1079,7 @@ def compare(
         labels = (_label(qrels, "qrels"), _label(correlate_qrels, "other qrels"))
         if labels[0] == labels[1]:
             labels = (str(qrels), str(correlate_qrels))
-    compared = compare_results(
-        results,
-        baseline=baseline,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        permutations=permutations,
-        seed=seed,
-        confidence=confidence,
-        all_pairs=all_pairs,
-        tukey=tukey,
-        names=names,
-        correlate=correlate,
-        correlate_with=others,
-        qrels_labels=labels,
-        power=power,
-        progress=progress,
-    )
+    compared = statistics(results, names, others, labels)
     if not bounds:
         return compared
     from dataclasses import replace

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -71,26 +71,43 @@ def _trec_value_name(key: object) -> str | None:
     return None if found is None else found.name
 
 
-class MeasureValues(dict[str, float]):
-    """``{measure name: value}`` under the canonical names, that also answers to any other
-    spelling of a measure it holds: ``values["map"]`` is ``values["AP"]``, and
-    ``values["ndcg_cut.10"]``, ``values[ir_measures.nDCG@10]`` are ``values["nDCG@10"]``
-    (``in`` and ``get`` too). It is a ``dict``, equal to and printed as one.
+def canonical_name(key: object) -> str | None:
+    """The canonical name of the measure ``key`` spells (any name the measure language
+    reads, a :class:`Measure`, an ir_measures measure, or a value name of trec_eval's
+    output), or ``None`` where it spells none.
 
-    >>> values = MeasureValues({"AP": 0.5})
-    >>> values["map"], "map" in values, values.get("P@5")
-    (0.5, True, None)
+    >>> canonical_name("map"), canonical_name("ndcg_cut.10"), canonical_name("relative_P_10")
+    ('AP', 'nDCG@10', 'RelP@10')
+    >>> canonical_name("no such measure") is None
+    True
+    """
+    try:
+        return parse_measure(key).name  # type: ignore[arg-type]
+    except (RanklensError, TypeError, ValueError, RecursionError):
+        return _trec_value_name(key)
+
+
+_V = TypeVar("_V")
+
+
+class ByMeasure(dict[str, _V]):
+    """``{measure: value}`` under the canonical names, that also answers to any other
+    spelling of a measure it holds: ``by["MRR"]`` is ``by["RR"]``, ``by["ndcg_cut.10"]``
+    and ``by[ir_measures.nDCG@10]`` are ``by["nDCG@10"]``, and trec_eval's printed value
+    names (``relative_P_10``) are their measures' (``in`` and ``get`` too). It is a
+    ``dict``, equal to and printed as one. :class:`MeasureValues` (numbers) is one, and
+    every measure-keyed mapping of a :class:`~ranklens.analysis.comparison.Comparison`.
+
+    >>> by = ByMeasure({"RR": "stats of RR"})
+    >>> by["MRR"], "recip_rank" in by, by.get("P@5")
+    ('stats of RR', True, None)
     """
 
     def _canonical(self, key: object) -> str | None:
-        name: str | None
-        try:
-            name = parse_measure(key).name  # type: ignore[arg-type]
-        except (RanklensError, TypeError, ValueError, RecursionError):
-            name = _trec_value_name(key)
+        name = canonical_name(key)
         return name if name is not None and dict.__contains__(self, name) else None
 
-    def __missing__(self, key: object) -> float:
+    def __missing__(self, key: object) -> _V:
         name = self._canonical(key)
         if name is None:
             raise KeyError(key)
@@ -104,6 +121,18 @@ class MeasureValues(dict[str, float]):
         if key in self:
             return self[key]  # type: ignore[index]
         return default
+
+
+class MeasureValues(ByMeasure[float]):
+    """``{measure name: value}`` under the canonical names, that also answers to any other
+    spelling of a measure it holds: ``values["map"]`` is ``values["AP"]``, and
+    ``values["ndcg_cut.10"]``, ``values[ir_measures.nDCG@10]`` are ``values["nDCG@10"]``
+    (``in`` and ``get`` too). It is a ``dict``, equal to and printed as one.
+
+    >>> values = MeasureValues({"AP": 0.5})
+    >>> values["map"], "map" in values, values.get("P@5")
+    (0.5, True, None)
+    """
 
 
 @dataclass(frozen=True, eq=False)
