@@ -193,6 +193,21 @@ def interleave(
     return Interleaved(tuple(chosen), tuple(teams), method, {n: tuple(lists[n]) for n in names})
 
 
+_RESULT_KEYS = (
+    "rankers",
+    "wins",
+    "losses",
+    "ties",
+    "no_clicks",
+    "p_value",
+    "delta",
+    "interval",
+    "per_query",
+    "impressions",
+)
+"""The names an :class:`InterleavingResult` answers to as a mapping, in order."""
+
+
 @dataclass(frozen=True)
 class InterleavingResult:
     """The outcome of an interleaving experiment between two rankers.
@@ -230,35 +245,13 @@ class InterleavingResult:
 
     def __getitem__(self, key: str) -> Any:
         """``result["wins"]`` as ``result.wins``."""
-        if key in (
-            "rankers",
-            "wins",
-            "losses",
-            "ties",
-            "no_clicks",
-            "p_value",
-            "delta",
-            "interval",
-            "per_query",
-            "impressions",
-        ):
+        if key in _RESULT_KEYS:
             return getattr(self, key)
         raise KeyError(key)
 
     def keys(self) -> list[str]:
         """The names :meth:`__getitem__` answers to."""
-        return [
-            "rankers",
-            "wins",
-            "losses",
-            "ties",
-            "no_clicks",
-            "p_value",
-            "delta",
-            "interval",
-            "per_query",
-            "impressions",
-        ]
+        return list(_RESULT_KEYS)
 
     def impressions_needed(self, power: float = 0.8, alpha: float = 0.05) -> int:
         """The impressions for this experiment's observed win and loss rates to be
