@@ -223,21 +223,28 @@ def _lines(text: str) -> list[tuple[int, str]]:
     ]
 
 
+def _fields(line: str, names: Sequence[str], layout: str, where: str, number: int) -> list[str]:
+    """The white-space separated fields of a line of a text layout, which must be as many
+    as ``names`` (named in the error, with ``layout``: how the format holds them)."""
+    fields = line.split()
+    if len(fields) != len(names):
+        raise ParseError(
+            f"expected {len(names)} fields ({', '.join(names)}) {layout}, got {len(fields)}",
+            path=where,
+            line=number,
+        )
+    return fields
+
+
 def _read_trec_eval(text: str, where: str) -> list[_RunScores]:
     """``trec_eval -q`` output; a new run begins where a topic line follows ``all`` lines."""
     runs: list[_RunScores] = []
     current = _RunScores(None, where)
     in_all = False
     for number, line in _lines(text):
-        fields = line.split()
-        if len(fields) != 3:
-            raise ParseError(
-                f"expected 3 fields (measure, topic, value) as trec_eval -q prints them, got "
-                f"{len(fields)}",
-                path=where,
-                line=number,
-            )
-        measure, topic, raw = fields
+        measure, topic, raw = _fields(
+            line, ("measure", "topic", "value"), "as trec_eval -q prints them", where, number
+        )
         if topic == ALL:
             in_all = True
         elif in_all:  # the next run's topics
@@ -264,15 +271,13 @@ def _read_autojudge(text: str, where: str) -> list[_RunScores]:
     """A TREC AutoJudge leaderboard: ``run measure topic value`` lines."""
     runs: dict[str, _RunScores] = {}
     for number, line in _lines(text):
-        fields = line.split()
-        if len(fields) != 4:
-            raise ParseError(
-                f"expected 4 fields (run, measure, topic, value) as an AutoJudge leaderboard "
-                f"holds them, got {len(fields)}",
-                path=where,
-                line=number,
-            )
-        run, measure, topic, raw = fields
+        run, measure, topic, raw = _fields(
+            line,
+            ("run", "measure", "topic", "value"),
+            "as an AutoJudge leaderboard holds them",
+            where,
+            number,
+        )
         value = _number(raw, where, number, f"{measure} of run {run!r}, topic {topic!r}")
         target = runs.setdefault(run, _RunScores(run, where))
         if value is None:
