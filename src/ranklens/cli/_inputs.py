@@ -73,11 +73,7 @@ def load_run_or_scores(args: argparse.Namespace, min_runs: int, *extra_files: An
     total = len(args.runs) + len(scores)
     if total < min_runs:
         raise OptionError(f"give at least {min_runs} runs (run files or score files), not {total}")
-    if sum(1 for p in [args.qrels, *args.runs, *extra_files] if p == "-") > 1:
-        raise OptionError("only one of the files can be '-' (stdin)")
-    depth = getattr(args, "depth", None)
-    if depth is not None and depth < 1:
-        raise OptionError(f"--depth must be a positive number, not {depth}")
+    _options.check_stdin_and_depth(args, *extra_files)
     return [*args.runs, *scores]
 
 

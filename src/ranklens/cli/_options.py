@@ -393,6 +393,14 @@ def resolve_inputs(args: argparse.Namespace, min_runs: int, *extra_files: Any) -
     if args.qrels is None or len(args.runs) < min_runs:
         runs = "at least one run" if min_runs == 1 else f"at least {min_runs} runs"
         raise OptionError(f"give a qrels file and {runs} (or --example)")
+    check_stdin_and_depth(args, *extra_files)
+
+
+def check_stdin_and_depth(args: argparse.Namespace, *extra_files: Any) -> None:
+    """At most one ``-`` (stdin) among the qrels, the runs and ``extra_files``; a positive
+    ``--depth`` where the command has one."""
+    from ranklens.base.errors import OptionError
+
     if sum(1 for p in [args.qrels, *args.runs, *extra_files] if p == "-") > 1:
         raise OptionError("only one of the files can be '-' (stdin)")
     depth = getattr(args, "depth", None)
