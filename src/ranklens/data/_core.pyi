@@ -12,17 +12,29 @@ _F64 = npt.NDArray[np.float64]
 
 @overload
 def parse_trec(
-    buf: object, kind: int, comments: int, threads: int = 0, ranks: Literal[0, False] = 0
+    buf: object,
+    kind: int,
+    comments: int,
+    threads: int = 0,
+    ranks: Literal[0, False] = 0,
+    lone_cr: bool = False,
 ) -> tuple[list[str], _I64, _U8, _I64, _F64 | _I64, _I64, str | None]: ...
 @overload
 def parse_trec(
-    buf: object, kind: int, comments: int, threads: int = 0, *, ranks: Literal[1, 2, True]
+    buf: object,
+    kind: int,
+    comments: int,
+    threads: int = 0,
+    *,
+    ranks: Literal[1, 2, True],
+    lone_cr: bool = False,
 ) -> tuple[list[str], _I64, _U8, _I64, _F64 | _I64, _I64, str | None, _I64]: ...
 def encode_strings(seq: Sequence[str]) -> tuple[_U8, _I64]: ...
 def encode_objects(
     values: npt.NDArray[np.object_], runs: bool = False
 ) -> tuple[_U8, _I64, _I64 | None, int]: ...
 def decimal_strings(values: _I64) -> tuple[_U8, _I64]: ...
+def decimal_values(data: _U8, offsets: _I64) -> _I64: ...
 def ranges(starts: _I64, counts: _I64, step: int = 1) -> _I64: ...
 @overload
 def empty(n: int, dtype: Literal["int64"]) -> _I64: ...

@@ -54,13 +54,20 @@ def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
     raise InputError(_refusal("qrels", obj, "{qid: {docid: relevance}}"))
 
 
-def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None = None) -> Run:
+def as_run(
+    obj: RunLike,
+    duplicates: DuplicatePolicy = "error",
+    name: str | None = None,
+    *,
+    ranks: bool | None = None,
+) -> Run:
     """A run from a :class:`Run`, a path (or ``-``; TREC text, or Parquet / JSON lines by
     suffix, .csv / .tsv with a header row; also as bytes), a file object,
     ``{qid: {docid: score}}``, a pandas/polars DataFrame,
     ``(qid, docid, score)`` tuples, an ir_datasets id or dataset (its ``scoreddocs``), or
     the namedtuples of ``dataset.scoreddocs_iter()``; a directory or glob of Parquet files
-    (hive partitions read as columns) is read whole."""
+    (hive partitions read as columns) is read whole. ``ranks``: when a TREC file's rank
+    column is read (:meth:`Run.from_file`)."""
     from ranklens.data import irds, parquet_stream, table_files
 
     if isinstance(obj, bytes):  # a path in bytes, as os.open takes
@@ -87,7 +94,10 @@ def as_run(obj: RunLike, duplicates: DuplicatePolicy = "error", name: str | None
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
         try:
             return Run.from_file(
-                cast("str | os.PathLike[str] | IO[str]", obj), name=name, duplicates=duplicates
+                cast("str | os.PathLike[str] | IO[str]", obj),
+                name=name,
+                duplicates=duplicates,
+                ranks=ranks,
             )
         except DuplicateError as exc:  # a stochastic run given to ordinary measures?
             from ranklens.data.stochastic import stochastic_duplicate

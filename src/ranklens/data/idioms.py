@@ -25,7 +25,9 @@ def accept_one_input(cls: type[Any], build: Callable[..., Any], keywords: frozen
         if len(args) == 1 and set(kwargs) <= keywords:
             built = build(args[0], **kwargs)
             for column in dataclasses.fields(cls):
-                object.__setattr__(self, column.name, getattr(built, column.name))
+                # the stored value: a column read when first needed stays unread
+                # (ranklens.data.run.RankColumn)
+                object.__setattr__(self, column.name, vars(built)[column.name])
             return
         generated(self, *args, **kwargs)
 

@@ -89,7 +89,7 @@ def group_columns(
         else:
             lines = np.add(order, first_line, out=order) if first_line else order
     return {
-        "qids": tuple(uniques[i] for i in order_of_unique),
+        "qids": tuple(map(uniques.__getitem__, order_of_unique)),
         "q_offsets": q_offsets,
         "doc_data": np.ascontiguousarray(doc_data),
         "doc_offsets": np.ascontiguousarray(doc_offsets),

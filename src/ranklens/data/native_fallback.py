@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ranklens.data.source import LONE_CR_MESSAGE
+
 _I64 = npt.NDArray[np.int64]
 _U8 = npt.NDArray[np.uint8]
 _F64 = npt.NDArray[np.float64]
@@ -34,6 +36,7 @@ __all__ = [
     "affine_sum",
     "align",
     "decimal_strings",
+    "decimal_values",
     "dict_columns",
     "empty",
     "encode_objects",
@@ -257,6 +260,35 @@ def decimal_strings(values: _I64) -> tuple[_U8, _I64]:
     """The decimal text of int64 values as a string column."""
     ints = _as_array(values, np.int64, "values")
     return _bytes_column([str(v).encode("ascii") for v in ints.tolist()])
+
+
+_DECIMAL_DIGITS = 18  # as RL_DECIMAL_DIGITS: decimal integers that fit int64
+
+
+def decimal_values(data: _U8, offsets: _I64) -> _I64:
+    """The integer each string of a column writes plainly in decimal (``str(v)`` for
+    ``0 <= v < 10**18``: digits only, no leading zero but for ``"0"``), -1 for any other;
+    vectorised: the strings padded to one width, then read a column of digits at a time."""
+    data = _as_array(data, np.uint8, "data")
+    offsets = _as_array(offsets, np.int64, "offsets")
+    n = _check_column(data, offsets, "string column")
+    out = np.full(n, -1, dtype=np.int64)
+    sizes = np.diff(offsets)
+    fits = np.flatnonzero((sizes >= 1) & (sizes <= _DECIMAL_DIGITS))
+    if fits.shape[0] == 0:
+        return out
+    width = int(sizes[fits].max())
+    length = sizes[fits]
+    inside = np.arange(width)[None, :] < length[:, None]
+    where = np.where(inside, offsets[fits][:, None] + np.arange(width)[None, :], 0)
+    digits = np.where(inside, data[where].astype(np.int64) - ord("0"), 0)  # data not empty
+    plain = np.all(~inside | ((digits >= 0) & (digits <= 9)), axis=1)
+    plain &= (digits[:, 0] != 0) | (length == 1)
+    value = np.zeros(fits.shape[0], dtype=np.int64)
+    for column in range(width):  # at most 18 columns, each over every string at once
+        value = np.where(inside[:, column], value * 10 + digits[:, column], value)
+    out[fits[plain]] = value[plain]
+    return out
 
 
 def empty(n: int, dtype: str) -> Any:
@@ -555,6 +587,7 @@ _INT_RE = re.compile(rb"[+-]?[0-9]+")
 _NUMBUF = 64  # numbers are at most 63 characters, as in the C parser
 
 _NUL_MSG = "contains a NUL byte: this looks like a binary file, not TREC text"
+_LONE_CR = re.compile(rb"\r(?!\n)")
 _UTF8_MSG = "is not valid UTF-8 text"
 
 
@@ -630,18 +663,20 @@ _NO_RANK = -(2**63)
 
 
 def parse_trec(
-    buf: object, kind: int, comments: int, threads: int = 0, ranks: int = 0
+    buf: object, kind: int, comments: int, threads: int = 0, ranks: int = 0, lone_cr: int = 0
 ) -> tuple[Any, ...]:
     """Parse TREC text (kind 0 = run ``qid Q0 docid rank score tag``, 1 = qrels
     ``qid iter docid rel``); entries grouped by query (query ids in byte order, file order
     within a query). Raises ``ValueError(line, message)`` on the first problem.
     ``ranks`` (runs only) adds the rank column (``INT64_MIN`` where it is not an
     integer) as an 8th item; ``ranks=2`` in NIST ndeval's syntax (``INT64_MIN`` unless 1
-    to 18 digits on a line of exactly 6 fields)."""
+    to 18 digits on a line of exactly 6 fields). A NUL byte is an error; with
+    ``lone_cr``, so is a carriage return that does not end a line, checked first."""
     kind = _int_arg(kind)
     skip_comments = bool(comments)
     _int_arg(threads)
     rank_mode = _int_arg(ranks)
+    check_cr = bool(lone_cr)
     want_ranks = rank_mode != 0
     if kind not in (0, 1):
         raise ValueError("kind must be 0 (run) or 1 (qrels)")
@@ -650,6 +685,10 @@ def parse_trec(
     if want_ranks and kind != 0:
         raise ValueError("ranks are read from runs (kind 0) only")
     text = _buffer(buf)
+    if check_cr:
+        lone = _LONE_CR.search(text)
+        if lone is not None:
+            raise ValueError(text.count(b"\n", 0, lone.start()) + 1, LONE_CR_MESSAGE)
     nul = text.find(b"\0")
     if nul >= 0:
         raise ValueError(text.count(b"\n", 0, nul) + 1, _NUL_MSG)

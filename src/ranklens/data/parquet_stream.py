@@ -10,19 +10,19 @@ TREC text chunks of :mod:`ranklens.data.chunks` do. Each chunk goes to the nativ
 as an Arrow table (:func:`ranklens.data.frames.from_frame`, no Python objects), and
 becomes one :class:`~ranklens.Run`; ``ranklens.evaluation.streaming`` evaluates them.
 
-Memory is bounded by one chunk (fewer than ``chunk_rows`` plus one batch plus the
-longest query's rows) and the batch being decoded. A query whose rows fall in two
-chunks is an :class:`~ranklens.base.errors.InputError` saying how to sort the run.
+The next chunks are read and turned into runs by a thread of their own while one is
+evaluated (:func:`read_ahead`), so memory is bounded by three chunks (each fewer than
+``chunk_rows`` plus one batch plus the longest query's rows) and the batch being decoded.
+A query whose rows fall in two chunks is an :class:`~ranklens.base.errors.InputError`
+saying how to sort the run.
 """
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 import numpy as np
 
@@ -96,7 +96,11 @@ def is_parquet_source(source: object) -> bool:
         return True
     if os.path.isdir(path):
         return any(True for _ in _iter_data_files(path))
-    return _has_glob(path) and any(_is_data_file(p) for p in glob.iglob(path, recursive=True))
+    if not _has_glob(path):
+        return False
+    import glob  # (with urllib below: imported where used, not by every evaluation)
+
+    return any(_is_data_file(p) for p in glob.iglob(path, recursive=True))
 
 
 def _iter_data_files(path: str) -> Iterator[str]:
@@ -142,6 +146,8 @@ def _hive_values(path: str, base: str) -> dict[str, str | None]:
     for part in relative.split(os.sep):
         key, sep, value = part.partition("=")
         if sep and key:
+            from urllib.parse import unquote
+
             decoded = unquote(value)
             values[key] = None if decoded == "__HIVE_DEFAULT_PARTITION__" else decoded
     return values
@@ -175,6 +181,8 @@ def parquet_source(source: str | os.PathLike[str]) -> ParquetSource:
         if not files:
             raise InputError("is a directory without Parquet files (*.parquet, *.pq)", path=where)
     elif _has_glob(where):
+        import glob
+
         files = sorted(p for p in glob.glob(where, recursive=True) if os.path.isfile(p))
         base = _glob_base(where)
         if not files:
@@ -247,12 +255,13 @@ def _columns_of(
     names: list[str],
     where: str,
     given: tuple[str | None, str | None, str | None] = (None, None, None),
+    ranks: bool = True,
 ) -> _Columns:
     query = _pick(names, given[0], QID_NAMES, "query id", where)
     doc = _pick(names, given[1], DOC_NAMES, "document id", where)
     score = _pick(names, given[2], SCORE_NAMES, "score", where)
     used = list(dict.fromkeys([query, doc, score]))
-    if RANK_COLUMN in names and RANK_COLUMN not in used:
+    if ranks and RANK_COLUMN in names and RANK_COLUMN not in used:
         used.append(RANK_COLUMN)
     return _Columns(query, doc, score, tuple(used))
 
@@ -270,14 +279,16 @@ def _first_file(
     pq: Any,
     pa: Any,
     given: tuple[str | None, str | None, str | None] = (None, None, None),
+    ranks: bool = True,
 ) -> tuple[Any, _Columns]:
-    """The run's first file, opened, and the columns picked from it and its hive folders."""
+    """The run's first file, opened, and the columns picked from it and its hive folders
+    (``rank`` only with ``ranks``)."""
     first = _open_file(source.files[0], pq, pa)
     names = [
         *first.schema_arrow.names,
         *(k for k in source.partitions[0] if k not in first.schema_arrow.names),
     ]
-    return first, _columns_of(names, source.where, given)
+    return first, _columns_of(names, source.where, given, ranks)
 
 
 def _present(
@@ -301,10 +312,11 @@ def _present(
 
 
 def source_batches(
-    source: ParquetSource, batch_rows: int = DEFAULT_BATCH_ROWS
+    source: ParquetSource, batch_rows: int = DEFAULT_BATCH_ROWS, ranks: bool = True
 ) -> tuple[Iterator[Any], _Columns, str | None]:
     """The record batches of a Parquet run (only the columns used, hive partition
-    columns added), the columns picked, and the run name saved in the first file.
+    columns added; the ``rank`` column only with ``ranks``), the columns picked, and the
+    run name saved in the first file.
 
     Raises
     ------
@@ -313,7 +325,7 @@ def source_batches(
     """
     pa = require("pyarrow", "Reading Parquet")
     pq = require("pyarrow.parquet", "Reading Parquet")
-    first, columns = _first_file(source, pq, pa)
+    first, columns = _first_file(source, pq, pa, ranks=ranks)
     saved = (first.schema_arrow.metadata or {}).get(RUN_KEY)
     name = None
     if saved:
@@ -494,9 +506,8 @@ def check_grouped_rows(
     """Raise :class:`InputError` (with how to sort the run) if a query of ``run`` (a chunk
     whose first row is ``first_row``, from 1) was in an earlier chunk; record its queries
     in ``seen`` (query id to the first row of the chunk that held it)."""
-    again = [q for q in run.qids if q in seen]
-    if again:
-        qid = again[0]
+    if not seen.keys().isdisjoint(run.qids):  # (set operations: no loop per query in Python)
+        qid = next(q for q in run.qids if q in seen)
         j = run.query_index()[qid]
         row = None
         if run.lines is not None:
@@ -511,8 +522,7 @@ def check_grouped_rows(
             path=where,
             line=row,
         )
-    for q in run.qids:
-        seen[q] = first_row
+    seen.update(dict.fromkeys(run.qids, first_row))
 
 
 def parquet_runs(
@@ -522,6 +532,7 @@ def parquet_runs(
     chunk_rows: int | None = None,
     batch_rows: int | None = None,
     progress: Progress | None = None,
+    ranks: bool = True,
 ) -> Iterator[Run]:
     """The Parquet run ``source`` (a file, a directory or a glob; grouped by query) as
     one :class:`~ranklens.Run` per chunk of whole queries, named ``name``, else the name
@@ -529,7 +540,8 @@ def parquet_runs(
     :meth:`Run.from_parquet <ranklens.Run.from_parquet>` names it. Chunks gather about
     ``chunk_rows`` rows (default :data:`DEFAULT_CHUNK_ROWS`) from batches of
     ``batch_rows`` (default :data:`DEFAULT_BATCH_ROWS`). ``progress`` is called with the
-    rows read and the rows of the run (from the footers) after each chunk.
+    rows read and the rows of the run (from the footers) after each chunk. The ``rank``
+    column (read only by ``ties="rank"``) is read only with ``ranks``.
 
     Rows are counted from 1 over the files in path order in messages (the row of a
     file, for a dataset of several); a query whose rows fall in two chunks raises
@@ -543,34 +555,96 @@ def parquet_runs(
     from ranklens.data.run import Run
 
     parquet = parquet_source(source)
-    batches, columns, saved = source_batches(parquet, batch_rows or DEFAULT_BATCH_ROWS)
+    batches, columns, saved = source_batches(parquet, batch_rows or DEFAULT_BATCH_ROWS, ranks)
     where = parquet.where
     the_name = name or saved or os.path.basename(where.rstrip(os.sep)) or where
     starts = file_starts(parquet) if len(parquet.files) > 1 else [0]
     total = parquet_row_count(where) if progress is not None else None
     seen: dict[str, int] = {}
-    chunks = query_tables(batches, columns.query, chunk_rows or DEFAULT_CHUNK_ROWS, where)
-    for table, before in chunks:
-        try:
-            read = from_frame(
-                table,
-                False,
-                columns.query,
-                columns.doc,
-                columns.score,
-                source=where,
-                first_row=before + 1,
-            )
-        except InputError as exc:
-            raise in_file(exc, parquet, starts) from None
-        values = read.pop("values")
-        run = Run(scores=values, name=the_name, **read).deduplicated(duplicates)
-        check_grouped_rows(run, seen, before + 1, where, columns.query)
+
+    def read_chunks() -> Iterator[tuple[Run, int]]:
+        chunks = query_tables(batches, columns.query, chunk_rows or DEFAULT_CHUNK_ROWS, where)
+        for table, before in chunks:
+            try:
+                read = from_frame(
+                    table,
+                    False,
+                    columns.query,
+                    columns.doc,
+                    columns.score,
+                    source=where,
+                    first_row=before + 1,
+                )
+            except InputError as exc:
+                raise in_file(exc, parquet, starts) from None
+            values = read.pop("values")
+            run = Run(scores=values, name=the_name, **read).deduplicated(duplicates)
+            check_grouped_rows(run, seen, before + 1, where, columns.query)
+            yield run, before + table.num_rows
+
+    # the next chunk is read, turned into columns, checked for duplicates and for queries
+    # seen before while this one is evaluated (see read_ahead)
+    for run, read_rows in read_ahead(read_chunks()):
         if progress is not None and total:
-            progress(min(before + table.num_rows, total), total)
+            progress(min(read_rows, total), total)
         yield run
     if not seen:
         raise EmptyInputError("holds no entries", path=where)
+
+
+_END = object()
+
+
+def read_ahead(items: Iterator[Any]) -> Iterator[Any]:
+    """``items``, each produced by a thread of its own one item ahead of the consumer: the
+    next chunk of a streamed run is read from Parquet, turned into columns and checked
+    (pyarrow and the native core, which let go of the interpreter, do most of it) while
+    this one is evaluated.
+    Memory holds one chunk more. An exception of ``items`` is raised where it would
+    have been (after the items before it). Not with ``RANKLENS_NUM_THREADS=1`` or on
+    one core, where the items are produced in turn as before.
+    """
+    if os.environ.get("RANKLENS_NUM_THREADS", "").strip() == "1" or (os.cpu_count() or 1) < 2:
+        yield from items
+        return
+    import queue
+    import threading
+
+    slots: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def offer(outcome: tuple[bool, Any]) -> bool:
+        while not stop.is_set():
+            try:
+                slots.put(outcome, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not offer((True, item)):
+                    return
+        except BaseException as exc:  # handed to the consumer, raised there
+            offer((False, exc))
+            return
+        offer((True, _END))
+
+    worker = threading.Thread(target=produce, name="ranklens-read-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            ok, item = slots.get()
+            if not ok:
+                raise item
+            if item is _END:
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
 
 
 def file_starts(parquet: ParquetSource) -> list[int]:

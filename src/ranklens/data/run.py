@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import IO, Any
+from dataclasses import KW_ONLY, dataclass, fields
+from typing import IO, Any, Protocol, cast, overload
 
 import numpy as np
 
@@ -19,6 +19,52 @@ _POLICY_CODE = {"trec_eval": 0, "input": 1, "docid_asc": 2}
 _EXACT = 2**53  # integers of smaller magnitude are exact as float64
 NO_RANK = -(2**63)
 """The rank of an entry whose rank field is not an integer (``Run.ranks``)."""
+
+
+class DeferredRanks(Protocol):
+    """A rank column that is read only when it is first needed (``ties="rank"``): a TREC
+    run file's 4th column read again from the file, a table's ``rank`` column converted
+    (see :class:`RankColumn`)."""
+
+    def load(self) -> Int64Array:
+        """The rank column, in the run's entry order."""
+        ...
+
+    def subset(self, keep: Int64Array) -> DeferredRanks:
+        """The same column restricted to the entries ``keep`` (sorted indices)."""
+        ...
+
+
+class RankColumn:
+    """:attr:`Run.ranks`: the rank column, read when it is first needed.
+
+    Parsing a TREC run's rank column cost every evaluation about 5% of its time and 8
+    bytes an entry (7M lines: 30 ms, 56 MB; 2026-11-27), and only the tie policy
+    ``"rank"`` reads it. A run read from a file that can be read again (a path to a
+    regular file) or from a table holds a :class:`DeferredRanks` instead, which
+    ``run.ranks`` loads and keeps the first time it is read; everything else sees the
+    same array as before. The raw value (array, deferred or ``None``) lives in the
+    instance's ``__dict__`` under the field's name, so ``copy``, ``pickle`` and
+    ``Run(**vars(run))`` carry it unread.
+    """
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> None: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> Int64Array | None: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> Int64Array | None:
+        if obj is None:  # the dataclass field's default
+            return None
+        value = obj.__dict__.get("ranks")
+        if value is None or isinstance(value, np.ndarray):
+            return cast("Int64Array | None", value)
+        loaded = np.asarray(cast(DeferredRanks, value).load(), dtype=np.int64)
+        loaded.flags.writeable = False
+        obj.__dict__["ranks"] = loaded  # kept: the column is read once
+        return loaded
+
+    def __set__(self, obj: object, value: Int64Array | DeferredRanks | None) -> None:
+        obj.__dict__["ranks"] = value
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,19 +92,28 @@ class Run(Grouped):
 
     scores: Float64Array
     name: str
-    ranks: Int64Array | None = field(default=None, kw_only=True)
+    _: KW_ONLY
+    ranks: RankColumn = RankColumn()
     """The rank column of each entry (a TREC file's 4th column, a DataFrame's ``rank``;
     ``NO_RANK`` where it is not an integer), or ``None`` when the run was built without
-    one; read only by the tie policy ``"rank"``."""
-    metadata: IrMetadata | None = field(default=None, kw_only=True)
+    one; read only by the tie policy ``"rank"``. Given as an array or as a
+    :class:`DeferredRanks`, which is loaded when this is first read (:class:`RankColumn`)."""
+    metadata: IrMetadata | None = None
     """The run's ir_metadata (the ``# ir_metadata.start`` header of a TREC run file,
     :mod:`ranklens.data.ir_metadata`), or ``None``; written back by :meth:`write`."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self.scores.flags.writeable = False
-        if self.ranks is not None:
-            self.ranks.flags.writeable = False
+        raw = self.__dict__.get("ranks")
+        if isinstance(raw, np.ndarray):
+            raw.flags.writeable = False
+
+    def _with(self, **changes: Any) -> Run:
+        """A copy with ``changes``, the rank column carried as it is (not loaded, as
+        :func:`dataclasses.replace` would load it)."""
+        kept = {f.name: self.__dict__[f.name] for f in fields(self) if f.init}
+        return Run(**{**kept, **changes})
 
     def __repr__(self) -> str:
         return (
@@ -72,11 +127,18 @@ class Run(Grouped):
         source: str | os.PathLike[str] | IO[bytes] | IO[str],
         name: str | None = None,
         duplicates: DuplicatePolicy = "error",
+        *,
+        ranks: bool | None = None,
     ) -> Run:
-        """Read a TREC run; see :func:`ranklens.data.trec_text.read_run`."""
+        """Read a TREC run; see :func:`ranklens.data.trec_text.read_run`.
+
+        ``ranks`` says when its rank column (the 4th, read only by ``ties="rank"``) is
+        read: ``None`` (default) when :attr:`ranks` is first read (the file is read again
+        then; a stream, which cannot be, has it read now), ``True`` now, ``False`` never
+        (the run has none)."""
         from ranklens.data.trec_text import read_run
 
-        return cls(**read_run(source, name)).deduplicated(duplicates)
+        return cls(**read_run(source, name, ranks=ranks)).deduplicated(duplicates)
 
     @classmethod
     def from_dict(
@@ -130,14 +192,19 @@ class Run(Grouped):
 
     def renamed(self, name: str) -> Run:
         """The same run under another name."""
-        return replace(self, name=name)
+        return self._with(name=name)
 
     def deduplicated(self, policy: DuplicatePolicy = "error") -> Run:
         """This run with repeated (query, document) pairs resolved by ``policy``."""
         keep = resolve_duplicates(self, self.scores, policy, "run")
         if keep is None:
-            return self if self.unique else replace(self, unique=True)
-        ranks = None if self.ranks is None else self.ranks[keep]
+            return self if self.unique else self._with(unique=True)
+        raw = self.__dict__.get("ranks")
+        ranks: Int64Array | DeferredRanks | None = None
+        if isinstance(raw, np.ndarray):
+            ranks = raw[keep]
+        elif raw is not None:
+            ranks = cast(DeferredRanks, raw).subset(keep)
         columns = subset_entries(self, keep)
         return Run(
             scores=self.scores[keep],

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 import mmap
 import os
 import re
 import stat
 import sys
-import zlib
-from pathlib import Path
 from typing import IO
 
 from ranklens.base.errors import DuplicateError, InputError, ParseError, ResourceError
@@ -21,6 +16,13 @@ Source = str | os.PathLike[str] | IO[bytes] | IO[str]
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
 _BOM = BOM = b"\xef\xbb\xbf"
 _LONE_CR = re.compile(rb"\r(?!\n)")
+LONE_CR_MESSAGE = (
+    "has a carriage return (\\r) that does not end a line: the file seems to use "
+    "classic-Mac line ends, which ranklens does not read (they would make it one long "
+    "line); convert them first, e.g. tr '\\r' '\\n' < FILE > FILE.unix"
+)
+"""The error for a carriage return that does not end a line (also the native parser's,
+which finds it while it reads the lines: ``parse_trec(..., lone_cr=True)``)."""
 
 
 def describe(source: object) -> str:
@@ -32,7 +34,9 @@ def describe(source: object) -> str:
     return str(name) if isinstance(name, str) else "<stream>"
 
 
-def read_source(source: object) -> tuple[bytes | mmap.mmap | memoryview, str]:
+def read_source(
+    source: object, check_line_ends: bool = True
+) -> tuple[bytes | mmap.mmap | memoryview, str]:
     """Return the (decompressed) content of ``source`` and its display name.
 
     Plain files are memory-mapped rather than copied; pipes, process substitution, ``/proc``
@@ -40,7 +44,9 @@ def read_source(source: object) -> tuple[bytes | mmap.mmap | memoryview, str]:
     magic number, whatever the file is called. A UTF-8 byte-order mark at the start is
     skipped. Line ends are ``\n`` or ``\r\n``; a carriage return that does not end a line
     (a file with classic-Mac ``\r`` line ends) is an error naming the line, since reading
-    such a file as one long line would give wrong numbers.
+    such a file as one long line would give wrong numbers. ``check_line_ends=False``
+    leaves that check to the caller: the TREC readers have the native parser make it in
+    its first pass over the lines (a pass of its own cost 20-30 ms at 7M lines).
 
     Raises
     ------
@@ -58,7 +64,8 @@ def read_source(source: object) -> tuple[bytes | mmap.mmap | memoryview, str]:
         raise ResourceError(
             f"{name}: out of memory while reading it; free memory or split the input"
         ) from None
-    _check_line_ends(content, name)
+    if check_line_ends:
+        _check_line_ends(content, name)
     if bytes(content[:3]) == _BOM:
         return memoryview(content)[3:], name
     return content, name
@@ -97,7 +104,7 @@ def _raw(source: object, name: str) -> bytes | mmap.mmap:
     if isinstance(source, str | os.PathLike):
         if os.fspath(source) == "-":
             return sys.stdin.buffer.read()
-        return _read_path(Path(os.fspath(source)), name)
+        return _read_path(_path_of(source), name)
     if hasattr(source, "read"):
         data = source.read()
         # lone surrogates (text decoded with surrogateescape) stay invalid UTF-8 bytes,
@@ -112,13 +119,7 @@ def _check_line_ends(content: bytes | mmap.mmap, name: str) -> None:
     lone = _LONE_CR.search(content)
     if lone is not None:
         line = bytes(content[: lone.start()]).count(b"\n") + 1
-        raise ParseError(
-            "has a carriage return (\\r) that does not end a line: the file seems to use "
-            "classic-Mac line ends, which ranklens does not read (they would make it one long "
-            "line); convert them first, e.g. tr '\\r' '\\n' < FILE > FILE.unix",
-            path=name,
-            line=line,
-        )
+        raise ParseError(LONE_CR_MESSAGE, path=name, line=line)
 
 
 def release(content: object) -> None:
@@ -141,7 +142,24 @@ def read_bytes(source: object) -> tuple[bytes, str]:
         release(content)
 
 
-def _read_path(path: Path, name: str) -> bytes | mmap.mmap:
+_NORMALISED = re.compile(r"//|/\.(?:/|$)|^\./|/$")
+"""What :class:`pathlib.Path` would rewrite in a POSIX path (repeated or trailing
+slashes, ``.`` components)."""
+
+
+def _path_of(source: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """The path to open: the text itself when :class:`pathlib.Path` would keep it as it
+    is (importing pathlib cost every evaluation about 5 ms), else the ``Path``, whose
+    reading of it the readers have always had (``run.txt/`` is ``run.txt``)."""
+    text = os.fspath(source)
+    if isinstance(text, str) and text and os.sep == "/" and not _NORMALISED.search(text):
+        return text
+    from pathlib import Path
+
+    return Path(text)
+
+
+def _read_path(path: str | os.PathLike[str], name: str) -> bytes | mmap.mmap:
     try:
         with open(path, "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -166,10 +184,19 @@ def _decompress(raw: bytes | mmap.mmap, name: str) -> bytes | mmap.mmap:
     head = bytes(raw[:6])
     for magic, kind in _MAGIC:
         if head.startswith(magic):
+            # the codecs are imported only for a compressed file (they cost a plain one
+            # about 2 ms of imports)
+            import lzma
+            import zlib
+
             try:
                 if kind == "gzip":
+                    import gzip
+
                     return gzip.decompress(raw)
                 if kind == "bzip2":
+                    import bz2
+
                     return bz2.decompress(raw)
                 return lzma.decompress(raw)
             except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:

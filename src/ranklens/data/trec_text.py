@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -13,7 +15,7 @@ from ranklens.base.errors import EmptyInputError, InputError, ParseError, Resour
 from ranklens.base.types import Int64Array, UInt8Array
 from ranklens.data.ir_metadata import IrMetadata, header_of
 from ranklens.data.native import core as _core
-from ranklens.data.source import read_source, release
+from ranklens.data.source import LONE_CR_MESSAGE, read_source, release
 
 if TYPE_CHECKING:
     from ranklens.data.qrels import Qrels
@@ -26,21 +28,32 @@ Parsed = tuple[list[str], Int64Array, UInt8Array, Int64Array, np.ndarray, Int64A
 
 
 def _parse(
-    source: object, kind: int
+    source: object, kind: int, ranks_wanted: bool = False
 ) -> tuple[Parsed, Int64Array | None, str, IrMetadata | None]:
-    """The parsed columns, a run's rank column (``INT64_MIN`` where it is no integer) and
-    a run's ir_metadata header (:mod:`ranklens.data.ir_metadata`; comment lines, which the
-    parser skips)."""
-    content, name = read_source(source)
+    """The parsed columns, a run's rank column when ``ranks_wanted`` (``INT64_MIN`` where
+    it is no integer) and a run's ir_metadata header (:mod:`ranklens.data.ir_metadata`;
+    comment lines, which the parser skips).
+
+    A carriage return that does not end a line is found by the parser's first pass over
+    the lines (``lone_cr``), not by a pass of its own, and refused first, as
+    :func:`~ranklens.data.source.read_source` refuses it; the header is read after the
+    parse, and before its error is raised (its warning comes as it did)."""
+    content, name = read_source(source, check_line_ends=False)
     ranks: Int64Array | None = None
     header: IrMetadata | None = None
     try:
+        try:
+            if ranks_wanted and kind == _RUN:
+                *columns, ranks = _core.parse_trec(content, kind, 1, ranks=True, lone_cr=True)
+                parsed = cast(Parsed, tuple(columns))
+            else:
+                parsed = _core.parse_trec(content, kind, 1, lone_cr=True)
+        except ValueError as exc:
+            if kind == _RUN and exc.args[-1:] != (LONE_CR_MESSAGE,):
+                header_of(content, name)
+            raise
         if kind == _RUN:
             header = header_of(content, name)
-            *columns, ranks = _core.parse_trec(content, kind, 1, ranks=True)
-            parsed = cast(Parsed, tuple(columns))
-        else:
-            parsed = _core.parse_trec(content, kind, 1)
     except ValueError as exc:
         if len(exc.args) == 2 and isinstance(exc.args[0], int):
             line, message = exc.args
@@ -132,20 +145,83 @@ def read_qrels(source: str | os.PathLike[str] | IO[bytes] | IO[str]) -> dict[str
     }
 
 
+def _stamp(path: str) -> tuple[int, int, int, int] | None:
+    """What tells that a regular file is unchanged (size, modification time, inode,
+    device); ``None`` for anything else (a pipe, a device, a missing file)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)
+
+
+@dataclass(frozen=True, eq=False)
+class FileRanks:
+    """The rank column of a TREC run file, read from the file again when it is first
+    needed (``ties="rank"``; see :class:`ranklens.data.run.RankColumn`).
+
+    Attributes
+    ----------
+    path : the file.
+    stamp : its size, modification time, inode and device when the run was read.
+    keep : the entries of the parsed file the run kept (duplicates resolved), or all.
+    """
+
+    path: str
+    stamp: tuple[int, int, int, int]
+    keep: Int64Array | None = None
+
+    def load(self) -> Int64Array:
+        """The rank column of the run's entries.
+
+        Raises
+        ------
+        InputError
+            The file changed (or went) since the run was read from it.
+        """
+        if _stamp(self.path) != self.stamp:
+            raise InputError(
+                "changed (or was removed) after the run was read from it; ties='rank' reads "
+                "the run's rank column (its 4th column) from the file when it is first "
+                "needed: read the run again, or read it with Run.from_file(path, ranks=True)",
+                path=self.path,
+            )
+        _, ranks, _, _ = _parse(self.path, _RUN, ranks_wanted=True)
+        column = cast(Int64Array, ranks)
+        return column if self.keep is None else column[self.keep]
+
+    def subset(self, keep: Int64Array) -> FileRanks:
+        """The column of the entries ``keep`` of this one."""
+        return FileRanks(self.path, self.stamp, keep if self.keep is None else self.keep[keep])
+
+
 def read_run(
-    source: str | os.PathLike[str] | IO[bytes] | IO[str], name: str | None = None
+    source: str | os.PathLike[str] | IO[bytes] | IO[str],
+    name: str | None = None,
+    *,
+    ranks: bool | None = True,
 ) -> dict[str, Any]:
     """The columns of :class:`~ranklens.Run` read from a TREC run (``qid Q0 docid rank score
     tag``) from a path, ``-`` or a file object.
 
     Documents are ranked by score; the rank column is kept as ``ranks`` for the tie policy
     ``"rank"`` only (a field that is not an integer is ``INT64_MIN`` there, an error only
-    under that policy); columns after the tag are ignored. The run's name is ``name``, else
-    the tag of the last line (as trec_eval's ``runid``), else the file name. An
-    ir_metadata header (``# ir_metadata.start`` ... comment lines at the top) is kept as
-    ``metadata``.
+    under that policy); columns after the tag are ignored. ``ranks``: ``True`` reads the
+    rank column now, ``False`` not at all (``ranks`` is ``None``), ``None`` when it is
+    first needed (:class:`FileRanks`, the file read again then) for a path to a regular
+    file, now for anything else. The run's name is ``name``, else the tag of the last
+    line (as trec_eval's ``runid``), else the file name. An ir_metadata header
+    (``# ir_metadata.start`` ... comment lines at the top) is kept as ``metadata``.
     """
-    parsed, ranks, where, header = _parse(source, _RUN)
+    deferred: FileRanks | None = None
+    if ranks is None and isinstance(source, str | os.PathLike):
+        path = os.fspath(source)
+        stamp = _stamp(path) if isinstance(path, str) and path != "-" else None
+        deferred = None if stamp is None else FileRanks(path, stamp)
+    wanted = bool(ranks) or (ranks is None and deferred is None)
+    parsed, read_ranks, where, header = _parse(source, _RUN, ranks_wanted=wanted)
     qids, q_offsets, doc_data, doc_offsets, scores, lines, tag = parsed
     return {
         "qids": tuple(qids),
@@ -156,7 +232,7 @@ def read_run(
         "source": where,
         "scores": scores,
         "name": name or tag or os.path.basename(where),
-        "ranks": ranks,
+        "ranks": deferred if deferred is not None else read_ranks,
         "metadata": header,
     }
 

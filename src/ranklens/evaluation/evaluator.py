@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, cast, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
@@ -28,18 +28,22 @@ from ranklens.base.types import (
 from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
-from ranklens.evaluation import tiny
 from ranklens.evaluation.result_set import ResultSet, is_many_runs
 from ranklens.evaluation.results import Results
-from ranklens.evaluation.tiny import Judged, ScalarKernel, TinyState
-from ranklens.measures.base import Measure, RunStatistic, is_run_level
+from ranklens.measures.base import Measure, RunStatistic, is_run_level, is_sampled
 from ranklens.measures.language import parse_measures
 from ranklens.ranking.align import Aligned, PreparedQrels, align
-from ranklens.ranking.costs import CostsLike, DocumentCosts
-from ranklens.ranking.interactions import TrainLike
-from ranklens.ranking.item_features import ItemFeaturesLike
-from ranklens.ranking.items import ItemData, PopularityLike
-from ranklens.ranking.judgments import Judgments, JudgmentsLike, read_judgments
+from ranklens.ranking.judgments import Judgments, JudgmentsLike
+
+if TYPE_CHECKING:
+    # imported where their inputs appear (a small dict run, generated answers, side data
+    # of the recommender or C/W/L measures): every evaluation imports this module
+    from ranklens.evaluation.answers import AnswerSetup
+    from ranklens.evaluation.tiny import Judged, ScalarKernel, TinyState
+    from ranklens.ranking.costs import CostsLike
+    from ranklens.ranking.interactions import TrainLike
+    from ranklens.ranking.item_features import ItemFeaturesLike
+    from ranklens.ranking.items import PopularityLike
 
 
 def check_options(ties: str, queries: str, depth: int | None, duplicates: str) -> None:
@@ -311,15 +315,19 @@ class Evaluator:
     ) -> None:
         check_options(ties, queries, depth, duplicates)
         self.measures: tuple[Measure, ...] = tuple(parse_measures(measures))
-        from ranklens.evaluation.answers import AnswerSetup, prepare_answers
+        self.answers: AnswerSetup | None = None
+        if _may_read_answers(self.measures):
+            from ranklens.evaluation.answers import prepare_answers
 
-        self.answers: AnswerSetup | None = prepare_answers(self.measures, qrels)
+            self.answers = prepare_answers(self.measures, qrels)
         if self.answers is not None:  # generated answers: their own judgments and path
             self._prepare_answers(self.answers, ties, queries, depth, duplicates)
             return
-        from ranklens.evaluation.sampled import sampled_groups
+        self.sampled = None
+        if groups is not None or any(is_sampled(m) for m in self.measures):
+            from ranklens.evaluation.sampled import sampled_groups
 
-        self.sampled = sampled_groups(self.measures, groups)
+            self.sampled = sampled_groups(self.measures, groups)
         self.ties: TiePolicy = ties
         self.queries: QueryPolicy = queries
         self.depth = depth
@@ -331,6 +339,8 @@ class Evaluator:
                 needed.setdefault(m.spec.judgments, m.name)
         reads_qrels = any(m.spec.judgments == "qrels" for m in self.measures)
         if needed:
+            from ranklens.ranking.judgments import read_judgments
+
             if reads_qrels:
                 self.qrels = read_qrels(qrels, duplicates)
             self._judgments = read_judgments(needed, judgments, qrels, qrels_read=reads_qrels)
@@ -339,6 +349,8 @@ class Evaluator:
         else:
             self.qrels = read_qrels(qrels, duplicates)
         if costs is not None:
+            from ranklens.ranking.costs import DocumentCosts
+
             read = DocumentCosts.of(costs)
             self._judgments = (
                 Judgments(costs=read)
@@ -347,6 +359,8 @@ class Evaluator:
             )
         side = (popularity, num_items, num_users, item_features, train)
         if any(given is not None for given in side):
+            from ranklens.ranking.items import ItemData
+
             items = ItemData.of(popularity, num_items, num_users, self.qrels, item_features, train)
             self._judgments = (
                 Judgments(items=items)
@@ -368,7 +382,10 @@ class Evaluator:
 
     def align(self, run: RunLike, name: str | None = None) -> Aligned:
         """Rank ``run`` and join it with the qrels (what every measure reads)."""
-        the_run = as_run(run, self.duplicates, name)
+        # a file's rank column is read now where the tie policy reads it, else when (if
+        # ever) it is first needed (Run.from_file)
+        ranks = True if self.ties == "rank" else None
+        the_run = as_run(run, self.duplicates, name, ranks=ranks)
         return align(self._prepared, the_run, self.ties, self.queries, self.depth, self._judgments)
 
     def evaluate(
@@ -504,8 +521,10 @@ class Evaluator:
         kernels, when the tiny path can take them (:mod:`ranklens.evaluation.tiny`:
         a small plain dict run, measures it covers, no judgement file or side data, a tie
         policy by score); else ``None``."""
-        if self._judgments is not None or self.ties == "rank":
-            return None
+        if self._judgments is not None or self.ties == "rank" or type(run) is not dict:
+            return None  # (the tiny path takes only a dict: see tiny.plain_scores)
+        from ranklens.evaluation import tiny
+
         if self._tiny is None:
             kernels = tiny.scalar_kernels(self.measures)
             self._tiny = tiny.TinyState(kernels, tiny.Judged(qrels=self.qrels))
@@ -580,6 +599,8 @@ def _tiny_results(
     points where the general path's does); ``None`` where the general path's message
     would name document ids (most queries retrieving no judged document), which it then
     gives."""
+    from ranklens.evaluation import tiny
+
     ranking = tiny.rank_run(run, judged, ties, queries, depth)
     counts = ranking.query_counts
     if counts["retrieving"] > 2 * counts["matched"]:
@@ -615,6 +636,10 @@ def _tiny_evaluate(
         return None
     if name is not None and not isinstance(name, str):
         return None
+    if type(qrels) is not dict or type(run) is not dict:
+        return None  # (the tiny path takes only dicts: see tiny.plain_judgments)
+    from ranklens.evaluation import tiny
+
     kernels = tiny.scalar_kernels(measures)
     if kernels is None:
         return None
@@ -627,6 +652,16 @@ def _tiny_evaluate(
     if not tiny.small(plain, judgments):
         return None
     return _tiny_results(plain, judgments, kernels, name, measures, ties, queries, depth)
+
+
+def _may_read_answers(measures: Sequence[Measure]) -> bool:
+    """Whether ``measures`` may be an evaluation of generated answers (some measure reads
+    answers, or all are ``F1``, the token F1 on gold answers): only then is
+    :func:`ranklens.evaluation.answers.reads_answers` asked (and its module, with the RAG
+    readers, imported)."""
+    return any(m.spec.rankings == "answer" for m in measures) or (
+        bool(measures) and all(m.spec.name == "F1" for m in measures)
+    )
 
 
 def _name_of(run: object) -> str:

@@ -96,11 +96,16 @@ def evaluate_stream(
 
     if is_parquet_source(source):
         where = cast("str | os.PathLike[str]", source)
-        runs = parquet_runs(where, name, evaluator.duplicates, progress=progress)
+        runs = parquet_runs(
+            where, name, evaluator.duplicates, progress=progress, ranks=evaluator.ties == "rank"
+        )
         return evaluate_runs(evaluator, runs, name)
     if not is_text_source(source):  # JSON lines (by suffix): not TREC text
         return evaluator.evaluate_part(source, name)
-    read_chunk = partial(Run.from_file, duplicates=evaluator.duplicates)
+    # a chunk's rank column is read only where the tie policy reads it
+    read_chunk = partial(
+        Run.from_file, duplicates=evaluator.duplicates, ranks=evaluator.ties == "rank"
+    )
     return evaluate_runs(evaluator, grouped_runs(source, chunk_bytes, read_chunk, progress), name)
 
 

@@ -39,11 +39,10 @@ import numpy as np
 
 from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array
+from ranklens.kernels.options import REPORTS
 
 if TYPE_CHECKING:
     from ranklens.ranking.align import Ranked
-
-REPORTS = ("EU", "ETU", "EC", "ETC", "EI")
 
 
 def gain_matrix(

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ranklens.base.errors import DuplicateError, OptionError
+from ranklens.kernels.options import USER_MODELS
 
 UserModelKind = Literal["gerr", "rbp"]
-USER_MODELS: tuple[str, ...] = ("gerr", "rbp")
 Vector = Mapping[Any, float]  # document or group -> exposure
 
 

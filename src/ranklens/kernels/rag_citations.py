@@ -39,9 +39,10 @@ import numpy.typing as npt
 from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array, Int64Array
 from ranklens.kernels._util import safe_divide
+from ranklens.kernels.options import CITATION_UNKNOWN_POLICIES
 
 FULL, PARTIAL, NONE, UNKNOWN, UNJUDGED = 0, 1, 2, 3, 4
-UNKNOWN_POLICIES = ("zero", "ignore", "error")
+UNKNOWN_POLICIES = CITATION_UNKNOWN_POLICIES
 
 
 def _weights(label: npt.NDArray[np.int8], unknown: str) -> tuple[Float64Array, Float64Array]:

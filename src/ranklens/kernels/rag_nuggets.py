@@ -46,11 +46,9 @@ import numpy.typing as npt
 from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array, Int64Array
 from ranklens.kernels._util import safe_divide
+from ranklens.kernels.options import NUGGET_SETS, NUGGET_UNKNOWN_POLICIES
 
-NUGGET_SETS = ("vital", "weighted", "all")
-"""Which nuggets a score is over: the vital ones, all of them weighted (vital 1, okay 1/2),
-or all of them."""
-UNKNOWN_POLICIES = ("nuggetizer", "ignore", "error")
+UNKNOWN_POLICIES = NUGGET_UNKNOWN_POLICIES
 """What a label outside the defined sets does (module docstring)."""
 
 VITAL, OKAY, OTHER_IMPORTANCE = 0, 1, 2

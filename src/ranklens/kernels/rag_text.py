@@ -42,13 +42,14 @@ import numpy as np
 
 from ranklens.base.errors import MeasureError, MissingDependencyError
 from ranklens.base.types import Float64Array
+from ranklens.kernels.options import ROUGE_STATS
 
 _PUNCTUATION = frozenset(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
 _SPACES = re.compile(r"\s+")
 _VALID = re.compile(r"^[a-z0-9]+$")
-STATS = ("f", "p", "r")
+STATS = ROUGE_STATS
 """ROUGE's statistics: F, precision, recall."""
 Gold = Sequence[str] | None
 """A topic's gold answers; ``None`` for a topic without any (not judged: every value 0)."""

@@ -13,10 +13,8 @@ from ranklens.base.errors import MeasureError
 from ranklens.base.segments import segment_count, segment_sum
 from ranklens.base.types import Float64Array
 from ranklens.kernels._running import powers
+from ranklens.kernels.options import RBP_GAINS, RESIDUAL_TAILS
 from ranklens.ranking.align import Ranked
-
-RBP_GAINS = ("binary", "graded", "raw")
-RESIDUAL_TAILS = ("always", "trec")
 
 
 def rbp_gains(r: Ranked, rel: int, gain: str) -> Float64Array:

@@ -27,13 +27,11 @@ import numpy as np
 from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array, Int64Array, UInt8Array
 from ranklens.data.native import core as _core
+from ranklens.kernels.options import DEFAULT_A, DEFAULT_B
 from ranklens.ranking.align import Ranked
 from ranklens.ranking.items import ItemData
 
 ExposureKind = Literal["coverage", "gini", "entropy"]
-CATALOGUE_SCOPES = ("catalogue", "shown")
-GINI_FORMS = ("index", "elliot")
-ENTROPY_LOGS = ("ln", "log2")
 
 
 def item_data(view: Ranked) -> ItemData:
@@ -172,6 +170,13 @@ class ExposureStatistic:
     """The ids of the item codes from ``len(known_ids)`` on (items the popularity data does
     not list), so that the counts can be merged by item id with another part's
     (:mod:`ranklens.kernels.run_parts`)."""
+    known_key: str | None = None
+    """The popularity data's :meth:`~ranklens.ranking.items.ItemData.fingerprint`: parts
+    with the same one give the items it lists the same codes, so their counts are merged
+    by code (no item id is written out)."""
+    shown: tuple[Int64Array, Int64Array] | None = None
+    """The distinct item codes of the lists (sorted) and how many lists show each
+    (:func:`shown_items`), when computed."""
 
     def exposure(self, weights: Float64Array | None = None) -> Float64Array:
         """The exposure of each item code (users counted ``weights`` times)."""
@@ -197,6 +202,22 @@ class ExposureStatistic:
         return np.array([self.value(row) for row in w], dtype=np.float64)
 
 
+def shown_items(view: Ranked, cutoff: int | None) -> tuple[Int64Array, Int64Array]:
+    """The distinct item codes of the top-``cutoff`` lists, sorted, and how many lists
+    show each; computed once per cut-off (Coverage and Gini read the same)."""
+
+    def make() -> tuple[Int64Array, Int64Array]:
+        _, codes = top_items(view, cutoff)
+        if codes.shape[0] == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty
+        distinct, counts = np.unique(codes, return_counts=True)
+        return distinct.astype(np.int64), counts.astype(np.int64)
+
+    found: tuple[Int64Array, Int64Array] = view.derived(("shown_items", cutoff), make)
+    return found
+
+
 def exposure(
     view: Ranked,
     cutoff: int | None,
@@ -206,6 +227,7 @@ def exposure(
 ) -> ExposureStatistic:
     """The :class:`ExposureStatistic` of ``kind`` over the top-``cutoff`` lists."""
     users, codes = top_items(view, cutoff)
+    shown = shown_items(view, cutoff)
     name = {"coverage": "Coverage", "gini": "Gini", "entropy": "Entropy"}[kind]
     needs_catalogue = kind == "coverage" or (kind == "gini" and scope == "catalogue")
     catalogue = (
@@ -214,7 +236,7 @@ def exposure(
         else None
     )
     if catalogue is not None:
-        distinct = int(np.count_nonzero(np.bincount(codes))) if codes.shape[0] else 0
+        distinct = int(shown[0].shape[0])
         if distinct > catalogue:
             raise MeasureError(
                 f"{name}@{cutoff}: the lists show {distinct} distinct items, more than the "
@@ -232,6 +254,8 @@ def exposure(
         variant,
         (items.ids_data, items.ids_offsets),
         _unknown_ids(view, cutoff, codes, items.num_known),
+        items.fingerprint(),
+        shown,
     )
 
 
@@ -254,9 +278,6 @@ def _unknown_ids(
 # --- propensity-scored measures (Jain, Prabhu and Varma, KDD 2016) ------------------------
 
 
-DEFAULT_A = 0.55
-DEFAULT_B = 1.5
-"""Jain et al.'s A and B by default (their values for most data sets)."""
 MIN_TRAINING_USERS = 3
 r"""The fewest training users Jain et al.'s propensity model holds for: its constant
 :math:`C = (\ln N - 1)(B + 1)^A` is negative for :math:`N < e`, which would make

@@ -36,7 +36,6 @@ from ranklens.ranking.align import Ranked
 from ranklens.ranking.item_features import ItemFeatures
 from ranklens.ranking.items import ItemData
 
-DISTANCES = ("cosine", "jaccard")
 _BLOCK = 1 << 22
 """Entries x dimensions gathered at once by the cosine sums (bounded memory)."""
 

@@ -51,6 +51,35 @@ Kernel = Callable[..., Any]
 :class:`RunStatistic` for a measure whose aggregate is ``"run"``."""
 
 
+@dataclass(frozen=True)
+class KernelRef:
+    """A kernel named by its module and function, imported when it is first called.
+
+    The catalogues declare most measures' kernels this way (or call them from a function
+    that imports their module), so that the registry, which every evaluation reads to
+    parse its measure names, imports no kernel module: a measure's module is imported
+    when the measure is first computed (importing all of them cost each evaluation about
+    15 ms; 2026-11-27).
+
+    >>> ref = KernelRef("ranklens.kernels.precision", "precision")
+    >>> ref.resolve().__name__
+    'precision'
+    """
+
+    module: str
+    function: str
+
+    def resolve(self) -> Kernel:
+        """The kernel itself (its module imported)."""
+        import importlib
+
+        found: Kernel = getattr(importlib.import_module(self.module), self.function)
+        return found
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+
 class RunStatistic(Protocol):
     """The value of a run-level measure (aggregate ``"run"``), recomputable with each
     evaluated query (user) counted a given number of times: what the bootstrap over users

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array
-from ranklens.kernels import cwl
+from ranklens.kernels.options import REPORTS
 from ranklens.measures.base import MeasureSpec, Param
 from ranklens.measures.catalog import INF
 from ranklens.measures.catalog_trec import BoundedParam
@@ -33,7 +33,7 @@ REPORT = Param(
     "EU",
     "which C/W/L number: EU (expected utility per document), ETU (expected total utility), "
     "EC (expected cost per document), ETC (expected total cost), EI (expected depth)",
-    choices=cwl.REPORTS,
+    choices=REPORTS,
 )
 RESIDUAL = Param(
     "residual", bool, False, "the residual: unjudged documents at gain 1 minus at gain 0"
@@ -112,6 +112,8 @@ def _spec(
     names = rename or {}
 
     def kernel(r: Ranked, **values: Any) -> Float64Array:
+        from ranklens.kernels import cwl  # when first computed: see KernelRef
+
         fixed = {names.get(k, k): v for k, v in values.items()}
         _top_grade(name, fixed)
         return cwl.cwl_measure(r, model, **fixed)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ranklens.base.types import Float64Array
-from ranklens.kernels import diversity as dv
 from ranklens.measures.base import MeasureSpec, Param
 from ranklens.measures.catalog import INF
 from ranklens.measures.catalog_trec import BoundedParam
@@ -58,7 +57,9 @@ def _spec(
     aliases: tuple[str, ...] = (),
 ) -> MeasureSpec:
     def kernel(r: Ranked, **values: Any) -> Float64Array:
-        return dv.measure(r, name, **values)
+        from ranklens.kernels import diversity  # when first computed: see KernelRef
+
+        return diversity.measure(r, name, **values)
 
     return MeasureSpec(
         name,

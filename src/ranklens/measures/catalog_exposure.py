@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ranklens.kernels import exposure_measures as ee
-from ranklens.kernels.exposure import USER_MODELS
+from ranklens.kernels.options import USER_MODELS
 from ranklens.measures.base import Kernel, MeasureSpec, Param
 
 PARAMS = (
@@ -77,7 +76,9 @@ _REFERENCE = (
 
 def _kernel(name: str) -> Kernel:
     def kernel(sampled: Any, **params: Any) -> Any:
-        return ee.expected_exposure(sampled, name, **params)
+        from ranklens.kernels import exposure_measures  # when first computed: see KernelRef
+
+        return exposure_measures.expected_exposure(sampled, name, **params)
 
     return kernel
 

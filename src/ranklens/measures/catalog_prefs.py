@@ -25,8 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array
-from ranklens.kernels.judgement_groups import jg_table
-from ranklens.kernels.preferences import prefs_table
 from ranklens.measures.base import Measure, MeasureSpec, Param
 from ranklens.measures.catalog import INF, JUDGED_ONLY, REL
 
@@ -46,6 +44,8 @@ _IMP = "_imp: preferences with at least one document retrieved"
 
 def _prefs_kernel(trec: str) -> Any:
     def kernel(view: Ranked) -> Float64Array:
+        from ranklens.kernels.preferences import prefs_table  # when computed: see KernelRef
+
         return prefs_table(view)[trec]
 
     return kernel
@@ -59,6 +59,8 @@ def _jg_kernel(name: str) -> Any:
         cutoff: int = 1,
         mult: float = 1.0,
     ) -> Float64Array:
+        from ranklens.kernels.judgement_groups import jg_table  # when computed: see KernelRef
+
         table = jg_table(
             view, rel_level=rel, judged_only=judged_only, p_cutoffs=(cutoff,), rprec_mults=(mult,)
         )

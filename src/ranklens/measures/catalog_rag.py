@@ -18,16 +18,43 @@ ordinary measures of a ranking (the references, :func:`ranklens.rag.references`)
 from __future__ import annotations
 
 from dataclasses import replace
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ranklens.base.errors import InputError
 from ranklens.kernels import precision as pr
-from ranklens.kernels import rag_citations as rc
-from ranklens.kernels import rag_nuggets as rn
-from ranklens.kernels import rag_text as rt
+from ranklens.kernels.options import (
+    CITATION_UNKNOWN_POLICIES,
+    NUGGET_SETS,
+    NUGGET_UNKNOWN_POLICIES,
+    ROUGE_STATS,
+)
 from ranklens.measures.base import Kernel, Measure, MeasureSpec, Param
+
+
+def _nuggets() -> ModuleType:
+    """The kernels of the nugget measures, imported when one is first computed (see
+    :class:`~ranklens.measures.base.KernelRef`)."""
+    from ranklens.kernels import rag_nuggets
+
+    return rag_nuggets
+
+
+def _citations() -> ModuleType:
+    """The kernels of the citation measures, imported as :func:`_nuggets`."""
+    from ranklens.kernels import rag_citations
+
+    return rag_citations
+
+
+def _text() -> ModuleType:
+    """The kernels of the text measures, imported as :func:`_nuggets`."""
+    from ranklens.kernels import rag_text
+
+    return rag_text
+
 
 INF = float("inf")
 
@@ -39,7 +66,7 @@ NUGGET_UNKNOWN = Param(
     "its scorer: a nugget of any importance counts among all nuggets, an unknown "
     "assignment earns 0), 'ignore' (such nuggets are left out) or 'error' (refused, naming "
     "the file and line)",
-    choices=rn.UNKNOWN_POLICIES,
+    choices=NUGGET_UNKNOWN_POLICIES,
 )
 SUPPORT_UNKNOWN = Param(
     "unknown",
@@ -48,7 +75,7 @@ SUPPORT_UNKNOWN = Param(
     "support labels other than full/partial/no support (the judge's unreadable replies): "
     "'zero' (a judged citation with no support), 'ignore' (left out, as unjudged) or "
     "'error' (refused, naming the file and line)",
-    choices=rc.UNKNOWN_POLICIES,
+    choices=CITATION_UNKNOWN_POLICIES,
 )
 STAT = Param(
     "stat",
@@ -56,7 +83,7 @@ STAT = Param(
     "f",
     "'f' (F-measure), 'p' (precision: over the answer's tokens) or 'r' (recall: over the "
     "gold answer's)",
-    choices=rt.STATS,
+    choices=ROUGE_STATS,
 )
 STEM = Param(
     "stem",
@@ -73,7 +100,7 @@ NUGGETS = Param(
     str,
     "weighted",
     "which nuggets: 'weighted' (vital 1, okay 1/2), 'vital' or 'all' (each 1)",
-    choices=rn.NUGGET_SETS,
+    choices=NUGGET_SETS,
 )
 LIMIT = Param("limit", int, 400, "the word limit (TREC RAG: 400)", minimum=1)
 REL = Param("rel", int, 1, "minimum grade of a relevant (reference) segment", minimum=1)
@@ -102,7 +129,7 @@ _ROUGE = (
 def _nugget_kernel(nuggets: str, strict: bool) -> Kernel:
     def kernel(view: Any, unknown: str) -> Any:
         arrays = view.nuggets
-        return rn.nugget_score(
+        return _nuggets().nugget_score(
             arrays.importance, arrays.assignment, arrays.offsets, nuggets, strict, unknown
         )
 
@@ -143,27 +170,29 @@ def _nugget_spec(nuggets: str, strict: bool, alias: str) -> MeasureSpec:
 
 def _support_precision(view: Any, unknown: str) -> Any:
     s = view.support
-    return rc.support_precision(s.label, s.pair_offsets, unknown)
+    return _citations().support_precision(s.label, s.pair_offsets, unknown)
 
 
 def _support_recall(view: Any, unknown: str) -> Any:
     s = view.support
-    return rc.support_recall(s.label, s.pair_sentence, s.pair_offsets, s.sentence_offsets, unknown)
+    return _citations().support_recall(
+        s.label, s.pair_sentence, s.pair_offsets, s.sentence_offsets, unknown
+    )
 
 
 def _cited(view: Any) -> Any:
     c = view.citations
-    return rc.cited_share(c.citations, c.sentence_offsets)
+    return _citations().cited_share(c.citations, c.sentence_offsets)
 
 
 def _per_sentence(view: Any) -> Any:
     c = view.citations
-    return rc.per_sentence(c.citations, c.sentence_offsets)
+    return _citations().per_sentence(c.citations, c.sentence_offsets)
 
 
 def _dangling(view: Any) -> Any:
     c = view.citations
-    return rc.summed(c.dangling, c.sentence_offsets)
+    return _citations().summed(c.dangling, c.sentence_offsets)
 
 
 def _repeated(view: Any) -> Any:
@@ -172,32 +201,32 @@ def _repeated(view: Any) -> Any:
 
 
 def _words(view: Any) -> Any:
-    return rt.answer_words(view.texts)
+    return _text().answer_words(view.texts)
 
 
 def _within(view: Any, limit: int) -> Any:
     words = np.array([len(t.split()) for t in view.texts], dtype=np.int64)
-    return rc.within_limit(words, limit)
+    return _citations().within_limit(words, limit)
 
 
 def _em(view: Any) -> Any:
-    return rt.exact_match(view.texts, view.gold)
+    return _text().exact_match(view.texts, view.gold)
 
 
 def _f1(view: Any) -> Any:
-    return rt.token_f1(view.texts, view.gold)
+    return _text().token_f1(view.texts, view.gold)
 
 
 def _rouge(kind: str) -> Kernel:
     def kernel(view: Any, stat: str, stem: bool) -> Any:
-        return rt.rouge(view.texts, view.gold, kind, stat, stem)
+        return _text().rouge(view.texts, view.gold, kind, stat, stem)
 
     return kernel
 
 
 def _coverage(view: Any, nuggets: str, strict: bool, unknown: str, cutoff: int | None) -> Any:
     c = view.coverage
-    return rn.nugget_coverage(
+    return _nuggets().nugget_coverage(
         c.importance, c.rank, c.partial_rank, c.offsets, nuggets, strict, unknown, cutoff
     )
 

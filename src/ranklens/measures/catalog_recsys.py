@@ -7,12 +7,38 @@ evaluated users (the ``queries=`` policy)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from ranklens.kernels import recommender as rec
-from ranklens.kernels import recommender_lists as lists
+from ranklens.kernels.options import (
+    CATALOGUE_SCOPES,
+    DEFAULT_A,
+    DEFAULT_B,
+    DISTANCES,
+    ENTROPY_LOGS,
+    GINI_FORMS,
+)
 from ranklens.measures.base import MeasureSpec, Param
-from ranklens.ranking.items import POPULARITY_COUNTS
+from ranklens.ranking.item_tables import POPULARITY_COUNTS
+
+if TYPE_CHECKING:
+    from ranklens.kernels.recommender import PropensityKind
+
+
+def _rec() -> ModuleType:
+    """The recommender kernels, imported when a measure is first computed (see
+    :class:`~ranklens.measures.base.KernelRef`)."""
+    from ranklens.kernels import recommender
+
+    return recommender
+
+
+def _lists() -> ModuleType:
+    """The kernels of measures of the item lists (ILD, PopRSP), imported as :func:`_rec`."""
+    from ranklens.kernels import recommender_lists
+
+    return recommender_lists
+
 
 CUTOFF = Param("cutoff", int, None, "only the top k items of each list count (k >= 1)", minimum=1)
 HEAD_SHARE = Param(
@@ -31,14 +57,14 @@ SCOPE = Param(
     "catalogue",
     "'catalogue': every item of the catalogue, those never shown with exposure 0 "
     "(RecBole); 'shown': only the items shown at least once",
-    choices=rec.CATALOGUE_SCOPES,
+    choices=CATALOGUE_SCOPES,
 )
 GINI_FORM = Param(
     "form",
     str,
     "index",
     "'index': the Gini index G; 'elliot': 1 - N/(N-1) G, what Elliot's Gini reports",
-    choices=rec.GINI_FORMS,
+    choices=GINI_FORMS,
 )
 ENTROPY_LOG = Param(
     "log",
@@ -46,7 +72,7 @@ ENTROPY_LOG = Param(
     "ln",
     "'ln': natural logarithm (RecBole's ShannonEntropy); 'log2': in bits (Elliot's "
     "SEntropy, with lists of equal length)",
-    choices=rec.ENTROPY_LOGS,
+    choices=ENTROPY_LOGS,
 )
 COUNT = Param(
     "count",
@@ -75,7 +101,7 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
         f"Coverage@k = |U_u L_u| / N, over the whole run (not a mean over users); {LIST}; "
         "N: num_items=, else the number of items in the popularity data. Reference: "
         "Ge, Delgado-Battenfeld and Jannach, RecSys 2010 (catalog coverage)",
-        lambda r, cutoff: rec.exposure(r, cutoff, "coverage"),
+        lambda r, cutoff: _rec().exposure(r, cutoff, "coverage"),
         (),
         CUTOFF,
         aliases=("ItemCoverage",),
@@ -91,7 +117,7 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
         "scope='shown': N = the items shown at least once; 0 if nothing is shown; "
         "form='elliot': 1 - N/(N-1) Gini@k. "
         "Reference: Fleder and Hosanagar, Management Science 2009; RecBole's GiniIndex",
-        lambda r, cutoff, scope, form: rec.exposure(r, cutoff, "gini", scope, form),
+        lambda r, cutoff, scope, form: _rec().exposure(r, cutoff, "gini", scope, form),
         (SCOPE, GINI_FORM),
         CUTOFF,
         aliases=("GiniIndex",),
@@ -106,7 +132,7 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
         "the whole run; "
         f"{EXPOSURE} (they add 0 log 0 = 0); 0 if nothing is shown. Reference: Shani and "
         "Gunawardana, Recommender Systems Handbook 2011; RecBole's ShannonEntropy",
-        lambda r, cutoff, log: rec.exposure(r, cutoff, "entropy", variant=log),
+        lambda r, cutoff, log: _rec().exposure(r, cutoff, "entropy", variant=log),
         (ENTROPY_LOG,),
         CUTOFF,
         aliases=("ShannonEntropy",),
@@ -121,7 +147,7 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
         f"ARP@k = mean_u (1/|L_u|) sum_(i in L_u) phi(i) (0 for an empty list); {LIST}. "
         "Reference: Abdollahpouri, Burke and Mobasher, FLAIRS 2019 (phi(i): the number of "
         "ratings of i, one per user)",
-        lambda r, cutoff, count: rec.average_popularity(r, cutoff, count),
+        lambda r, cutoff, count: _rec().average_popularity(r, cutoff, count),
         (COUNT,),
         CUTOFF,
         aliases=("AveragePopularity",),
@@ -138,7 +164,7 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
         "popularity phi, ties by item id in byte order) that together hold head_share of "
         "the total popularity (the shortest such prefix); items without interactions are in "
         "the long tail. Reference: Abdollahpouri, Burke and Mobasher, FLAIRS 2019",
-        lambda r, cutoff, head_share, count: rec.long_tail_share(r, cutoff, head_share, count),
+        lambda r, cutoff, head_share, count: _rec().long_tail_share(r, cutoff, head_share, count),
         (HEAD_SHARE, COUNT),
         CUTOFF,
         no_rel_value=None,
@@ -149,7 +175,7 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
         "top-k list, averaged over users",
         f"ACLT@k = mean_u |L_u & Gamma|; {LIST}; Gamma, the long tail, as for APLT. "
         "Reference: Abdollahpouri, Burke and Mobasher, FLAIRS 2019",
-        lambda r, cutoff, head_share, count: rec.long_tail_count(r, cutoff, head_share, count),
+        lambda r, cutoff, head_share, count: _rec().long_tail_count(r, cutoff, head_share, count),
         (HEAD_SHARE, COUNT),
         CUTOFF,
         bounds=(0.0, math.inf),
@@ -159,12 +185,12 @@ _BEYOND_ACCURACY: tuple[MeasureSpec, ...] = (
 
 PS_REL = Param("rel", int, 1, "minimum grade of a relevant item", minimum=1)
 PS_A = Param(
-    "A", float, rec.DEFAULT_A, "Jain et al.'s A (0.5 Wikipedia, 0.6 Amazon)", minimum=0.0
+    "A", float, DEFAULT_A, "Jain et al.'s A (0.5 Wikipedia, 0.6 Amazon)", minimum=0.0
 )
 PS_B = Param(
     "B",
     float,
-    rec.DEFAULT_B,
+    DEFAULT_B,
     "Jain et al.'s B (0.4 Wikipedia, 2.6 Amazon); above 0: at 0 an item without training "
     "users would weigh infinitely",
     minimum=0.0,
@@ -182,11 +208,11 @@ _PROPENSITY = (
 )
 
 
-def _propensity_scored(form: rec.PropensityKind, summary: str, formula: str) -> MeasureSpec:
+def _propensity_scored(form: PropensityKind, summary: str, formula: str) -> MeasureSpec:
     """``PS`` + ``form``: a propensity-scored measure over the whole run."""
 
     def kernel(r: Any, rel: int, cutoff: int, A: float, B: float) -> Any:  # noqa: N803
-        return rec.propensity_scored(r, cutoff, rel, form, A, B)
+        return _rec().propensity_scored(r, cutoff, rel, form, A, B)
 
     return MeasureSpec(
         f"PS{form}",
@@ -238,7 +264,7 @@ _NOVELTY_SPECS: tuple[MeasureSpec, ...] = (
         "EPC@k = mean_u sum_j d_j rel_j (1 - phi(i_j)/N) / sum_j d_j, phi(i) the item's "
         "distinct training users (p(seen|i) = phi(i)/N; a popularity above N is refused), N "
         f"the training users (num_users=); {_NOVELTY}",
-        lambda r, rel, cutoff: rec.expected_novelty(r, cutoff, rel, "EPC"),
+        lambda r, rel, cutoff: _rec().expected_novelty(r, cutoff, rel, "EPC"),
         (NOVELTY_REL,),
         CUTOFF,
     ),
@@ -250,7 +276,7 @@ _NOVELTY_SPECS: tuple[MeasureSpec, ...] = (
         "the item's distinct training users (p(i|seen) = phi(i) / the (user, item) pairs "
         "with an interaction); an item without interactions takes the largest value of an "
         f"item with some (as Elliot); {_NOVELTY}",
-        lambda r, rel, cutoff: rec.expected_novelty(r, cutoff, rel, "EFD"),
+        lambda r, rel, cutoff: _rec().expected_novelty(r, cutoff, rel, "EFD"),
         (NOVELTY_REL,),
         CUTOFF,
         bounds=(0.0, math.inf),
@@ -276,7 +302,7 @@ _OPPORTUNITY_SPECS: tuple[MeasureSpec, ...] = (
         "and the long tail as for APLT (head_share); over the whole run; NaN when a group "
         "has no relevant item or nothing relevant is found. Reference: Zhu, Wang and "
         "Caverlee, SIGIR 2021",
-        lambda r, rel, head_share, unlisted, count, cutoff: rec.popularity_opportunity(
+        lambda r, rel, head_share, unlisted, count, cutoff: _rec().popularity_opportunity(
             r, cutoff, rel, head_share, unlisted, count
         ),
         (NOVELTY_REL, HEAD_SHARE, UNLISTED, COUNT),
@@ -295,7 +321,7 @@ DISTANCE = Param(
     "cosine",
     "'cosine': 1 - the cosine similarity of the feature vectors (of label sets: |A & B| / "
     "sqrt(|A| |B|)); 'jaccard': 1 - |A & B| / |A | B| of label sets or 0/1 vectors",
-    choices=lists.DISTANCES,
+    choices=DISTANCES,
 )
 _LIST_SPECS: tuple[MeasureSpec, ...] = (
     MeasureSpec(
@@ -309,7 +335,7 @@ _LIST_SPECS: tuple[MeasureSpec, ...] = (
         "top-k list (the first k items of its ranking, all of them if it has fewer). "
         "Reference: Ziegler, McNee, Konstan and Lausen, WWW 2005 (intra-list similarity); "
         "Smyth and McClave, ICCBR 2001",
-        lambda r, distance, cutoff: lists.intra_list_diversity(r, cutoff, distance),
+        lambda r, distance, cutoff: _lists().intra_list_diversity(r, cutoff, distance),
         (DISTANCE,),
         CUTOFF,
         bounds=(0.0, 2.0),
@@ -326,7 +352,7 @@ _LIST_SPECS: tuple[MeasureSpec, ...] = (
         "data) as for APLT (head_share); over the whole run; NaN when a group has no "
         "candidate item or nothing is recommended. Reference: Zhu, Wang and Caverlee, "
         "SIGIR 2021",
-        lambda r, head_share, unlisted, count, cutoff: lists.statistical_parity(
+        lambda r, head_share, unlisted, count, cutoff: _lists().statistical_parity(
             r, cutoff, head_share, unlisted, count
         ),
         (HEAD_SHARE, UNLISTED, COUNT),

@@ -50,7 +50,6 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.base.errors import MeasureError
 from ranklens.base.types import Float64Array
-from ranklens.kernels.sampled import column, sampled_table
 from ranklens.measures.base import MeasureSpec, Param
 
 if TYPE_CHECKING:
@@ -75,6 +74,8 @@ def _kernel(pick: str) -> Any:
                     "0, 0.1, ..., 1 only; use one of them"
                 )
             at = recall
+        from ranklens.kernels.sampled import column, sampled_table  # see KernelRef
+
         return column(sampled_table(view), pick, at)
 
     return kernel

@@ -25,6 +25,7 @@ from ranklens.kernels import dcg, rbp
 from ranklens.kernels import gain_measures as gm
 from ranklens.kernels import rank_cutoffs as rc
 from ranklens.kernels import set_based as sb
+from ranklens.kernels.options import RBP_GAINS, RESIDUAL_TAILS
 from ranklens.measures import catalog
 from ranklens.measures.base import MeasureSpec, Param
 from ranklens.measures.catalog import CUTOFF, INF, JUDGED_ONLY, REL, ROUNDING
@@ -318,7 +319,7 @@ SPECS: tuple[MeasureSpec, ...] = (
             PERSISTENCE,
             RBP_REL,
             Param(
-                "gain", str, "binary", "binary, graded or raw-grade gain", choices=rbp.RBP_GAINS
+                "gain", str, "binary", "binary, graded or raw-grade gain", choices=RBP_GAINS
             ),
         ),
     ),
@@ -337,7 +338,7 @@ SPECS: tuple[MeasureSpec, ...] = (
                 "always",
                 "'always': add the unretrieved tail p^n; 'trec': only for a query with an "
                 "unjudged retrieved document (trec_eval 10)",
-                choices=rbp.RESIDUAL_TAILS,
+                choices=RESIDUAL_TAILS,
             ),
         ),
         higher_is_better=False,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from types import MappingProxyType
 
 from ranklens.base.errors import MeasureError
@@ -34,6 +33,8 @@ def lookup(name: str) -> MeasureSpec | None:
 
 def suggest(name: str, extra: tuple[str, ...] = ()) -> str:
     """A "did you mean" hint for an unknown measure name."""
+    import difflib  # only for a name that is not known
+
     pool = list(dict.fromkeys([*REGISTRY, *ALIASES, *extra]))
     close = difflib.get_close_matches(name, pool, n=3, cutoff=0.5)
     if not close:

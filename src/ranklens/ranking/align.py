@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -441,8 +442,9 @@ def align(
         raise OptionError(f"depth must be a number of documents >= 0, not {depth}")
     qrels = prepared.qrels
     perm = run.ranking(ties)
+    # (map over the dict's get: half the time of a generator, per query of a streamed chunk)
     run_to_qrels = np.fromiter(
-        (prepared.index.get(q, -1) for q in run.qids), dtype=np.int64, count=run.num_queries
+        map(prepared.index.get, run.qids, repeat(-1)), dtype=np.int64, count=run.num_queries
     )
     columns = (
         run.q_offsets,

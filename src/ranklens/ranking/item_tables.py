@@ -10,6 +10,10 @@ USER_NAMES = ("user_id", "user", "query_id", "qid")
 """Names of a user column, the first one present is read."""
 ITEM_NAMES = ("item_id", "item", "doc_id", "docid", "docno", "document_id", "doc")
 """Names of an item column, the first one present is read."""
+POPULARITY_COUNTS = ("users", "interactions")
+"""What a measure's ``count=`` may name: an item's distinct training users, or its
+interactions (:meth:`ranklens.ranking.items.ItemData.counts`); here, apart from the
+readers, so that the measure declarations read it without importing them."""
 
 
 def pandas_table(frame: Any) -> tuple[Any, list[str]]:

@@ -25,17 +25,20 @@ import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import IO, cast
+from typing import IO, TYPE_CHECKING, cast
 
 from ranklens.base.errors import MeasureError
-from ranklens.data.judgement_groups import QrelsJG, read_qrels_jg
-from ranklens.data.prefs import Prefs, read_prefs, read_qrels_prefs
 from ranklens.data.qrels import Qrels
-from ranklens.data.source import read_bytes
-from ranklens.data.strata import StratifiedQrels, read_strata
-from ranklens.data.subtopics import SubtopicQrels, read_subtopic_qrels
-from ranklens.ranking.costs import DocumentCosts
-from ranklens.ranking.items import ItemData
+
+if TYPE_CHECKING:
+    # the readers are imported where a judgement file is read: every evaluation imports
+    # this module, few read such a file (the readers cost about 8 ms of imports)
+    from ranklens.data.judgement_groups import QrelsJG
+    from ranklens.data.prefs import Prefs
+    from ranklens.data.strata import StratifiedQrels
+    from ranklens.data.subtopics import SubtopicQrels
+    from ranklens.ranking.costs import DocumentCosts
+    from ranklens.ranking.items import ItemData
 
 JudgmentsLike = str | os.PathLike[str] | IO[bytes] | IO[str]
 """A judgement file: a path (``.gz``/``.bz2``/``.xz`` recognised), ``-`` or a file object."""
@@ -145,6 +148,8 @@ def read_judgments(
                 "judgment) as a file: pass them as the qrels (a path or a file object), or "
                 "as judgments=PATH"
             )
+        from ranklens.data.strata import read_strata
+
         strata = read_strata(given)
         if set(needed) == {"strata"}:
             return Judgments(strata=strata)
@@ -154,6 +159,8 @@ def read_judgments(
         given = judgments if judgments is not None else qrels
         if given is None or (qrels_read and judgments is None and given == "-"):
             raise MeasureError(f"{needed['subtopics']} needs subtopic qrels (judgments=...)")
+        from ranklens.data.subtopics import read_subtopic_qrels
+
         subtopics = read_subtopic_qrels(given)
         subtopics.check_diverse(needed["subtopics"])
         if set(needed) == {"subtopics"}:
@@ -172,6 +179,10 @@ def read_judgments(
                 "(qid jg jsg docno rel_level) or a qrels file whose second column is the "
                 "judgement group (the qrels were not given as a file to read again)"
             )
+    from ranklens.data.judgement_groups import read_qrels_jg
+    from ranklens.data.prefs import read_prefs, read_qrels_prefs
+    from ranklens.data.source import read_bytes
+
     data, name = read_bytes(source)
     five = _first_field_count(data) == 5
     prefs = None

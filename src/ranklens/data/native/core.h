@@ -286,7 +286,8 @@ enum {
     RL_E_NOTNUM,
     RL_E_NONFINITE,
     RL_E_REL,
-    RL_E_UTF8
+    RL_E_UTF8,
+    RL_E_CR
 };
 
 #define RL_EFIELD_MAX 160 /* enough bytes for 40 characters of UTF-8 */
@@ -304,7 +305,11 @@ typedef struct {
 typedef struct {
     int kind;     /* 0 = run, 1 = qrels */
     int comments; /* skip '#' lines */
+    int lone_cr;  /* a carriage return that does not end a line is an error */
     int64_t lineno;
+    /* pass 1: the first line holding a NUL byte, and a carriage return not
+     * followed by '\n' (0: none; lines of the parser's own region) */
+    int64_t nul_line, cr_line;
     int64_t n;  /* data lines */
     int64_t ub; /* bytes of the data lines: an upper bound of the docid bytes */
 
@@ -548,6 +553,11 @@ int64_t rl_ranges(const int64_t *starts, const int64_t *counts, int64_t m, int64
                   int64_t *out);
 int64_t rl_decimal_offsets(const int64_t *values, int64_t n, int64_t *offsets);
 void rl_decimal_bytes(const int64_t *values, int64_t n, const int64_t *offsets, uint8_t *data);
+/* The integer each of the n strings (data, off) writes plainly in decimal
+ * (str(v) for 0 <= v < 10^18: digits only, no leading zero but for "0"), -1
+ * for any other string. */
+#define RL_DECIMAL_DIGITS 18
+void rl_decimal_values(const uint8_t *data, const int64_t *off, int64_t n, int64_t *out);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

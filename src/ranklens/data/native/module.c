@@ -7,10 +7,11 @@
  * n + 1, string i being data[offsets[i]:offsets[i + 1]].
  *
  * Exported functions (see the module docstring for the details):
- *   parse_trec(buf, kind, comments, threads=0, ranks=0)
+ *   parse_trec(buf, kind, comments, threads=0, ranks=0, lone_cr=False)
  *   encode_strings(seq)
  *   encode_objects(values, runs=False)
  *   decimal_strings(values)
+ *   decimal_values(data, offsets)
  *   ranges(starts, counts, step=1)
  *   empty(n, dtype)
  *   group_by_query(q_codes, n_queries)
@@ -265,6 +266,12 @@ static PyObject *raise_parse_error(const rl_parser *P)
     case RL_E_UTF8:
         msg = PyUnicode_FromString("is not valid UTF-8 text");
         break;
+    case RL_E_CR:
+        msg = PyUnicode_FromString(
+            "has a carriage return (\\r) that does not end a line: the file seems to use "
+            "classic-Mac line ends, which ranklens does not read (they would make it one long "
+            "line); convert them first, e.g. tr '\\r' '\\n' < FILE > FILE.unix");
+        break;
     default: {
         PyObject *field, *full = PyUnicode_DecodeUTF8((const char *)P->efield,
                                                       (Py_ssize_t)P->eflen, "replace");
@@ -304,12 +311,12 @@ static PyObject *line_tag(const uint8_t *p)
 
 static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    char *kwlist[] = {"buf", "kind", "comments", "threads", "ranks", NULL};
+    char *kwlist[] = {"buf", "kind", "comments", "threads", "ranks", "lone_cr", NULL};
     PyObject *bufobj, *result = NULL, *qids = NULL, *tag = NULL;
     PyArrayObject *q_offsets = NULL, *doc_data = NULL, *doc_offsets = NULL, *values = NULL,
                   *lines = NULL, *ranks = NULL;
     uint8_t *db = NULL; /* doc_data's bytes until they are wrapped in the array */
-    int kind, comments, bad_alloc = 0, threads = 0, want_ranks = 0;
+    int kind, comments, bad_alloc = 0, threads = 0, want_ranks = 0, lone_cr = 0;
     Py_buffer view;
     rl_parser P;
     rl_plan G;
@@ -317,8 +324,8 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
     size_t i;
     (void)self;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oip|ii:parse_trec", kwlist, &bufobj, &kind,
-                                     &comments, &threads, &want_ranks))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oip|iip:parse_trec", kwlist, &bufobj, &kind,
+                                     &comments, &threads, &want_ranks, &lone_cr))
         return NULL;
     if (kind != 0 && kind != 1) {
         PyErr_SetString(PyExc_ValueError, "kind must be 0 (run) or 1 (qrels)");
@@ -338,11 +345,15 @@ static PyObject *py_parse_trec(PyObject *self, PyObject *args, PyObject *kwargs)
     memset(&O, 0, sizeof(O));
 
     Py_BEGIN_ALLOW_THREADS
-    if (rl_parser_init(&P, kind, comments) < 0)
+    if (rl_parser_init(&P, kind, comments) < 0) {
         bad_alloc = 1;
-    else if (rl_pass1(&P, (const uint8_t *)view.buf, (size_t)view.len, threads) == 0 &&
-             rl_make_plan(&P, &G) < 0)
-        bad_alloc = 1;
+    }
+    else {
+        P.lone_cr = lone_cr;
+        if (rl_pass1(&P, (const uint8_t *)view.buf, (size_t)view.len, threads) == 0 &&
+            rl_make_plan(&P, &G) < 0)
+            bad_alloc = 1;
+    }
     Py_END_ALLOW_THREADS
 
     if (bad_alloc) {
@@ -641,6 +652,38 @@ done:
     Py_XDECREF(data);
     Py_XDECREF(offsets);
     return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* decimal_values                                                             */
+/* ------------------------------------------------------------------------ */
+static PyObject *py_decimal_values(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    char *kwlist[] = {"data", "offsets", NULL};
+    PyObject *d_o, *o_o;
+    PyArrayObject *data = NULL, *offsets = NULL, *out = NULL;
+    int64_t n;
+    (void)self;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:decimal_values", kwlist, &d_o, &o_o))
+        return NULL;
+    data = as_array(d_o, NPY_UINT8, "data");
+    offsets = data ? as_array(o_o, NPY_INT64, "offsets") : NULL;
+    if (offsets == NULL)
+        goto done;
+    n = check_column(data, offsets, "string column");
+    if (n < 0)
+        goto done;
+    out = new_array((npy_intp)n, NPY_INT64);
+    if (out == NULL)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    rl_decimal_values((const uint8_t *)PyArray_DATA(data), I64(offsets), n, I64(out));
+    Py_END_ALLOW_THREADS
+done:
+    Py_XDECREF(data);
+    Py_XDECREF(offsets);
+    return (PyObject *)out;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1653,7 +1696,7 @@ done:
 /* ------------------------------------------------------------------------ */
 
 PyDoc_STRVAR(parse_trec_doc,
-"parse_trec(buf, kind, comments, threads=0, ranks=0) -> (qids, q_offsets, doc_data, doc_offsets, values, lines, tag[, ranks])\n\n"
+"parse_trec(buf, kind, comments, threads=0, ranks=0, lone_cr=False) -> (qids, q_offsets, doc_data, doc_offsets, values, lines, tag[, ranks])\n\n"
 "Parse TREC text (kind 0 = run 'qid Q0 docid rank score tag', 1 = qrels 'qid iter docid rel').\n"
 "Entries are grouped by query (query ids in byte order, file order within a query).\n"
 "Raises ValueError(line, message) on the first problem.  threads: 0 = automatic\n"
@@ -1661,7 +1704,9 @@ PyDoc_STRVAR(parse_trec_doc,
 "ranks=1 (runs only) adds an 8th item: the rank column as int64, INT64_MIN where the\n"
 "field is not an integer (a relevance's syntax); it is not validated otherwise.  ranks=2:\n"
 "NIST ndeval's syntax, INT64_MIN unless the field is 1 to 18 digits on a line of exactly\n"
-"6 fields.");
+"6 fields.  A NUL byte is an error (its line); with lone_cr, so is a carriage return that\n"
+"does not end a line (a CR at the end of a file without a final newline included), checked\n"
+"first: both are found during the first pass over the lines.");
 
 PyDoc_STRVAR(encode_strings_doc,
 "encode_strings(seq) -> (data, offsets)\n\nUTF-8 string column of a sequence of str.");
@@ -1671,6 +1716,11 @@ PyDoc_STRVAR(encode_objects_doc,
 "UTF-8 string column of a 1-D numpy object array of str, read in place.  With runs, only\n"
 "the first row of each run of equal values is kept and heads holds those rows (else\n"
 "None).  bad is the first row that is not a str (the columns then stop before it), or -1.");
+
+PyDoc_STRVAR(decimal_values_doc,
+"decimal_values(data, offsets) -> values\n\n"
+"The integer each string of a column writes plainly in decimal (the text of str(v) for\n"
+"0 <= v < 10**18: digits only, no sign, no leading zero but for '0'), -1 for any other.");
 
 PyDoc_STRVAR(decimal_strings_doc,
 "decimal_strings(values) -> (data, offsets)\n\n"
@@ -1757,6 +1807,7 @@ static PyMethodDef core_methods[] = {
     METH(encode_strings),
     METH(encode_objects),
     METH(decimal_strings),
+    METH(decimal_values),
     METH(ranges),
     METH(empty),
     METH(group_by_query),

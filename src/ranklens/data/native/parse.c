@@ -146,6 +146,10 @@ static int pass1_parallel(rl_parser *P, const uint8_t *buf, size_t k, int T)
             sg.first_line += lines;
             P->segs[P->nseg++] = sg;
         }
+        if (Q->nul_line && !P->nul_line)
+            P->nul_line = Q->nul_line + lines;
+        if (Q->cr_line && !P->cr_line)
+            P->cr_line = Q->cr_line + lines;
         P->n += Q->n;
         P->lineno += Q->lineno;
         if (Q->n > 0)
@@ -157,23 +161,15 @@ static int pass1_parallel(rl_parser *P, const uint8_t *buf, size_t k, int T)
     return rc;
 }
 
-/* Pass 1 over the whole buffer. */
+/* Pass 1 over the whole buffer.  NUL bytes and (with P->lone_cr) carriage
+ * returns that do not end a line are found on the way, in every line (blank and
+ * comment lines too): the first lone CR is the error, else the first NUL. */
 int rl_pass1(rl_parser *P, const uint8_t *buf, size_t len, int threads)
 {
-    const uint8_t *nul;
     size_t k;
     int T;
     if (len == 0)
         return 0;
-    nul = (const uint8_t *)memchr(buf, 0, len);
-    if (nul != NULL) {
-        int64_t line = 1;
-        const uint8_t *q;
-        for (q = buf; q < nul; q++)
-            line += *q == '\n';
-        rl_set_error(P, RL_E_NUL, line, NULL, 0);
-        return -1;
-    }
     /* in place: up to the last newline with at least RL_PAD bytes after it */
     k = len > RL_PAD ? len - RL_PAD : 0;
     while (k > 0 && buf[k - 1] != '\n')
@@ -191,6 +187,18 @@ int rl_pass1(rl_parser *P, const uint8_t *buf, size_t len, int threads)
         memset(P->tail + tl2, 0, RL_PAD);
         if (rl_pass1_region(P, P->tail, P->tail + tl2) < 0)
             goto nomem;
+        /* a CR ending a file without a final newline ends no line: the '\n' after
+         * it was added here */
+        if (buf[len - 1] == '\r' && !P->cr_line)
+            P->cr_line = P->lineno;
+    }
+    if (P->lone_cr && P->cr_line) {
+        rl_set_error(P, RL_E_CR, P->cr_line, NULL, 0);
+        return -1;
+    }
+    if (P->nul_line) {
+        rl_set_error(P, RL_E_NUL, P->nul_line, NULL, 0);
+        return -1;
     }
     P->ub = (int64_t)len + 1;
     return 0;

@@ -145,22 +145,56 @@ static inline const uint8_t *scan_field(const uint8_t *p, unsigned *hi)
 }
 
 /* The start of the line after the one that p is in (a region ends with '\n',
- * and RL_PAD bytes after it are readable: whole 16-byte blocks can be loaded). */
-static inline const uint8_t *next_line(const uint8_t *p, const uint8_t *end)
+ * and RL_PAD bytes after it are readable: whole 16-byte blocks can be loaded).
+ * Sets *odd to bit 0 when the bytes from p to the line's end hold a NUL byte,
+ * bit 1 when they hold a carriage return not followed by '\n' (a lone CR): the
+ * checks of a TREC file that would otherwise take passes of their own. */
+static inline const uint8_t *next_line(const uint8_t *p, const uint8_t *end, unsigned *odd)
 {
 #ifdef RL_SSE2
-    const __m128i nl = _mm_set1_epi8('\n');
+    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), nul = _mm_setzero_si128();
+    unsigned z = 0, c = 0;
     (void)end;
     for (;;) {
-        unsigned m = (unsigned)_mm_movemask_epi8(
-            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), nl));
-        if (m != 0)
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl));
+        unsigned zb = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nul));
+        unsigned cb = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, cr)) & ~(m >> 1);
+        if (m != 0) {
+            unsigned before = (1u << __builtin_ctz(m)) - 1u;
+            z |= zb & before;
+            c |= cb & before;
+            *odd = (z != 0) | ((c != 0) << 1);
             return p + __builtin_ctz(m) + 1;
+        }
+        if ((cb & 0x8000u) && p[16] == '\n') /* CR LF across two blocks */
+            cb &= 0x7FFFu;
+        z |= zb;
+        c |= cb;
         p += 16;
     }
 #else
-    return (const uint8_t *)memchr(p, '\n', (size_t)(end - p)) + 1;
+    const uint8_t *e = (const uint8_t *)memchr(p, '\n', (size_t)(end - p));
+    unsigned o = 0;
+    for (; p < e; p++) {
+        if (*p == 0)
+            o |= 1u;
+        else if (*p == '\r' && p[1] != '\n')
+            o |= 2u;
+    }
+    *odd = o;
+    return e + 1;
 #endif
+}
+
+/* Records the line ln's NUL byte or lone carriage return (the bits of *odd, as
+ * next_line sets them), when it is the first of its kind in the region. */
+static inline void note_odd(rl_parser *P, unsigned odd, int64_t ln)
+{
+    if ((odd & 1u) && P->nul_line == 0)
+        P->nul_line = ln;
+    if ((odd & 2u) && P->cr_line == 0)
+        P->cr_line = ln;
 }
 
 /* Equality of two byte strings of length n, both followed by readable
@@ -492,11 +526,21 @@ int rl_pass1_region(rl_parser *P, const uint8_t *p, const uint8_t *end)
          * the line only needs its end found (the tokenizer's other answers are known). */
         if (cur >= 0 && (size_t)(end - p) > cql && CLS[p[cql]] == C_SPACE &&
             padded_eq(p, cq, cql)) {
-            p = next_line(p + cql, end);
+            /* (the query id's bytes were checked on the segment's first line) */
+            unsigned odd;
+            p = next_line(p + cql, end, &odd);
+            if (odd)
+                note_odd(P, odd, ln);
             P->segs[cur].count++;
             P->last_line = ls;
             n++;
             continue;
+        }
+        {
+            unsigned odd;
+            next_line(p, end, &odd); /* the whole line: NUL bytes, lone CRs */
+            if (odd)
+                note_odd(P, odd, ln);
         }
         p = tokenize(p, end, 1, 0, &L);
         if (L.nf == 0) /* blank line */
