@@ -92,3 +92,36 @@ def test_long_tail_follows_its_definition(catalogue: dict[str, int], head_share:
             if running >= head_share * total:
                 break
     assert items.long_tail(head_share).tolist() == tail
+
+
+_INT_TEXTS = st.one_of(
+    st.integers(0, 300).map(str),
+    st.sampled_from(["017", "00", "-1", "+1", "", "1e2", "\u0663", "9" * 19, "12a"]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    known=st.lists(st.integers(0, 250), unique=True, min_size=1, max_size=40),
+    column=st.lists(_INT_TEXTS, max_size=60),
+)
+def test_a_catalogue_of_integer_ids_is_looked_up_by_value(
+    known: list[int], column: list[str]
+) -> None:
+    """A catalogue whose ids are all plainly written integers is looked up by the integer
+    each string writes (no string compared): the same codes, with ``017``, ``-1`` and the
+    like never matching ``17`` or ``1``, on columns shorter and longer than the catalogue."""
+    ids = [str(v) for v in known]
+    items = ItemData.of(dict.fromkeys(ids, 1))
+    assert items._rows_by_value() is not None  # the path under test is taken
+    assert items.codes(*encode(column)).tolist() == _expected(ids, column)
+    longer = column + ids[::-1]
+    assert items.codes(*encode(longer)).tolist() == _expected(ids, longer)
+
+
+def test_a_catalogue_that_is_not_all_plain_integers_is_looked_up_by_string() -> None:
+    for ids in (["1", "017"], ["1", "x"], ["0", str(10**9)]):  # the last: too sparse
+        items = ItemData.of(dict.fromkeys(ids, 1))
+        assert items._rows_by_value() is None
+        column = ["17", "017", "1", "x", str(10**9)]
+        assert items.codes(*encode(column)).tolist() == _expected(ids, column)

@@ -308,6 +308,48 @@ def test_decimal_strings_errors(arg: object) -> None:
     same("decimal_strings", arg)
 
 
+def _plain_decimal(text: bytes) -> int:
+    """``decimal_values``' definition: the integer ``text`` writes as ``str(v)`` does for
+    ``0 <= v < 10**18``, else -1."""
+    if not text.isdigit() or not text.isascii():
+        return -1
+    value = int(text)
+    return value if str(value).encode() == text and value < 10**18 else -1
+
+
+_DECIMAL_TEXTS = st.one_of(
+    st.integers(0, 10**19).map(lambda v: str(v).encode()),
+    st.sampled_from(
+        [b"", b"0", b"00", b"017", b"-1", b"+1", b"1e3", b" 1", b"1 ", b"\x00", b"9" * 18,
+         b"9" * 19, b"1" + b"0" * 17, b"1" + b"0" * 18, "\u0663".encode(), b"/", b":"]
+    ),
+    st.binary(max_size=4),
+)  # fmt: skip
+
+
+@SETTINGS
+@given(st.lists(_DECIMAL_TEXTS, max_size=25))
+def test_decimal_values(texts: list[bytes]) -> None:
+    data, offsets = make_column(texts)
+    got = same("decimal_values", data, offsets)
+    assert got.tolist() == [_plain_decimal(t) for t in texts]
+    if len(texts) > 1:  # a column that starts inside the data
+        same("decimal_values", data, offsets[1:])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (np.zeros(2, dtype=np.uint8), np.array([0, 3], dtype=np.int64)),
+        (np.zeros(2, dtype=np.uint8), np.array([2, 1], dtype=np.int64)),
+        (np.zeros(2, dtype=np.uint8), np.zeros((1, 2), dtype=np.int64)),
+        (None, np.array([0], dtype=np.int64)),
+    ],
+)
+def test_decimal_values_errors(args: tuple[object, object]) -> None:
+    same("decimal_values", *args)
+
+
 @SETTINGS
 @given(
     st.lists(st.tuples(st.integers(-(2**63), 2**63 - 1), st.integers(-1, 4)), max_size=8),
