@@ -251,6 +251,7 @@ def test_truncated_parquet_and_dask(tmp_path: Path) -> None:
     cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     with pytest.raises(InputError, match=r"cut\.parquet: cannot read it as Parquet"):
         Run.from_parquet(cut)
+    pytest.importorskip("dask", reason="the Dask half needs the dask extra")
     import ranklens.dask as rd
 
     with pytest.raises(InputError, match=r"cut\.parquet: cannot read it as Parquet"):
@@ -489,6 +490,7 @@ def test_a_mapping_of_runs_is_decided_from_every_value() -> None:
 
 
 def test_dask_errors_name_the_users_columns_and_rows() -> None:
+    pytest.importorskip("dask", reason="needs the dask extra")
     import ranklens.dask as rd
 
     qrels = pd.DataFrame({"qid": ["q1", "q2"], "docno": ["a", "d"], "grade": [1, 1]})
