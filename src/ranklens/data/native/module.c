@@ -213,6 +213,18 @@ static int64_t check_column(PyArrayObject *data, PyArrayObject *offsets, const c
     return m - 1;
 }
 
+/* Converts the (data, offsets) arguments of a string column into *data and *offsets (new
+ * references, NULL where not made) and checks them; returns n, or -1 with an error set. */
+static int64_t column_args(PyObject *d_o, PyObject *o_o, PyArrayObject **data,
+                           PyArrayObject **offsets)
+{
+    *data = as_array(d_o, NPY_UINT8, "data");
+    *offsets = *data ? as_array(o_o, NPY_INT64, "offsets") : NULL;
+    if (*offsets == NULL)
+        return -1;
+    return check_column(*data, *offsets, "string column");
+}
+
 /* Checks query offsets: q[0] == 0, non-decreasing, q[-1] == n.  Returns the
  * number of queries or -1. */
 static int64_t check_qoffsets(PyArrayObject *q, int64_t n, const char *name)
@@ -667,11 +679,7 @@ static PyObject *py_decimal_values(PyObject *self, PyObject *args, PyObject *kwa
 
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:decimal_values", kwlist, &d_o, &o_o))
         return NULL;
-    data = as_array(d_o, NPY_UINT8, "data");
-    offsets = data ? as_array(o_o, NPY_INT64, "offsets") : NULL;
-    if (offsets == NULL)
-        goto done;
-    n = check_column(data, offsets, "string column");
+    n = column_args(d_o, o_o, &data, &offsets);
     if (n < 0)
         goto done;
     out = new_array((npy_intp)n, NPY_INT64);
@@ -882,11 +890,7 @@ static PyObject *py_intern_strings(PyObject *self, PyObject *args, PyObject *kwa
 
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:intern_strings", kwlist, &d_o, &o_o))
         return NULL;
-    data = as_array(d_o, NPY_UINT8, "data");
-    offsets = data ? as_array(o_o, NPY_INT64, "offsets") : NULL;
-    if (offsets == NULL)
-        goto done;
-    n = check_column(data, offsets, "string column");
+    n = column_args(d_o, o_o, &data, &offsets);
     if (n < 0)
         goto done;
     codes = new_array((npy_intp)n, NPY_INT64);
