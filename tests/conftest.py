@@ -12,6 +12,12 @@ if os.environ.get("PYTEST_XDIST_WORKER"):  # pytest-xdist's workers get COLUMNS=
     for _name in ("COLUMNS", "LINES"):  # a terminal's size, which the tables would fit
         os.environ.pop(_name, None)
 
+# MLflow's telemetry thread sets and removes a variable of os.environ while requests, on the
+# test's thread, iterates over os.environ for proxies: "KeyError: '_MLFLOW_TELEMETRY_SESSION_ID'"
+# (seen in CI, 2026-11-27). The tests send no telemetry (nothing outside the machine can be
+# reached anyway); the tracking servers they start inherit this.
+os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+
 pytest_plugins = ["browser"]  # the headless Chromium fixture of the report tests
 
 ROOT = Path(__file__).resolve().parents[1]
