@@ -11,12 +11,8 @@ evaluates the chunks.
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
-import lzma
 import os
-import zlib
 from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
@@ -107,7 +103,7 @@ def is_file_source(source: object) -> bool:
 def is_text_source(source: object) -> bool:
     """Whether ``source`` is a path, ``-`` or a file object of TREC text (what can be
     streamed): not a Parquet or JSON lines file (by its suffix)."""
-    from ranklens.data.table_files import file_kind
+    from ranklens.data.kinds import file_kind
 
     return is_file_source(source) and file_kind(source) is None
 
@@ -144,12 +140,20 @@ def _decompressed(handle: Any, name: str) -> IO[bytes]:
     head = handle.peek(6)[:6] if hasattr(handle, "peek") else b""
     for magic, kind in _MAGIC:
         if head.startswith(magic):
+            # the codecs are imported for a compressed file only (every evaluation asks
+            # should_stream of this module)
             opened: Any
             if kind == "gzip":
+                import gzip
+
                 opened = gzip.GzipFile(fileobj=handle, mode="rb")
             elif kind == "bzip2":
+                import bz2
+
                 opened = bz2.BZ2File(handle, "rb")
             else:
+                import lzma
+
                 opened = lzma.LZMAFile(handle, "rb")  # noqa: SIM115 (closed by the caller)
             stream_of: IO[bytes] = opened
             return stream_of
@@ -176,6 +180,9 @@ def _file_position(stream: IO[bytes]) -> Callable[[], tuple[int, int]] | None:
 
 
 def _read(stream: IO[bytes], size: int, name: str) -> bytes:
+    import lzma
+    import zlib
+
     try:
         return stream.read(size)
     except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:

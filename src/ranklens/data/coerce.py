@@ -8,8 +8,8 @@ from typing import IO, Any, cast
 
 from ranklens.base.errors import DuplicateError, InputError
 from ranklens.base.types import DuplicatePolicy
-from ranklens.data.frames import is_frame, refuse_lazy
 from ranklens.data.idioms import accept_one_input
+from ranklens.data.kinds import file_kind, is_frame, is_parquet_dataset, refuse_lazy
 from ranklens.data.qrels import Qrels
 from ranklens.data.run import Run
 
@@ -23,7 +23,7 @@ def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
     ``{qid: {docid: rel}}``, a pandas/polars DataFrame,
     ``(qid, docid, rel)`` tuples, an ir_datasets id (``"irds:..."``) or dataset, or the
     namedtuples of ``dataset.qrels_iter()``."""
-    from ranklens.data import irds, table_files
+    from ranklens.data import irds
 
     if isinstance(obj, bytes):  # a path in bytes, as os.open takes
         obj = os.fsdecode(obj)
@@ -32,13 +32,15 @@ def as_qrels(obj: QrelsLike, duplicates: DuplicatePolicy = "error") -> Qrels:
         return obj.deduplicated(duplicates)
     if irds.is_dataset_id(obj) or irds.is_dataset(obj):
         return irds.qrels_from(obj, duplicates)
-    kind = table_files.file_kind(obj)
+    kind = file_kind(obj)
     if kind == "parquet":
         return Qrels.from_parquet(cast("str | os.PathLike[str]", obj), duplicates)
     if kind == "jsonl":
         return Qrels.from_jsonl(cast("str | os.PathLike[str]", obj), duplicates)
     if kind == "delimited":
-        columns, _ = table_files.delimited_columns(cast("str", obj), True)
+        from ranklens.data.table_files import delimited_columns
+
+        columns, _ = delimited_columns(cast("str", obj), True)
         return Qrels._make(columns).deduplicated(duplicates)
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):
         return Qrels.from_file(cast("str | os.PathLike[str] | IO[str]", obj), duplicates=duplicates)
@@ -68,7 +70,7 @@ def as_run(
     the namedtuples of ``dataset.scoreddocs_iter()``; a directory or glob of Parquet files
     (hive partitions read as columns) is read whole. ``ranks``: when a TREC file's rank
     column is read (:meth:`Run.from_file`)."""
-    from ranklens.data import irds, parquet_stream, table_files
+    from ranklens.data import irds
 
     if isinstance(obj, bytes):  # a path in bytes, as os.open takes
         obj = os.fsdecode(obj)
@@ -78,17 +80,20 @@ def as_run(
         return run.renamed(name) if name else run
     if irds.is_dataset_id(obj) or irds.is_dataset(obj):
         return irds.run_from(obj, name, duplicates)
-    if parquet_stream.is_parquet_dataset(obj):  # a directory or glob of Parquet files
-        return parquet_stream.read_parquet_run(cast("str", obj), name, duplicates)
-    kind = table_files.file_kind(obj)
+    if is_parquet_dataset(obj):  # a directory or glob of Parquet files
+        from ranklens.data.parquet_stream import read_parquet_run
+
+        return read_parquet_run(cast("str", obj), name, duplicates)
+    kind = file_kind(obj)
     if kind == "parquet":
         return Run.from_parquet(cast("str | os.PathLike[str]", obj), name, duplicates)
     if kind == "jsonl":
         return Run.from_jsonl(cast("str | os.PathLike[str]", obj), name, duplicates)
     if kind == "delimited":
         from ranklens.data.source import describe
+        from ranklens.data.table_files import delimited_columns
 
-        columns, tag = table_files.delimited_columns(cast("str", obj), False)
+        columns, tag = delimited_columns(cast("str", obj), False)
         the_name = name or tag or os.path.basename(describe(obj))
         return Run._make(columns, the_name).deduplicated(duplicates)
     if isinstance(obj, str | os.PathLike) or hasattr(obj, "read"):

@@ -22,6 +22,8 @@ import numpy as np
 from ranklens.base.errors import InputError
 from ranklens.base.optional import require
 from ranklens.base.types import Int64Array, UInt8Array
+from ranklens.data.kinds import is_frame as is_frame  # (where the readers have had them)
+from ranklens.data.kinds import refuse_lazy as refuse_lazy
 from ranklens.data.memory import group_columns
 from ranklens.data.native import core as _core
 
@@ -33,16 +35,6 @@ SCORE_NAMES = ("score", "sim", "similarity")
 
 _SOURCE = "<DataFrame>"
 _OBJECT = np.dtype(object)  # pandas' object dtype (its str and string dtypes are Arrow's)
-
-
-def is_frame(obj: object) -> bool:
-    """True for a pandas or polars DataFrame or a pyarrow Table or RecordBatch (checked
-    without importing any of them)."""
-    module = type(obj).__module__.split(".")[0]
-    name = type(obj).__name__
-    if module in ("pandas", "polars"):
-        return name == "DataFrame"
-    return module == "pyarrow" and name in ("Table", "RecordBatch")
 
 
 def _pick(columns: list[str], wanted: str | None, names: tuple[str, ...], what: str) -> str:
@@ -66,21 +58,6 @@ def _pick(columns: list[str], wanted: str | None, names: tuple[str, ...], what: 
             "rel_col='score')"
         )
     raise InputError(f"table has no {what} column: {hint} (columns present: {columns})")
-
-
-def refuse_lazy(obj: object, what: str) -> None:
-    """Refuse a polars LazyFrame (a query plan, not data) with what to do about it.
-
-    Raises
-    ------
-    InputError
-        ``obj`` is a LazyFrame.
-    """
-    if type(obj).__module__.split(".")[0] == "polars" and type(obj).__name__ == "LazyFrame":
-        raise InputError(
-            f"{what}: a polars LazyFrame is a query, not data: call .collect() on it first "
-            "(ranklens does not run it for you, so that you choose how)"
-        )
 
 
 def column_names(frame: Any) -> list[str]:

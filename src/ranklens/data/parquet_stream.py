@@ -31,7 +31,12 @@ from ranklens.base.optional import require
 from ranklens.base.progress import Progress
 from ranklens.base.types import DuplicatePolicy
 from ranklens.data.frames import DOC_NAMES, QID_NAMES, RANK_COLUMN, SCORE_NAMES, from_frame
-from ranklens.data.table_files import PARQUET_SUFFIXES, RUN_KEY, file_kind
+from ranklens.data.kinds import PLAIN_PARQUET as _PLAIN_PARQUET
+from ranklens.data.kinds import has_glob as _has_glob
+from ranklens.data.kinds import is_data_file as _is_data_file
+from ranklens.data.kinds import is_parquet_dataset as is_parquet_dataset
+from ranklens.data.kinds import is_parquet_source as is_parquet_source
+from ranklens.data.table_files import PARQUET_SUFFIXES, RUN_KEY
 
 if TYPE_CHECKING:
     from ranklens.data.run import Run
@@ -55,20 +60,6 @@ PARQUET_SORT_HINT = (
     "command line)"
 )
 
-_GLOB_CHARS = frozenset("*?[")
-_PLAIN_PARQUET = (".parquet", ".pq")
-
-
-def _has_glob(path: str) -> bool:
-    return any(c in _GLOB_CHARS for c in path)
-
-
-def _is_data_file(name: str) -> bool:
-    """A Parquet data file of a dataset directory (not ``_SUCCESS``, ``_metadata``, a
-    hidden or a checksum file), by its suffix, as pyarrow's dataset discovery skips them."""
-    base = os.path.basename(name)
-    return not base.startswith(("_", ".")) and base.lower().endswith(_PLAIN_PARQUET)
-
 
 def _directory_files(path: str) -> list[str]:
     found: list[str] = []
@@ -76,47 +67,6 @@ def _directory_files(path: str) -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")))
         found.extend(os.path.join(root, f) for f in sorted(files) if _is_data_file(f))
     return found
-
-
-def is_parquet_source(source: object) -> bool:
-    """Whether ``source`` names a Parquet run: a path ending in ``.parquet`` or ``.pq``
-    (also compressed as a whole), a directory holding such files, or a glob matching some.
-
-    Examples
-    --------
-    >>> is_parquet_source("run.parquet"), is_parquet_source("run.txt")
-    (True, False)
-    """
-    if not isinstance(source, str | os.PathLike):
-        return False
-    path = os.fspath(source)
-    if not isinstance(path, str):
-        return False
-    if file_kind(path) == "parquet":
-        return True
-    if os.path.isdir(path):
-        return any(True for _ in _iter_data_files(path))
-    if not _has_glob(path):
-        return False
-    import glob  # (with urllib below: imported where used, not by every evaluation)
-
-    return any(_is_data_file(p) for p in glob.iglob(path, recursive=True))
-
-
-def _iter_data_files(path: str) -> Iterator[str]:
-    for _root, _dirs, files in os.walk(path):
-        for f in files:
-            if _is_data_file(f):
-                yield f
-
-
-def is_parquet_dataset(source: object) -> bool:
-    """Whether ``source`` is a directory or a glob of Parquet files (which the in-memory
-    readers do not take: they are always streamed)."""
-    if not is_parquet_source(source):
-        return False
-    path = os.fspath(source)  # type: ignore[call-overload]
-    return os.path.isdir(path) or (_has_glob(path) and not os.path.isfile(path))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ as the same float64, so scores round-trip exactly. Parquet needs pyarrow
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,33 +23,18 @@ import numpy as np
 
 from ranklens.base.errors import InputError, ParseError
 from ranklens.base.optional import require
+from ranklens.data.kinds import DELIMITED_SUFFIXES as DELIMITED_SUFFIXES
+from ranklens.data.kinds import JSONL_SUFFIXES as JSONL_SUFFIXES
+from ranklens.data.kinds import PACKED as _PACKED
+from ranklens.data.kinds import PARQUET_SUFFIXES as PARQUET_SUFFIXES
+from ranklens.data.kinds import file_kind as file_kind
 
 if TYPE_CHECKING:
     from ranklens.data.qrels import Qrels
     from ranklens.data.run import Run
 
 RUN_KEY = b"ranklens.run"
-_PACKED = ("", ".gz", ".bz2", ".xz")
-PARQUET_SUFFIXES = tuple(base + pack for base in (".parquet", ".pq") for pack in _PACKED)
-JSONL_SUFFIXES = tuple(base + pack for base in (".jsonl", ".ndjson") for pack in _PACKED)
-DELIMITED_SUFFIXES = tuple(base + pack for base in (".csv", ".tsv") for pack in _PACKED)
-
 PathLike = str | os.PathLike[str]
-
-
-def file_kind(path: object) -> str | None:
-    """``"parquet"``, ``"jsonl"`` or ``"delimited"`` (``.csv``/``.tsv`` with a header
-    row) when ``path`` names such a file by its suffix, else ``None`` (TREC text)."""
-    if not isinstance(path, str | os.PathLike):
-        return None
-    name = os.fspath(path).lower()
-    if name.endswith(PARQUET_SUFFIXES):
-        return "parquet"
-    if name.endswith(JSONL_SUFFIXES):
-        return "jsonl"
-    if name.endswith(DELIMITED_SUFFIXES):
-        return "delimited"
-    return None
 
 
 def _is_qrels(table: Qrels | Run) -> bool:
@@ -181,6 +165,8 @@ def write_jsonl(table: Qrels | Run, path: PathLike | IO[str]) -> None:
     """Write ``table`` as JSON lines: ``{"query_id", "doc_id", "relevance"}`` per
     judgment, or ``{"query_id", "doc_id", "score", "run"}`` per retrieved document
     (``.gz`` compresses)."""
+    import json  # (imported where used: every evaluation reads file_kind from here)
+
     cols = _columns(table)
     is_qrels = _is_qrels(table)
     values = cols["relevance" if is_qrels else "score"].tolist()
@@ -208,6 +194,8 @@ def read_jsonl(
     4,300 digits, a lone surrogate escape in an id) is a :class:`ParseError` naming the
     line.
     """
+    import json
+
     from ranklens.data.memory import is_text
     from ranklens.data.source import BOM, read_binary
 

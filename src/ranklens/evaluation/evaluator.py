@@ -86,8 +86,8 @@ def read_qrels(qrels: QrelsLike, duplicates: DuplicatePolicy) -> Qrels:
 
 def _subtopics_of(exc: Any) -> tuple[str, str] | None:
     """The second columns of the two lines of a qrels file's duplicate, when they differ."""
+    from ranklens.data.kinds import file_kind
     from ranklens.data.source import second_fields_of_duplicate
-    from ranklens.data.table_files import file_kind
 
     if file_kind(exc.path) is not None:  # Parquet, JSON lines, CSV: no second column
         return None
@@ -433,11 +433,15 @@ class Evaluator:
                 if found is not None:
                     return found
         from ranklens.data.chunks import is_text_source, should_stream
-        from ranklens.data.parquet_stream import is_parquet_source, should_stream_parquet
+        from ranklens.data.kinds import is_parquet_source
 
         # JSON lines is read in memory, even with stream=True (neither TREC text nor Parquet)
         if stream is None:
-            streaming = should_stream(run) or should_stream_parquet(run)
+            streaming = should_stream(run)
+            if not streaming and is_parquet_source(run):
+                from ranklens.data.parquet_stream import should_stream_parquet
+
+                streaming = should_stream_parquet(run)
         else:
             streaming = stream and (is_text_source(run) or is_parquet_source(run))
         if self.answers is not None:  # generated answers: read by their own readers
