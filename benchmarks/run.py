@@ -34,9 +34,7 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import multiprocessing
 import os
 import platform
 import shutil
@@ -46,12 +44,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from _env import default_python
+from _env import busy, default_python
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -558,33 +556,6 @@ def _render(header: list[str], lines: list[list[str]], markdown: bool) -> str:
     out = [fmt_row.format(*header).rstrip(), "  ".join("-" * w for w in widths)]
     out += [fmt_row.format(*cells).rstrip() for cells in lines]
     return "\n".join(out)
-
-
-def _spin(stop: Any) -> None:
-    """Keep a core busy until ``stop`` is set."""
-    x = 0
-    while not stop.is_set():
-        for _ in range(100_000):
-            x = (x * 1_103_515_245 + 12_345) & 0xFFFFFFFF
-
-
-@contextlib.contextmanager
-def busy(processes: int) -> Iterator[None]:
-    """``processes`` processes keeping a core busy each while the block runs."""
-    if processes <= 0:
-        yield
-        return
-    stop = multiprocessing.Event()
-    workers = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(processes)]
-    for w in workers:
-        w.start()
-    time.sleep(0.5)  # let them reach the CPU
-    try:
-        yield
-    finally:
-        stop.set()
-        for w in workers:
-            w.join()
 
 
 def machine_info(config: Config) -> dict[str, Any]:

@@ -25,16 +25,15 @@ torch's thread pool used to make CPU tensors ten times slower there).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
-import multiprocessing
 import platform
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _env import busy
 
 CASES = {
     "small": (8_000, 40, ["nDCG@10"]),
@@ -78,33 +77,6 @@ def timed(fn: Callable[[], Any], repeat: int, sync: Callable[[], None]) -> tuple
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
     return statistics.median(times), statistics.median(cpu), result
-
-
-def _spin(stop: Any) -> None:
-    """Keep one core busy until ``stop`` is set."""
-    x = 0
-    while not stop.is_set():
-        for _ in range(100_000):
-            x += 1
-
-
-@contextlib.contextmanager
-def busy(processes: int) -> Iterator[None]:
-    """``processes`` processes spinning on the CPU while the block runs."""
-    if processes <= 0:
-        yield
-        return
-    stop = multiprocessing.Event()
-    workers = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(processes)]
-    for w in workers:
-        w.start()
-    time.sleep(0.5)  # let them reach the CPU
-    try:
-        yield
-    finally:
-        stop.set()
-        for w in workers:
-            w.join()
 
 
 def means(out: dict[str, Any]) -> dict[str, float]:
