@@ -212,7 +212,7 @@ def classes() -> dict[str, type]:
             self._start(kwargs, empty_target_action, ignore_index, aggregation, ties)
             set_top_k(self, top_k)
 
-    class PositiveOnlyMetric(ScalarMetric):
+    class PositiveOnlyMetric(TopKMetric):
         def __init__(
             self,
             empty_target_action: str = "neg",
@@ -224,8 +224,9 @@ def classes() -> dict[str, type]:
             ties: str | None = None,
             **kwargs: Any,
         ) -> None:
-            self._start(kwargs, empty_target_action, ignore_index, aggregation, ties)
-            set_top_k(self, top_k)
+            super().__init__(
+                empty_target_action, ignore_index, top_k, aggregation, ties=ties, **kwargs
+            )
             self.positive_only = bool(positive_only)
 
     class RetrievalNormalizedDCG(TopKMetric):
