@@ -25,7 +25,8 @@ import json
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import numpy as np
@@ -39,10 +40,12 @@ from ranklens.analysis.stats._validate import (
     column_means,
     column_sds,
 )
+from ranklens.analysis.stats.bayesian import check_rope, prob_better, rope_probabilities, verdict
 from ranklens.analysis.stats.bootstrap import bootstrap_test
 from ranklens.analysis.stats.corrections import CORRECTIONS, adjust_p_values
 from ranklens.analysis.stats.correlation import system_correlation
 from ranklens.analysis.stats.effect_size import paired_cohens_d
+from ranklens.analysis.stats.friedman import FriedmanResult
 from ranklens.analysis.stats.paired_tests import (
     sign_test,
     t_interval,
@@ -56,6 +59,7 @@ from ranklens.analysis.stats.power import (
     topic_set_size,
 )
 from ranklens.analysis.stats.randomization import randomization_test
+from ranklens.analysis.stats.risk import check_risk_alpha, risk_weighted, urisk_trisk
 from ranklens.analysis.stats.tukey import TukeyHSD, tukey_hsd
 from ranklens.base.errors import InputError, OptionError
 from ranklens.base.progress import Progress, stage
@@ -112,6 +116,22 @@ class PairStats:
     topics_needed : how many queries that test needs to detect ``|delta|`` with the
         comparison's power (``None`` when ``delta`` is 0, up to 1e-12, or more than 10
         million would be needed).
+    prob_better : the posterior probability that the run is better than the other, under
+        the Jeffreys prior for normal paired differences: ``t_{n-1}.cdf(mean(d) /
+        (s_d / sqrt(n)))`` with ``d = run - other`` (``other - run`` for measures where lower is
+        better, so that it is always the probability of being *better*;
+        :mod:`ranklens.analysis.stats.bayesian`).
+    prob_equivalent : with ``compare(..., rope=r)``, the posterior probability that the true
+        mean difference lies in ``[-r, r]`` (nan without a ROPE).
+    verdict : with a ROPE, ``"better"``, ``"worse"``, ``"equivalent"`` or ``"undecided"``:
+        ``"equivalent"`` when ``prob_equivalent`` reaches the comparison's ``confidence``,
+        ``"better"``/``"worse"`` when the probability of a difference beyond the ROPE in
+        that direction does; ``None`` without a ROPE.
+    urisk, trisk : risk-sensitive comparison (Wang et al. 2012; Dinçer et al. 2014): with
+        ``d`` the per-query differences (oriented so that positive is better) and
+        ``w = d`` where ``d >= 0``, ``(1 + risk_alpha) d`` where ``d < 0``,
+        ``urisk = mean(w)`` and ``trisk = urisk / (s_w / sqrt(n))``
+        (:mod:`ranklens.analysis.stats.risk`).
     """
 
     delta: float
@@ -127,9 +147,19 @@ class PairStats:
     mdd: float = math.nan
     power: float = math.nan
     topics_needed: int | None = None
+    prob_better: float = math.nan
+    prob_equivalent: float = math.nan
+    verdict: str | None = None
+    urisk: float = math.nan
+    trisk: float = math.nan
+    reverse_risk: tuple[float, float] = field(default=(math.nan, math.nan), repr=False)
+    """``(urisk, trisk)`` of the comparison seen from the other run (risk is not
+    symmetric): what :meth:`flipped` shows."""
 
     def flipped(self) -> PairStats:
         """The same comparison seen from the other run (``other - run``)."""
+        swap = {"better": "worse", "worse": "better"}
+        verdict = None if self.verdict is None else swap.get(self.verdict, self.verdict)
         return PairStats(
             -self.delta,
             self.p_value,
@@ -144,10 +174,18 @@ class PairStats:
             self.mdd,
             self.power,
             self.topics_needed,
+            1.0 - self.prob_better,
+            self.prob_equivalent,
+            verdict,
+            self.reverse_risk[0],
+            self.reverse_risk[1],
+            (self.urisk, self.trisk),
         )
 
-    def to_dict(self) -> dict[str, float | int | None]:
-        """The JSON shape: twelve keys, ``None`` for non-finite numbers."""
+    def to_dict(self) -> dict[str, float | int | str | None]:
+        """The JSON shape: twelve keys, then ``prob_better``, ``urisk``, ``trisk`` (and,
+        with a ROPE, ``prob_equivalent`` and ``verdict``); ``None`` for non-finite
+        numbers."""
         return comparison_data.pair_dict(self)
 
 
@@ -202,6 +240,15 @@ class Comparison:
     tukey : ``{measure: TukeyHSD}`` (systems in the order of :attr:`runs`) with
         ``all_pairs``; ``None`` otherwise.
     correlation : the rank correlations asked for (``correlate``, ``correlate_qrels``).
+    rope : the half-width of the region of practical equivalence (``compare(...,
+        rope=r)``), or ``None``.
+    risk_alpha : the risk weight of :attr:`PairStats.urisk` and :attr:`PairStats.trisk`
+        as given (``None``: not given, the default 1 is used).
+    groups : ``{group: Comparison}`` with ``compare(..., groups=G)``: each group's queries
+        compared alone, with every statistic exactly as :func:`compare` on those queries
+        (groups in the order they first appear in ``G``).
+    notes : sentences on what could not be computed (a group with too few queries for a
+        paired test: its p-values, intervals and effect sizes are nan).
     """
 
     measures: tuple[str, ...]
@@ -229,6 +276,10 @@ class Comparison:
     other``; the baseline first) and measure, a
     :class:`~ranklens.analysis.comparison_bounds.PairBounds`: whether it could flip or lose
     significance over the gradings of the unjudged documents (docs/incomplete.md)."""
+    rope: float | None = None
+    risk_alpha: float | None = None
+    groups: Mapping[str, Comparison] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # every measure-keyed mapping answers to every spelling of its measures
@@ -279,6 +330,97 @@ class Comparison:
         raise OptionError(
             f"{run!r} was compared with the baseline only, not with {other!r} (use all_pairs=True)"
         )
+
+    @cached_property
+    def ranks(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        """``{measure: {run: (best, worst)}}``: the rank interval of each run, from the
+        comparison's own corrected all-pairs decisions (``all_pairs=True``): ``best`` is 1
+        plus the number of runs significantly better than the run, ``worst`` the number of
+        runs ``k`` minus the number significantly worse. A run whose best rank is 1 is tied
+        with the top (:meth:`tied_with_first`).
+
+        Raises
+        ------
+        OptionError
+            The comparison was made against the baseline only.
+        """
+        if not self.pairs:
+            raise OptionError(
+                "rank intervals need every pair of runs compared: compare with all_pairs=True "
+                "(--all-pairs)"
+            )
+        return _by_measure({m: comparison_data.rank_intervals(self, m) for m in self.measures})
+
+    def tied_with_first(self, measure: str) -> tuple[str, ...]:
+        """The runs that no run is significantly better than on ``measure`` (best rank 1
+        in :attr:`ranks`), in the order of :attr:`runs`."""
+        intervals = self.ranks[self._measure(measure)]
+        return tuple(r for r in self.runs if intervals[r][0] == 1)
+
+    def values(self, measure: str) -> Float64Array:
+        """The per-query values of ``measure`` compared: a matrix (queries x runs), the
+        queries of :attr:`queries`, the runs of :attr:`runs`."""
+        name = self._measure(measure)
+        columns = []
+        for r in self.results:
+            rows = _rows(r, self.queries)
+            columns.append(r.values[rows, r.names.index(name)])
+        return np.column_stack(columns) if columns else np.empty((0, 0))
+
+    def _per_query(self, measure: str, what: str) -> tuple[str, Float64Array]:
+        name = self._measure(measure)
+        if is_run_level(self.results[0].measures[self.results[0].names.index(name)]):
+            raise OptionError(f"{what} needs per-query values; {name} is computed over the run")
+        return name, self.values(name)
+
+    def friedman(self, measure: str) -> FriedmanResult:
+        """Friedman's test over all the runs on ``measure``, their mean ranks (``{run:
+        rank}``, 1 = the best, ties averaged) and Nemenyi's critical difference at the
+        comparison's ``alpha`` (Demšar 2006; :mod:`ranklens.analysis.stats.friedman`)."""
+        from ranklens.analysis.stats.friedman import friedman_test
+
+        name, x = self._per_query(measure, "Friedman's test")
+        if x.shape[0] < 2:
+            raise InputError(
+                f"Friedman's test needs at least 2 queries, not {x.shape[0]}"
+                + (f" ({self.notes[0]})" if self.notes else "")
+            )
+        return friedman_test(
+            x, self.runs, higher_is_better=self.higher_is_better[name], alpha=self.alpha
+        )
+
+    def zrisk(self, measure: str) -> dict[str, float]:
+        """``{run: ZRisk}`` of every run against all the runs at once (Dinçer, Macdonald
+        and Ounis 2016) with the comparison's risk weight (:attr:`risk_alpha`, default 1);
+        :mod:`ranklens.analysis.stats.risk`."""
+        from ranklens.analysis.stats.risk import zrisk
+
+        return dict(
+            zip(self.runs, zrisk(self._risk_values(measure), self._alpha_of_risk), strict=True)
+        )
+
+    def georisk(self, measure: str) -> dict[str, float]:
+        """``{run: GeoRisk}``: the geometric mean of each run's mean and of its
+        normalised ZRisk (Dinçer et al. 2016); higher is better."""
+        from ranklens.analysis.stats.risk import georisk
+
+        return dict(
+            zip(self.runs, georisk(self._risk_values(measure), self._alpha_of_risk), strict=True)
+        )
+
+    @property
+    def _alpha_of_risk(self) -> float:
+        return 1.0 if self.risk_alpha is None else self.risk_alpha
+
+    def _risk_values(self, measure: str) -> Float64Array:
+        name, x = self._per_query(measure, "ZRisk and GeoRisk")
+        if not self.higher_is_better[name]:
+            raise OptionError(
+                f"ZRisk and GeoRisk need a measure where higher is better, not {name}"
+            )
+        if x.shape[0] < 1:
+            raise InputError("ZRisk and GeoRisk need at least 1 query")
+        return x
 
     def power_notes(self) -> list[str]:
         """One sentence for each comparison that is not significant although the test had
@@ -606,6 +748,9 @@ def compare_results(
     qrels_labels: tuple[str, str] = ("qrels", "other qrels"),
     power: float = 0.8,
     progress: Progress | None = None,
+    groups: Any = None,
+    rope: float | None = None,
+    risk_alpha: float | None = None,
 ) -> Comparison:
     """Compare already evaluated runs (the statistics part of :func:`compare`).
 
@@ -629,6 +774,65 @@ def compare_results(
     """
     _check_options(test, correction, alpha, confidence, permutations, seed, tukey)
     _check_power(power)
+    check_rope(rope)
+    if risk_alpha is not None:
+        check_risk_alpha(risk_alpha)
+    options: dict[str, Any] = {
+        "baseline": baseline,
+        "test": test,
+        "correction": correction,
+        "alpha": alpha,
+        "permutations": permutations,
+        "seed": seed,
+        "confidence": confidence,
+        "all_pairs": all_pairs,
+        "tukey": tukey,
+        "power": power,
+        "rope": rope,
+        "risk_alpha": risk_alpha,
+    }
+    whole = _compare_values(
+        list(results),
+        measures,
+        names,
+        correlate,
+        correlate_with,
+        qrels_labels,
+        progress,
+        options,
+    )
+    if groups is None:
+        return whole
+    from dataclasses import replace
+
+    from ranklens.analysis.comparison_groups import group_comparisons
+
+    def compare_group(part: Sequence[Results], group: str) -> Comparison:
+        return _compare_values(
+            part, whole.measures, whole.runs, False, None, qrels_labels, None, options, group
+        )
+
+    return replace(whole, groups=group_comparisons(whole, groups, compare_group))
+
+
+def _compare_values(
+    results: Sequence[Results],
+    measures: Sequence[str] | str | None,
+    names: Sequence[str] | None,
+    correlate: bool,
+    correlate_with: Sequence[Results] | None,
+    qrels_labels: tuple[str, str],
+    progress: Progress | None,
+    options: dict[str, Any],
+    group: str | None = None,
+) -> Comparison:
+    """The comparison of :func:`compare_results` (``group``: the name of a group of
+    queries compared alone, which may have fewer than 2 queries: no tests then)."""
+    baseline = options["baseline"]
+    test, correction, alpha = options["test"], options["correction"], options["alpha"]
+    permutations, seed = options["permutations"], options["seed"]
+    confidence, all_pairs, tukey = options["confidence"], options["all_pairs"], options["tukey"]
+    power, rope, risk_alpha = options["power"], options["rope"], options["risk_alpha"]
     results = list(results)
     if len(results) < 2:
         raise OptionError(f"comparing needs at least 2 runs, not {len(results)}")
@@ -644,9 +848,16 @@ def compare_results(
     chosen, columns = _measure_columns(results, measures)
     measure_names = tuple(m.name for m in chosen)
     queries, dropped = _common_queries(results)
+    notes: tuple[str, ...] = ()
     if len(queries) < 2:
-        raise InputError(
-            f"the runs have {len(queries)} queries in common; paired tests need at least 2"
+        if group is None:
+            raise InputError(
+                f"the runs have {len(queries)} queries in common; paired tests need at least 2"
+            )
+        notes = (
+            f"group {group!r}: {len(queries)} "
+            f"{'query' if len(queries) == 1 else 'queries'} compared, too few for a paired "
+            "test (at least 2): no p-values, intervals, effect sizes or rank statistics",
         )
     rows = [_rows(r, queries) for r in results]
     # values[m]: queries x runs
@@ -672,25 +883,58 @@ def compare_results(
 
     plan = _plan(len(chosen), len(results), base, all_pairs)
     d = np.column_stack([values[m][:, b] - values[m][:, a] for m, a, b in plan.keys])
-    delta = column_means(d)
-    effect = paired_cohens_d(d)
-    wins, ties, losses = wins_ties_losses(d)
-    p, low, high = _test(test, d, permutations, seed, confidence, progress)
-    run_level_means = _run_level(
-        results, chosen, run_level, rows, plan.keys, permutations, seed, confidence,
-        (delta, p, low, high, effect, wins, ties, losses),
-    )
-    p = p[plan.canonical]  # a mirrored comparison has its canonical twin's p-value
-    corrected = np.empty_like(p)
-    for m in range(len(chosen)):
-        members = [c for (mm, _, _), c in plan.family.items() if mm == m]
-        adjusted = adjust_p_values(p[members], correction)
-        corrected[members] = adjusted
-    corrected = corrected[plan.canonical]
-    mdd, power_observed, needed = _power(d, delta, alpha, power)
+    goodness = np.array([1.0 if chosen[m].spec.higher_is_better else -1.0 for m, _, _ in plan.keys])
+    weight = 1.0 if risk_alpha is None else float(risk_alpha)
+    run_level_means: dict[int, list[float]] = {}
+    if notes:  # a group of fewer than 2 queries: differences and counts only
+        nan = np.full(d.shape[1], math.nan)
+        n = d.shape[0]
+        delta = column_means(d) if n else nan.copy()
+        wins, ties, losses = (np.sum(d > 0, axis=0), np.sum(d == 0, axis=0), np.sum(d < 0, axis=0))
+        p, corrected, low, high, effect, mdd, power_observed = (nan.copy() for _ in range(7))
+        needed: list[int | None] = [None] * d.shape[1]
+        bayes: tuple[Float64Array, Float64Array, list[str | None]] = (
+            nan.copy(),
+            nan.copy(),
+            [None] * d.shape[1],
+        )
+        forward, backward = (
+            column_means(risk_weighted(sign * d * goodness, weight)) if n else nan.copy()
+            for sign in (1.0, -1.0)
+        )
+        risk = (forward, nan.copy(), backward, nan.copy())
+    else:
+        delta = column_means(d)
+        effect = paired_cohens_d(d)
+        wins, ties, losses = wins_ties_losses(d)
+        p, low, high = _test(test, d, permutations, seed, confidence, progress)
+        bayes = _bayes(d * goodness, rope, confidence)
+        risk = (*urisk_trisk(d * goodness, weight), *urisk_trisk(-d * goodness, weight))
+        run_level_means = _run_level(
+            results,
+            chosen,
+            run_level,
+            rows,
+            plan.keys,
+            permutations,
+            seed,
+            confidence,
+            (delta, p, low, high, effect, wins, ties, losses),
+        )
+        p = p[plan.canonical]  # a mirrored comparison has its canonical twin's p-value
+        corrected = np.empty_like(p)
+        for m in range(len(chosen)):
+            members = [c for (mm, _, _), c in plan.family.items() if mm == m]
+            adjusted = adjust_p_values(p[members], correction)
+            corrected[members] = adjusted
+        corrected = corrected[plan.canonical]
+        mdd, power_observed, needed = _power(d, delta, alpha, power)
     for c, (m, _, _) in enumerate(plan.keys):
         if m in run_level:  # the power figures need per-query values
             mdd[c], power_observed[c], needed[c] = math.nan, math.nan, None
+            for column in (*bayes[:2], *risk):
+                column[c] = math.nan
+            bayes[2][c] = None
 
     def stats(c: int) -> PairStats:
         m = plan.keys[c][0]
@@ -711,6 +955,12 @@ def compare_results(
             float(mdd[c]),
             float(power_observed[c]),
             needed[c],
+            float(bayes[0][c]),
+            float(bayes[1][c]),
+            bayes[2][c],
+            float(risk[0][c]),
+            float(risk[1][c]),
+            (float(risk[2][c]), float(risk[3][c])),
         )
 
     vs_baseline: dict[str, dict[str, PairStats]] = {
@@ -726,14 +976,16 @@ def compare_results(
 
     means = {
         name: {
-            m.name: run_level_means[j][i] if j in run_level else aggregate(m, values[j][:, i])
+            m.name: run_level_means[j][i]
+            if j in run_level
+            else (aggregate(m, values[j][:, i]) if len(queries) else math.nan)
             for j, m in enumerate(chosen)
         }
         for i, name in enumerate(run_names)
     }
     hib = {m.name: m.spec.higher_is_better for m in chosen}
     tukey_results = None
-    if all_pairs:
+    if all_pairs and not notes:
         tukey_results = {
             m.name: tukey_hsd(values[j], blocked=tukey == "blocked", confidence=confidence)
             for j, m in enumerate(chosen)
@@ -760,7 +1012,26 @@ def compare_results(
         tukey_kind=tukey,
         correlation=correlations,
         power=float(power),
+        rope=None if rope is None else float(rope),
+        risk_alpha=None if risk_alpha is None else float(risk_alpha),
+        notes=notes,
     )
+
+
+def _bayes(
+    good: Float64Array, rope: float | None, level: float
+) -> tuple[Float64Array, Float64Array, list[str | None]]:
+    """Per column of differences oriented so that positive is better: the probability of
+    being better, of being practically equivalent (nan without a ROPE) and the verdict."""
+    better = np.asarray(prob_better(good), dtype=np.float64).reshape(-1)
+    if rope is None:
+        return better, np.full(better.shape, math.nan), [None] * better.shape[0]
+    below, inside, above = (np.asarray(v).reshape(-1) for v in rope_probabilities(good, rope))
+    verdicts: list[str | None] = [
+        verdict(float(lo), float(mid), float(hi), level)
+        for lo, mid, hi in zip(below, inside, above, strict=True)
+    ]
+    return better, inside.astype(np.float64), verdicts
 
 
 def _run_level(
@@ -892,6 +1163,9 @@ def compare(
     train: Any = None,
     bounds: bool = False,
     max_grade: int | None = None,
+    groups: Any = None,
+    rope: float | None = None,
+    risk_alpha: float | None = None,
 ) -> Comparison:
     """Evaluate runs and compare them with a baseline, with paired tests.
 
@@ -969,6 +1243,20 @@ def compare(
         Mark every comparison that could flip, or lose significance, over the gradings
         ``{0..max_grade}`` of the two runs' unjudged documents (:attr:`Comparison.flips`,
         :mod:`ranklens.analysis.comparison_bounds`); trec_eval's conventions only.
+    groups
+        Groups of queries (slices) to compare alone as well: a ``{query_id: group}``
+        mapping or a two-column file (query id, group). :attr:`Comparison.groups` then
+        holds, per group, the comparison of its queries alone, every statistic as
+        ``compare`` gives on those queries (:mod:`ranklens.analysis.comparison_groups`).
+    rope
+        The half-width ``r`` of a region of practical equivalence: each comparison then
+        gets :attr:`PairStats.prob_equivalent` (the posterior probability that the mean
+        difference lies in ``[-r, r]``) and a :attr:`PairStats.verdict` (``"equivalent"``,
+        ``"better"``, ``"worse"`` or ``"undecided"``, at the level ``confidence``).
+    risk_alpha
+        The risk weight ``a >= 0`` of :attr:`PairStats.urisk` and :attr:`PairStats.trisk`
+        (a loss on a query weighs ``1 + a`` times a gain; default 1), and of
+        :meth:`Comparison.zrisk` and :meth:`Comparison.georisk`.
 
     Returns
     -------
@@ -980,6 +1268,9 @@ def compare(
 
     _check_options(test, correction, alpha, confidence, permutations, seed, tukey)
     _check_power(power)
+    check_rope(rope)
+    if risk_alpha is not None:
+        check_risk_alpha(risk_alpha)
     if isinstance(runs, Mapping):
         if names is not None:
             raise OptionError("give the runs' names either as the mapping's keys or as names")
@@ -1033,6 +1324,9 @@ def compare(
             qrels_labels=labels,
             power=power,
             progress=progress,
+            groups=groups,
+            rope=rope,
+            risk_alpha=risk_alpha,
         )
 
     if qrels is None or any(comparison_scores.is_scores(r) for r in run_list):

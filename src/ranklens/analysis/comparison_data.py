@@ -26,9 +26,10 @@ def finite(value: float) -> float | None:
 # ----------------------------------------------------------------------------- JSON
 
 
-def pair_dict(st: PairStats) -> dict[str, float | int | None]:
-    """The twelve JSON keys of one comparison."""
-    return {
+def pair_dict(st: PairStats) -> dict[str, float | int | str | None]:
+    """The JSON keys of one comparison: the twelve of every comparison, the probability
+    of being better and the risk (``prob_equivalent`` and ``verdict`` with a ROPE)."""
+    out: dict[str, float | int | str | None] = {
         "delta": finite(st.delta),
         "p_value": finite(st.p_value),
         "p_value_corrected": finite(st.p_value_corrected),
@@ -41,7 +42,14 @@ def pair_dict(st: PairStats) -> dict[str, float | int | None]:
         "mdd": finite(st.mdd),
         "power": finite(st.power),
         "topics_needed": st.topics_needed,
+        "prob_better": finite(st.prob_better),
+        "urisk": finite(st.urisk),
+        "trisk": finite(st.trisk),
     }
+    if st.verdict is not None:
+        out["prob_equivalent"] = finite(st.prob_equivalent)
+        out["verdict"] = st.verdict
+    return out
 
 
 def correlation_dict(c: Correlation) -> dict[str, Any]:
@@ -97,7 +105,59 @@ def to_dict(cmp: Comparison) -> dict[str, Any]:
         }
     if cmp.correlation:
         out["correlation"] = [correlation_dict(c) for c in cmp.correlation]
+    if cmp.rope is not None:
+        out["rope"] = cmp.rope
+    if cmp.risk_alpha is not None:
+        out["risk_alpha"] = cmp.risk_alpha
+    if cmp.pairs:
+        out["ranks"] = {
+            m: {r: list(interval) for r, interval in cmp.ranks[m].items()} for m in cmp.measures
+        }
+        out["friedman"] = {m: friedman_dict(cmp, m) for m in cmp.measures}
+    if cmp.notes:
+        out["notes"] = list(cmp.notes)
+    if cmp.groups:
+        out["groups"] = {g: group_dict(part) for g, part in cmp.groups.items()}
     return out
+
+
+def friedman_dict(cmp: Comparison, measure: str) -> dict[str, Any] | None:
+    """Friedman's test of ``measure`` as JSON (``None`` with fewer than 2 queries)."""
+    if len(cmp.queries) < 2:
+        return None
+    f = cmp.friedman(measure)
+    return {
+        "statistic": finite(f.statistic),
+        "p_value": finite(f.p_value),
+        "mean_ranks": {r: finite(v) for r, v in f.mean_ranks.items()},
+        "critical_difference": finite(f.critical_difference),
+    }
+
+
+def group_dict(cmp: Comparison) -> dict[str, Any]:
+    """One group of queries compared alone: its queries, means and comparisons."""
+    out: dict[str, Any] = {
+        "queries": len(cmp.queries),
+        "mean": {r: {m: finite(v) for m, v in cmp.means[r].items()} for r in cmp.runs},
+        "vs_baseline": {
+            r: {m: pair_dict(st) for m, st in per.items()} for r, per in cmp.vs_baseline.items()
+        },
+    }
+    if cmp.notes:
+        out["notes"] = list(cmp.notes)
+    return out
+
+
+def rank_intervals(cmp: Comparison, measure: str) -> dict[str, tuple[int, int]]:
+    """``{run: (best, worst)}``: 1 + the runs significantly better, k - the runs
+    significantly worse (every pair compared)."""
+    k = len(cmp.runs)
+    worse = {r: len(beaten(cmp, r, measure)) for r in cmp.runs}
+    better_than = {r: 0 for r in cmp.runs}
+    for r in cmp.runs:
+        for other in beaten(cmp, r, measure):
+            better_than[other] += 1
+    return {r: (1 + better_than[r], k - worse[r]) for r in cmp.runs}
 
 
 def tukey_pairs(cmp: Comparison, measure: str) -> dict[tuple[str, str], dict[str, Any]]:
