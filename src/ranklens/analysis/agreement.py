@@ -183,7 +183,7 @@ class _Joined:
     only_b_per_query: Int64Array
 
 
-def _judged(qrels: Qrels) -> dict[tuple[str, str], int]:
+def judged_pairs(qrels: Qrels) -> dict[tuple[str, str], int]:
     """``{(qid, docid): grade}`` of the judged pairs (grade >= 0)."""
     docids = qrels.docids()
     rels = qrels.rels.tolist()
@@ -197,8 +197,8 @@ def _judged(qrels: Qrels) -> dict[tuple[str, str], int]:
 
 
 def _join(a: Qrels, b: Qrels) -> _Joined:
-    judged_a = _judged(a)
-    judged_b = _judged(b)
+    judged_a = judged_pairs(a)
+    judged_b = judged_pairs(b)
     qids = tuple(sorted(set(a.qids) | set(b.qids), key=lambda q: q.encode("utf-8")))
     position = {qid: i for i, qid in enumerate(qids)}
     query: list[int] = []
