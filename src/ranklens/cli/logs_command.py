@@ -56,7 +56,8 @@ def _read(args: argparse.Namespace, kind: str) -> Any:
 
 
 def _inputs(args: argparse.Namespace) -> list[str]:
-    return [p for p in (args.log, getattr(args, "target", None)) if isinstance(p, str)]
+    paths = [args.log, getattr(args, "target", None), *(getattr(args, "balanced", None) or [])]
+    return [p for p in paths if isinstance(p, str)]
 
 
 def _number(value: float) -> str:
@@ -169,12 +170,20 @@ def register(commands: Any) -> None:
             "Analyse an interleaving log (rows with the team that contributed each shown "
             "document): wins, losses and ties of the first ranker (sorted order) against "
             "the other, the two-sided binomial test of wins against losses, the preference "
-            "delta with a bootstrap interval, per query; and the impressions needed for 80%% "
+            "delta with a bootstrap interval, per query; and the impressions needed for 80% "
             "power at the observed rates."
         ),
     )
     _log_argument(p, "team-draft interleaving")
     p.add_argument("--rankers", nargs=2, metavar=("A", "B"), help="the two teams to compare")
+    p.add_argument(
+        "--balanced",
+        nargs=2,
+        metavar=("RUN_A", "RUN_B"),
+        help="a balanced interleaving log: the two runs its lists were made from; each "
+        "impression is credited by the balanced rule (Joachims; Chapelle et al. 2012) "
+        "instead of by team",
+    )
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (0.95)")
     p.add_argument(
         "--bootstrap", type=int, default=10_000, metavar="B", help="bootstrap resamples (10000)"
@@ -218,12 +227,24 @@ def register(commands: Any) -> None:
 
 def run_click_models(args: argparse.Namespace) -> int:
     """Handle ``ranklens click-models``."""
-    from ranklens.logs.click_models import fit_patterns
+    from ranklens.base.errors import OptionError
+    from ranklens.logs.click_models import check_ubm_log, fit_patterns
     from ranklens.logs.patterns import patterns_of
 
     _options.check_output(args, _inputs(args))
+    if not 0.0 < args.holdout < 1.0:
+        raise OptionError(f"--holdout must be a share in (0, 1), not {args.holdout:g}")
     log = _read(args, "clicks")
     train, test = log.split(args.holdout, seed=args.seed)
+    if test.num_impressions == 0 or train.num_impressions == 0:
+        raise OptionError(
+            f"--holdout {args.holdout:g} of the log's {log.num_impressions} sessions holds out "
+            f"{test.num_impressions}: the models are scored on held-out sessions, so at least "
+            "one must be held out and one left to fit; give a log of more sessions or "
+            "another --holdout"
+        )
+    if "UBM" in (args.model or MODELS):
+        check_ubm_log(log)  # before its table is made, naming the session
     patterns = patterns_of(train)
     rows: list[dict[str, Any]] = []
     for name in args.model or MODELS:
@@ -318,25 +339,40 @@ def run_click_measures(args: argparse.Namespace) -> int:
 
 def run_interleaving(args: argparse.Namespace) -> int:
     """Handle ``ranklens interleaving``."""
+    from ranklens.base.errors import OptionError
+    from ranklens.data.run import Run
     from ranklens.logs import interleaving
 
     _options.check_output(args, _inputs(args))
     log = _read(args, "interleaving")
+    rankings = None
+    if args.balanced:
+        runs = [Run.from_file(path) for path in args.balanced]
+        if runs[0].name == runs[1].name:
+            raise OptionError(
+                f"the two runs of --balanced are both named {runs[0].name!r}: give runs of "
+                "two rankers"
+            )
+        rankings = {run.name: run for run in runs}
+    elif args.rankers is None and log.teams is not None and len(log.teams) != 2:
+        raise OptionError(
+            f"the log has {len(log.teams)} teams ({', '.join(log.teams)}): name the two to "
+            "compare with --rankers A B"
+        )
+    if args.confidence is not None and not 0.0 < args.confidence < 1.0:
+        raise OptionError(f"--confidence must be in (0, 1), not {args.confidence:g}")
+    if args.bootstrap < 1:
+        raise OptionError(f"--bootstrap must be a positive integer, not {args.bootstrap}")
     result = interleaving(
         log,
         tuple(args.rankers) if args.rankers else None,
+        rankings=rankings,
         confidence=args.confidence,
         bootstrap=args.bootstrap,
         seed=args.seed,
     )
-    from ranklens.base.errors import OptionError
-
     a, b = result.rankers
-    needed: int | None
-    try:
-        needed = result.impressions_needed()
-    except OptionError:  # no difference observed: nothing to plan from
-        needed = None
+    needed, needed_note = _planned_impressions(result)
     with _options.output_stream(args, _inputs(args)) as out:
         if args.format == "json":
             data = {
@@ -351,17 +387,39 @@ def run_interleaving(args: argparse.Namespace) -> int:
                 "interval": list(result.interval),
                 "confidence": result.confidence,
                 "impressions_needed": needed,
+                "impressions_needed_note": needed_note,
             }
             if args.per_query:
                 data["per_query"] = {q: list(v) for q, v in result.per_query.items()}
             json.dump(data, out, indent=1)
             out.write("\n")
             return 0
-        _interleaving_table(result, needed, args.per_query, out)
+        _interleaving_table(result, needed, needed_note, args.per_query, out)
     return 0
 
 
-def _interleaving_table(result: Any, needed: int | None, per_query: bool, out: IO[str]) -> None:
+def _planned_impressions(result: Any) -> tuple[int | None, str | None]:
+    """The impressions for 80% power at the observed rates, or why there is no number:
+    ``(number, None)``, ``(None, "more than N")`` or ``(None, "not estimable: ...")``;
+    beyond the exact sums the number is the normal approximation's (said so)."""
+    from ranklens.logs.interleaving import EXACT_IMPRESSIONS, NotEstimableError
+
+    if result.impressions == 0 or result.wins == result.losses:
+        return None, "not estimable: as many wins as losses"
+    try:
+        needed = int(result.impressions_needed())
+    except NotEstimableError as exc:
+        if exc.more_than is None:
+            return None, "not estimable"
+        return None, f"more than {exc.more_than:,}"
+    if needed > EXACT_IMPRESSIONS:
+        return needed, "normal approximation"
+    return needed, None
+
+
+def _interleaving_table(
+    result: Any, needed: int | None, note: str | None, per_query: bool, out: IO[str]
+) -> None:
     a, b = result.rankers
     level = round(100 * result.confidence)
     out.write(f"{a} against {b}: {result.impressions} impressions\n")
@@ -375,8 +433,11 @@ def _interleaving_table(result: Any, needed: int | None, per_query: bool, out: I
         f"preference for {a}: delta = {_number(result.delta)}  {level}% CI "
         f"[{_number(low)}, {_number(high)}]\n"
     )
-    if needed is not None:
-        out.write(f"impressions for 80% power at these rates: {needed}\n")
+    if needed is None:
+        out.write(f"impressions for 80% power at these rates: {note}\n")
+    else:
+        told = f" ({note})" if note else ""
+        out.write(f"impressions for 80% power at these rates: {needed}{told}\n")
     if per_query:
         out.write("query  wins  losses  ties\n")
         for q, (w, lo, t) in result.per_query.items():

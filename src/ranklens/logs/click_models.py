@@ -64,6 +64,37 @@ PROB_MIN = 1e-6
 DEFAULT_PRIOR = (1.0, 2.0)
 DEFAULT_TOL = 1e-6
 DEFAULT_MAX_ITER = 2000
+UBM_MAX_POSITIONS = 1000
+"""The longest session UBM takes: its examination table has a probability for each
+(position, previous click position) pair, :math:`n(n + 1)` for sessions of :math:`n`
+positions (8 MB at 1,000 positions, 6.7 GiB at 30,000)."""
+
+
+def check_ubm_length(length: int, session: str | None = None, source: str | None = None) -> None:
+    """Refuse, before any table is made, a UBM of sessions longer than
+    :data:`UBM_MAX_POSITIONS`, naming the session when it is known."""
+    if length <= UBM_MAX_POSITIONS:
+        return
+    from ranklens.base.errors import InputError
+
+    who = f"session '{session}'" if session is not None else "a session"
+    cells = length * (length + 1)
+    raise InputError(
+        f"{who} shows {length:,} documents: UBM's examination table has one probability per "
+        f"(position, previous click position), {cells:,} of them ({cells * 8 / 2**30:.2g} GiB), "
+        f"and UBM takes sessions of at most {UBM_MAX_POSITIONS:,} positions. Keep the top "
+        f"{UBM_MAX_POSITIONS:,} positions of each session (drop the rows with a larger "
+        "position; users rarely read further), or fit PBM or a cascade model (DBN, SDBN, "
+        "DCM), whose parameters grow with the length only",
+        path=source,
+    )
+
+
+def check_ubm_log(log: ClickLog) -> None:
+    """:func:`check_ubm_length` for the longest session of ``log``."""
+    if log.num_impressions and log.max_length > UBM_MAX_POSITIONS:
+        longest = int(np.argmax(log.lengths))
+        check_ubm_length(int(log.lengths[longest]), log.sessions[longest], log.source)
 
 
 def _clip(values: Float64Array) -> Float64Array:
@@ -311,6 +342,8 @@ class ClickModel:
         from ranklens.logs.read import read_log
 
         log = read_log(log)
+        if self.model == "UBM":
+            check_ubm_log(log)
         a, s, c, valid, _ = self._cells(log)
         cond, full = _session_probabilities(self.model, a, s, c, valid, self._gamma_at(a.shape[1]))
         rows, cols = log.impression_of_rows, log.positions - 1
@@ -326,6 +359,8 @@ class ClickModel:
         from ranklens.logs.read import read_log
 
         log = read_log(log)
+        if self.model == "UBM":
+            check_ubm_log(log)
         a, s, c, valid, unseen = self._cells(log)
         cond, full = _session_probabilities(self.model, a, s, c, valid, self._gamma_at(a.shape[1]))
         cond = np.where(valid, _clip(cond), 1.0)
@@ -454,20 +489,18 @@ def _session_probabilities(
         return np.where(c, p, 1.0 - p), p
     if model == "UBM":
         prev = np.zeros(n, dtype=np.int64)
-        marginal = np.zeros((n, width + 1))  # marginal[:, r'] = P(C_{r'} = 1), r' = 0: start
-        marginal[:, 0] = 1.0
+        # reach[:, r'] = P(C_r' = 1 and no click from r' + 1 down to the current rank - 1)
+        # (r' = 0: the start); then P(C_r = 1) = sum over r' < r of reach[:, r'] a gamma[r, r']
+        reach = np.zeros((n, width + 1))
+        reach[:, 0] = 1.0
         for r in range(width):
             p = a[:, r] * gamma[r, prev]
             cond[:, r] = np.where(c[:, r], p, 1.0 - p)
             prev = np.where(c[:, r] & valid[:, r], r + 1, prev)
-            # P(C_r = 1) = sum over r' < r of P(C_r' = 1) P(no click in (r', r)) a gamma[r, r']
-            total = np.zeros(n)
-            for rp in range(r + 1):
-                between = np.ones(n)
-                for j in range(rp, r):
-                    between *= 1.0 - a[:, j] * gamma[j, rp]
-                total += marginal[:, rp] * between * a[:, r] * gamma[r, rp]
-            marginal[:, r + 1] = total
+            click = a[:, r, None] * gamma[None, r, : r + 1]
+            total = (reach[:, : r + 1] * click).sum(axis=1)
+            reach[:, : r + 1] *= 1.0 - click
+            reach[:, r + 1] = total
             full[:, r] = total
         return cond, full
     # the cascade family: a click at r satisfies with s (Cascade: always; DCM: 1 - lambda_r)
@@ -838,6 +871,8 @@ def fit_patterns(
         raise OptionError(f"tol must be a non-negative number, not {tol!r}")
     sigma: Float64Array | None = None
     iterations, converged = 0, True
+    if name == "UBM":
+        check_ubm_length(stats.ranks)
     if name in ("PBM", "UBM"):
         alpha, gamma, observed, iterations, converged = _fit_position_em(
             stats, name == "UBM", prior, tol, max_iter
@@ -933,6 +968,8 @@ def fit_click_model(
     """
     from ranklens.logs.stream import patterns_from_source
 
+    if isinstance(log, ClickLog) and _model_name(model) == "UBM":
+        check_ubm_log(log)
     patterns = patterns_from_source(log)
     return fit_patterns(
         patterns,
@@ -951,5 +988,7 @@ def fit_click_models(
     """Several models fitted on one reading of ``log``: ``{name: ClickModel}``."""
     from ranklens.logs.stream import patterns_from_source
 
+    if isinstance(log, ClickLog) and "UBM" in {_model_name(m) for m in models}:
+        check_ubm_log(log)
     patterns = patterns_from_source(log)
     return {_model_name(m): fit_patterns(patterns, m, **options) for m in models}

@@ -35,13 +35,14 @@ drawn with replacement, ``bootstrap`` times, seeded), or the normal approximatio
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ranklens.base.errors import InputError, OptionError
+from ranklens.base.errors import InputError, InputWarning, OptionError
 from ranklens.base.types import Float64Array
 from ranklens.logs.log import ClickLog
 
@@ -75,7 +76,7 @@ class Estimate:
     weights: Float64Array = field(repr=False)
 
 
-def _target_ranks(log: ClickLog, target: Any) -> Float64Array:
+def target_ranks(log: ClickLog, target: Any) -> Float64Array:
     """For each row: the rank the target gives its document for its query (inf: not
     ranked)."""
     ranking = _target_lists(target)
@@ -100,7 +101,7 @@ def _target_positions(log: ClickLog, target: Any) -> Float64Array:
     documents the impression showed (the target's order; documents it does not rank after
     them, in the logged order)."""
     imp = log.impression_of_rows
-    order = np.lexsort((log.positions, _target_ranks(log, target), imp))
+    order = np.lexsort((log.positions, target_ranks(log, target), imp))
     out = np.empty(log.num_rows)
     out[order] = np.arange(log.num_rows) - log.offsets[imp[order]] + 1
     return out
@@ -125,10 +126,40 @@ def _target_lists(target: Any) -> dict[str, dict[str, int]]:
     return out
 
 
+def check_target_queries(log: ClickLog, target: Any) -> None:
+    """A target that ranks none of the log's queries is an error (its estimate would be 0
+    clicks with the interval [0, 0], from ids that do not match: a typo, numbers against
+    text); one that ranks some of them, a warning naming how many it misses (their
+    impressions count 0 clicks under the target)."""
+    ranked = set(_target_lists(target))
+    shown = np.unique(log.query[log.impression_of_rows]) if log.num_rows else np.zeros(0, int)
+    names = [log.queries[int(q)] for q in shown.tolist()]
+    missing = [q for q in names if q not in ranked]
+    if not missing:
+        return
+    examples = ", ".join(repr(q) for q in missing[:3])
+    if len(missing) == len(names):
+        theirs = ", ".join(repr(q) for q in sorted(ranked)[:3]) or "none"
+        raise InputError(
+            f"the target ranks none of the log's {len(names)} queries (the log's: {examples}"
+            f"{', ...' if len(missing) > 3 else ''}; the target's: {theirs}"
+            f"{', ...' if len(ranked) > 3 else ''}): its estimate would be 0 clicks. Check "
+            "that the target and the log use the same query ids",
+            path=log.source,
+        )
+    warnings.warn(
+        f"the target ranks {len(names) - len(missing)} of the log's {len(names)} queries; "
+        f"the impressions of the other {len(missing)} ({examples}"
+        f"{', ...' if len(missing) > 3 else ''}) count 0 clicks under it: check the query ids",
+        InputWarning,
+        stacklevel=3,
+    )
+
+
 def _deterministic_probabilities(log: ClickLog, target: Any) -> tuple[Float64Array, Float64Array]:
     """Marginal and step probabilities of a deterministic target for each logged row: 1
     where the target puts the row's document at the row's position, else 0."""
-    marginal = (_target_ranks(log, target) == log.positions).astype(np.float64)
+    marginal = (target_ranks(log, target) == log.positions).astype(np.float64)
     return marginal, marginal.copy()
 
 
@@ -170,6 +201,12 @@ def counterfactual(
         The interval: its level, ``"bootstrap"`` (percentile, ``bootstrap`` resamples of
         the impressions, seeded) or ``"normal"``.
 
+    Raises
+    ------
+    InputError
+        A target that ranks none of the log's queries (a partial overlap is an
+        :class:`~ranklens.base.errors.InputWarning` naming how many queries it misses).
+
     Examples
     --------
     >>> from ranklens.logs import read_log
@@ -195,6 +232,8 @@ def counterfactual(
         raise OptionError(f"bootstrap must be a positive integer, not {bootstrap!r}")
     if cutoff is not None and (not isinstance(cutoff, int) or cutoff < 1):
         raise OptionError(f"cutoff must be a positive integer, not {cutoff!r}")
+    if target is not None:
+        check_target_queries(log, target)
     reward = log.clicked.astype(np.float64)
     if cutoff is not None:
         reward = reward * (log.positions <= cutoff)

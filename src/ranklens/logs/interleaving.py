@@ -6,12 +6,17 @@ Making lists (:func:`interleave`, deterministic under a seed):
   order drawn at random, each add their highest document not yet shown to the list and
   to their team; with more than two rankers this is team-draft multileaving (Schuth et
   al. 2014).
-- ``"balanced"`` (Joachims 2003): the two rankings are merged alternately, the one that
-  goes first drawn at random; each document's team is the ranker whose turn added it.
-  :meth:`Interleaved.credit` gives the balanced outcome from the clicks (Chapelle et al.
-  2012): with :math:`k = \min(\max_c \mathrm{rank}_A(c), \max_c \mathrm{rank}_B(c))`
-  over the clicked documents :math:`c`, each ranker's credit is the number of clicked
-  documents in its top :math:`k`.
+- ``"balanced"`` (Joachims 2002, 2003): the two rankings are merged alternately, the one
+  that goes first drawn at random, each turn adding the ranker's next document unless it
+  is already shown; the list ends when either ranking runs out (or at ``length``). Each
+  document's team is the ranker whose turn added it. :meth:`Interleaved.credit` gives the
+  balanced outcome from the clicks (Joachims 2003; Chapelle et al. 2012): with
+  :math:`d` the lowest clicked document of the interleaved list and
+  :math:`k = \min\{j : a_j = d \lor b_j = d\}` (the smaller of its ranks in A and B;
+  a ranking that does not list it does not count), each ranker's credit is the number of
+  clicked documents in its top :math:`k`. On lists built this way a document absent
+  from one ranking is never ranked below that ranking's length plus one in the other,
+  so taking its missing rank as length + 1 gives the same :math:`k`.
 - ``"probabilistic"`` (Hofmann, Whiteson and de Rijke 2011): each ranker is a softmax over
   its ranks, :math:`P(d) \propto \mathrm{rank}(d)^{-\tau}` (:math:`\tau = 3`); at each
   position a ranker drawn at random draws a document from its softmax over the documents
@@ -19,7 +24,8 @@ Making lists (:func:`interleave`, deterministic under a seed):
   assignment; the marginalised estimator is not implemented).
 
 Analysis (:func:`interleaving`): an impression's credit for each ranker is the number of
-clicks on its team's documents. For two rankers A and B (A first in sorted order), an
+clicks on its team's documents; for a balanced log (``rankings`` given), the balanced
+rule above with each query's two rankings. For two rankers A and B (A first in sorted order), an
 impression is a win when A got more clicks than B, a loss when fewer, a tie otherwise
 (an impression without clicks is a tie). The preference
 :math:`\Delta = \frac{\mathrm{wins} + \mathrm{ties}_c / 2}{\mathrm{wins} + \mathrm{losses} +
@@ -40,6 +46,7 @@ import numpy as np
 
 from ranklens.base.errors import InputError, OptionError
 from ranklens.base.types import Float64Array, Int64Array
+from ranklens.logs.log import ClickLog
 
 METHODS = ("team_draft", "balanced", "probabilistic")
 TAU = 3.0
@@ -58,15 +65,19 @@ class Interleaved:
     def credit(self, clicked: Sequence[int] | Sequence[bool]) -> dict[str, float]:
         """Each ranker's credit for the clicks of one impression: 1-based clicked
         positions, or one boolean per position. Team methods: clicks on the ranker's team;
-        balanced: Joachims' rule (see the module's documentation).
+        balanced: the balanced rule (see the module's documentation). A position given
+        twice is one click: the credit counts clicked documents, as a log does (one
+        ``clicked`` flag per shown document).
 
         >>> shown = interleave({"A": ["a", "b"], "B": ["b", "c"]}, "team_draft", seed=3)
         >>> shown.docs, shown.teams
         (('b', 'a', 'c'), ('B', 'A', 'B'))
         >>> shown.credit([1, 3])  # both clicks on B's team
         {'A': 0.0, 'B': 2.0}
+        >>> shown.credit([1, 1])  # one document clicked
+        {'A': 0.0, 'B': 1.0}
         """
-        positions = _clicked_positions(clicked, len(self.docs))
+        positions = sorted(set(_clicked_positions(clicked, len(self.docs))))
         names = list(self.rankings)
         if self.method != "balanced":
             out = dict.fromkeys(names, 0.0)
@@ -77,7 +88,8 @@ class Interleaved:
             return dict.fromkeys(names, 0.0)
         docs = [self.docs[p - 1] for p in positions]
         rank = {n: {d: i + 1 for i, d in enumerate(self.rankings[n])} for n in names}
-        k = min(max(rank[n].get(d, math.inf) for d in docs) for n in names)
+        lowest = docs[-1]
+        k = min(rank[n].get(lowest, math.inf) for n in names)
         return {n: float(sum(1 for d in docs if rank[n].get(d, math.inf) <= k)) for n in names}
 
 
@@ -112,8 +124,8 @@ def interleave(
     method
         ``"team_draft"``, ``"balanced"`` or ``"probabilistic"``.
     length
-        Documents in the list (default: as many as the longest ranking, capped by the
-        distinct documents).
+        Documents in the list at most (default: as many as the longest ranking, capped by
+        the distinct documents; a balanced list also ends when either ranking runs out).
     seed
         A seed (the same list every time) or a numpy ``Generator`` (for a stream of
         impressions).
@@ -121,7 +133,7 @@ def interleave(
     Examples
     --------
     >>> interleave({"A": ["a", "b", "c"], "B": ["c", "a", "d"]}, "balanced", seed=1).docs
-    ('a', 'c', 'b', 'd')
+    ('a', 'c', 'b')
     """
     if method not in METHODS:
         raise OptionError(f"unknown interleaving method {method!r}: choose one of {METHODS}")
@@ -161,10 +173,9 @@ def interleave(
         a, b = names
         first_a = bool(rng.integers(2) == 0)
         ka = kb = 0
-        while len(chosen) < limit and (ka < len(lists[a]) or kb < len(lists[b])):
-            take_a = (ka < kb or (ka == kb and first_a)) and ka < len(lists[a])
-            if kb >= len(lists[b]):
-                take_a = True
+        # Joachims' loop: while both rankings have documents left
+        while len(chosen) < limit and ka < len(lists[a]) and kb < len(lists[b]):
+            take_a = ka < kb or (ka == kb and first_a)
             name = a if take_a else b
             if take_a:
                 doc, ka = lists[a][ka], ka + 1
@@ -221,7 +232,8 @@ class InterleavingResult:
     delta : the preference for A, :math:`\\Delta` (module documentation); NaN without clicks.
     interval : the bootstrap percentile interval of ``delta`` at ``confidence``.
     per_query : ``{query: (wins, losses, ties)}``.
-    credit : float64 (impressions x 2): the clicks on A's and on B's team per impression.
+    credit : float64 (impressions x 2): A's and B's credit per impression (the clicks on
+        each one's team; balanced: the balanced rule's counts).
     queries : the query of each impression.
     """
 
@@ -289,21 +301,28 @@ def interleaving(
     log: Any,
     rankers: tuple[str, str] | None = None,
     *,
+    rankings: Mapping[str, Any] | None = None,
     confidence: float = 0.95,
     bootstrap: int = 10_000,
     seed: int = 42,
 ) -> InterleavingResult:
-    """Analyse an interleaving log (rows with a ``team`` column).
+    """Analyse an interleaving log.
 
     Parameters
     ----------
     log
         A :class:`~ranklens.logs.ClickLog` or anything :func:`~ranklens.logs.read_log`
-        reads, with the ``team`` of each shown document.
+        reads: with the ``team`` of each shown document (team credit), or a balanced
+        interleaving log with ``rankings``.
     rankers
         The two teams to compare, ``(A, B)``; default: the log's two teams in sorted order
         (a log of three or more teams, multileaving, needs them named; see
-        :func:`multileaving`).
+        :func:`multileaving`). With ``rankings``: two of its rankers.
+    rankings
+        A balanced interleaving log's rankings: ``{ranker: ranking}``, each ranking a
+        :class:`~ranklens.Run`, ``{query: [doc, ...]}`` or ``{query: {doc: score}}``
+        (higher first). Each impression is then credited by the balanced rule (module
+        documentation) instead of by team; the log needs no ``team`` column.
     confidence, bootstrap, seed
         The level, resamples and seed of the bootstrap interval of ``delta``.
 
@@ -317,36 +336,22 @@ def interleaving(
     >>> result = interleaving(log)
     >>> result.wins, result.losses, result.ties, result.p_value
     (2, 0, 1, 0.5)
+    >>> balanced = interleaving(log, rankings={"A": {"q": ["a", "b"]}, "B": {"q": ["b", "a"]}})
+    >>> balanced.wins, balanced.losses, balanced.ties
+    (2, 0, 1)
     """
     from ranklens.logs.read import read_log
 
     log = read_log(log)
-    if log.team is None or log.teams is None:
-        raise InputError(
-            "the log has no 'team' column: an interleaving log names the ranker (team) that "
-            "contributed each shown document",
-            path=log.source,
-        )
-    if rankers is None:
-        if len(log.teams) != 2:
-            raise OptionError(
-                f"the log has {len(log.teams)} teams ({', '.join(log.teams)}): name the two to "
-                "compare with rankers=(A, B), or use multileaving() for every pair"
-            )
-        rankers = (log.teams[0], log.teams[1])
-    for name in rankers:
-        if name not in log.teams:
-            raise OptionError(f"no team {name!r} in the log (teams: {', '.join(log.teams)})")
     if not 0.0 < confidence < 1.0:
         raise OptionError(f"confidence must be in (0, 1), not {confidence!r}")
-    if not isinstance(bootstrap, int) or bootstrap < 1:
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 1:
         raise OptionError(f"bootstrap must be a positive integer, not {bootstrap!r}")
-    codes = [log.teams.index(r) for r in rankers]
-    credit = np.zeros((log.num_impressions, 2))
+    if rankings is not None:
+        rankers, credit = _balanced_credit(log, rankings, rankers)
+    else:
+        rankers, credit = _team_credit(log, rankers)
     imp = log.impression_of_rows
-    for j, code in enumerate(codes):
-        hits = log.clicked & (log.team == code)
-        credit[:, j] = np.bincount(imp, weights=hits.astype(np.float64), minlength=credit.shape[0])
     outcome = np.sign(credit[:, 0] - credit[:, 1]).astype(np.int64)
     any_click = (
         np.bincount(imp, weights=log.clicked.astype(np.float64), minlength=credit.shape[0]) > 0
@@ -380,6 +385,86 @@ def interleaving(
         credit=credit,
         queries=tuple(log.queries[q] for q in log.query.tolist()),
     )
+
+
+def _team_credit(
+    log: ClickLog, rankers: tuple[str, str] | None
+) -> tuple[tuple[str, str], Float64Array]:
+    """The rankers compared and each impression's clicks on each one's team."""
+    if log.team is None or log.teams is None:
+        raise InputError(
+            "the log has no 'team' column: an interleaving log names the ranker (team) that "
+            "contributed each shown document (a balanced interleaving log is analysed with "
+            "its two rankings instead)",
+            path=log.source,
+        )
+    if rankers is None:
+        if len(log.teams) != 2:
+            raise OptionError(
+                f"the log has {len(log.teams)} teams ({', '.join(log.teams)}): name the two to "
+                "compare, or compare every pair (multileaving)"
+            )
+        rankers = (log.teams[0], log.teams[1])
+    for name in rankers:
+        if name not in log.teams:
+            raise OptionError(f"no team {name!r} in the log (teams: {', '.join(log.teams)})")
+    credit = np.zeros((log.num_impressions, 2))
+    imp = log.impression_of_rows
+    for j, name in enumerate(rankers):
+        hits = log.clicked & (log.team == log.teams.index(name))
+        credit[:, j] = np.bincount(imp, weights=hits.astype(np.float64), minlength=credit.shape[0])
+    return (rankers[0], rankers[1]), credit
+
+
+def _balanced_credit(
+    log: ClickLog, rankings: Mapping[str, Any], rankers: tuple[str, str] | None
+) -> tuple[tuple[str, str], Float64Array]:
+    """The rankers compared and each impression's balanced credit: with d the lowest
+    clicked document and k the smaller of its ranks in the two rankings, the clicked
+    documents in each ranking's top k."""
+    from ranklens.logs.counterfactual import target_ranks
+
+    if not isinstance(rankings, Mapping):
+        raise OptionError("rankings must be {ranker: ranking}, two rankers")
+    names = [str(n) for n in rankings]
+    if rankers is None:
+        if len(names) != 2:
+            raise OptionError(
+                f"a balanced log is analysed with two rankings, not {len(names)} "
+                f"({', '.join(names)})"
+            )
+        rankers = (sorted(names)[0], sorted(names)[1])
+    for name in rankers:
+        if name not in names:
+            raise OptionError(f"no ranking of {name!r} (rankings: {', '.join(names)})")
+    by_name = {str(n): r for n, r in rankings.items()}
+    ranks = [target_ranks(log, by_name[name]) for name in rankers]
+    listed = np.isfinite(ranks[0]) | np.isfinite(ranks[1])
+    if not listed.all():
+        row = int(np.flatnonzero(~listed)[0])
+        imp_of_row = int(log.impression_of_rows[row])
+        raise InputError(
+            f"session '{log.sessions[imp_of_row]}' shows document "
+            f"{log.documents[int(log.doc[row])]!r} at position {int(log.positions[row])}, "
+            f"which neither ranking lists for query "
+            f"'{log.queries[int(log.query[imp_of_row])]}': give the rankings the balanced "
+            "lists were made from",
+            path=log.source,
+        )
+    n = log.num_impressions
+    imp = log.impression_of_rows
+    clicked_rows = np.flatnonzero(log.clicked)
+    lowest = np.full(n, -1, dtype=np.int64)
+    np.maximum.at(lowest, imp[clicked_rows], clicked_rows)  # rows are by position
+    has_click = lowest >= 0
+    k = np.full(n, -np.inf)
+    at = lowest[has_click]
+    k[has_click] = np.minimum(ranks[0][at], ranks[1][at])
+    credit = np.zeros((n, 2))
+    for j in range(2):
+        hits = log.clicked & (ranks[j] <= k[imp])
+        credit[:, j] = np.bincount(imp, weights=hits.astype(np.float64), minlength=n)
+    return (rankers[0], rankers[1]), credit
 
 
 def _bootstrap_delta(
@@ -429,29 +514,69 @@ def _rejection_bound(trials: Int64Array, alpha: float) -> Int64Array:
     return np.where(trials > 0, c, -1)
 
 
+EXACT_IMPRESSIONS = 100_000
+"""Up to this many impressions :func:`interleaving_power` sums the exact binomial
+probabilities (a cost that grows with the impressions); beyond, it uses the normal
+approximation, whose cost does not."""
+
+
 def interleaving_power(
     win_rate: float, loss_rate: float, impressions: int, alpha: float = 0.05
 ) -> float:
     r"""The power of the two-sided binomial test of wins against losses after
-    ``impressions`` impressions, each a win with probability ``win_rate`` and a loss with
-    ``loss_rate`` (a tie otherwise): exact, summed over the number of decisive impressions.
+    ``impressions`` impressions, each a win with probability ``win_rate`` (:math:`w`) and
+    a loss with ``loss_rate`` (:math:`l`), a tie otherwise.
+
+    Up to :data:`EXACT_IMPRESSIONS` impressions it is exact: summed over the number
+    :math:`N \sim \mathrm{Binomial}(n, w + l)` of decisive impressions, the probability
+    that the test of :math:`\mathrm{Binomial}(N, rac{w}{w + l})` wins rejects. Beyond,
+    the normal approximation of the win-minus-loss count :math:`D` (mean :math:`n\mu`,
+    :math:`\mu = w - l`; variance :math:`n\sigma^2`, :math:`\sigma^2 = w + l - \mu^2`),
+    which the test rejects when :math:`|D| > z_{1-lpha/2}\sqrt{n(w + l)}`:
+
+    .. math:: \mathrm{power} pprox \Phi\Big(rac{n|\mu| - z\sqrt{n(w+l)}}{\sqrt{n}\,\sigma}
+        \Big) + \Phi\Big(rac{-n|\mu| - z\sqrt{n(w+l)}}{\sqrt{n}\,\sigma}\Big)
+
+    (``tests/test_logs_interleaving.py`` checks that the two agree where both run).
 
     >>> round(interleaving_power(0.3, 0.2, 500), 3)
     0.877
+    >>> round(interleaving_power(0.3, 0.25, 10**9), 3)
+    1.0
     """
-    binom = _scipy_stats().binom
     _check_rates(win_rate, loss_rate, alpha)
-    if not isinstance(impressions, int) or impressions < 1:
+    if isinstance(impressions, bool) or not isinstance(impressions, int | np.integer):
+        raise OptionError(f"impressions must be a positive integer, not {impressions!r}")
+    if impressions < 1:
         raise OptionError(f"impressions must be a positive integer, not {impressions!r}")
     decisive = win_rate + loss_rate
-    trials = np.arange(impressions + 1, dtype=np.int64)
-    weight = binom.pmf(trials, impressions, decisive)
     if decisive == 0:
         return 0.0
+    if impressions > EXACT_IMPRESSIONS:
+        return _normal_power(win_rate, loss_rate, int(impressions), alpha)
+    binom = _scipy_stats().binom
+    trials = np.arange(int(impressions) + 1, dtype=np.int64)
+    weight = binom.pmf(trials, impressions, decisive)
     q = win_rate / decisive
     c = _rejection_bound(trials, alpha)
     reject = np.where(c >= 0, binom.cdf(c, trials, q) + binom.sf(trials - c - 1, trials, q), 0.0)
     return float(np.clip((weight * reject).sum(), 0.0, 1.0))
+
+
+def _normal_power(win_rate: float, loss_rate: float, impressions: int, alpha: float) -> float:
+    """The normal approximation of :func:`interleaving_power` (its formula)."""
+    norm = _scipy_stats().norm
+    decisive = win_rate + loss_rate
+    mean = abs(win_rate - loss_rate)
+    spread = math.sqrt(max(decisive - mean * mean, 0.0))
+    z = float(norm.isf(alpha / 2.0))
+    bound = z * math.sqrt(impressions * decisive)
+    if spread == 0.0:  # every impression decisive one way: D = n mu exactly
+        return 1.0 if impressions * mean > bound else 0.0
+    scale = math.sqrt(impressions) * spread
+    upper = float(norm.cdf((impressions * mean - bound) / scale))
+    lower = float(norm.cdf((-impressions * mean - bound) / scale))
+    return min(upper + lower, 1.0)
 
 
 def _check_rates(win_rate: float, loss_rate: float, alpha: float) -> None:
@@ -464,6 +589,16 @@ def _check_rates(win_rate: float, loss_rate: float, alpha: float) -> None:
         raise OptionError(f"alpha must be in (0, 1), not {alpha!r}")
 
 
+class NotEstimableError(OptionError):
+    """:func:`impressions_needed` has no answer: the rates are equal (no number of
+    impressions detects no difference), or more than ``max_impressions`` would be needed
+    (``more_than`` holds that bound, else ``None``)."""
+
+    def __init__(self, message: str, more_than: int | None = None) -> None:
+        super().__init__(message)
+        self.more_than = more_than
+
+
 def impressions_needed(
     win_rate: float,
     loss_rate: float,
@@ -472,32 +607,84 @@ def impressions_needed(
     alpha: float = 0.05,
     max_impressions: int = 10_000_000,
 ) -> int:
-    """The fewest impressions for :func:`interleaving_power` to reach ``power``: found by
-    doubling then bisection (the exact power of a discrete test is not quite monotone in
-    the number of impressions; the answer is the first found reaching it).
+    r"""The fewest impressions for :func:`interleaving_power` to reach ``power``.
 
-    >>> impressions_needed(0.3, 0.2)
-    408
+        The normal approximation's closed form (one tail) gives a first answer,
+        :math:`n_0 = \Big\lceil\Big(rac{z_{1-lpha/2}\sqrt{w + l} +
+        z_{\mathrm{power}}\,\sigma}{|w - l|}\Big)^2\Big
+    ceil` (notation of
+        :func:`interleaving_power`). Where the exact power is cheap (up to
+        :data:`EXACT_IMPRESSIONS`), the answer is searched on it by doubling then bisection
+        (the exact power of a discrete test is not quite monotone in the number of
+        impressions; the answer is the first found reaching it); beyond, by bisection on the
+        normal approximation. Either way the work is bounded, whatever the rates and ``alpha``.
+
+        Raises
+        ------
+        NotEstimableError
+            (an :class:`~ranklens.base.errors.OptionError`) when the rates are equal, or when
+            more than ``max_impressions`` impressions would be needed (``more_than``).
+
+        >>> impressions_needed(0.3, 0.2)
+        408
+        >>> impressions_needed(0.3, 0.2999999)
+        Traceback (most recent call last):
+        ...
+        ranklens.logs.interleaving.NotEstimableError: more than 10,000,000 impressions needed ...
     """
     _check_rates(win_rate, loss_rate, alpha)
     if not 0 < power < 1:
         raise OptionError(f"power must be in (0, 1), not {power!r}")
+    if isinstance(max_impressions, bool) or not isinstance(max_impressions, int):
+        raise OptionError(f"max_impressions must be a positive integer, not {max_impressions!r}")
+    if max_impressions < 1:
+        raise OptionError(f"max_impressions must be a positive integer, not {max_impressions!r}")
     if win_rate == loss_rate:
-        raise OptionError(
-            "win_rate equals loss_rate: no number of impressions detects no difference"
+        raise NotEstimableError(
+            "not estimable: the win rate equals the loss rate, and no number of impressions "
+            "detects no difference"
         )
-    high = 16
-    while interleaving_power(win_rate, loss_rate, high, alpha) < power:
-        if high >= max_impressions:
-            raise OptionError(
-                f"more than {max_impressions} impressions needed: the difference is too small"
-            )
-        high = min(high * 2, max_impressions)
-    low = high // 2 if high > 16 else 1
+    norm = _scipy_stats().norm
+    decisive = win_rate + loss_rate
+    mean = abs(win_rate - loss_rate)
+    spread = math.sqrt(max(decisive - mean * mean, 0.0))
+    root = float(norm.isf(alpha / 2.0)) * math.sqrt(decisive) + float(norm.ppf(power)) * spread
+    closed = math.ceil(max(root / mean, 0.0) ** 2) if math.isfinite(root / mean) else math.inf
+    too_many = NotEstimableError(
+        f"more than {max_impressions:,} impressions needed for power {power:g} at alpha "
+        f"{alpha:g}: the difference between the win and loss rates ({mean:.3g}) is too small",
+        more_than=max_impressions,
+    )
+    if closed > 4 * max_impressions:
+        raise too_many
+    if closed <= EXACT_IMPRESSIONS // 2:
+        high = 16
+        while interleaving_power(win_rate, loss_rate, high, alpha) < power:
+            if high >= min(EXACT_IMPRESSIONS, max_impressions):
+                break
+            high = min(high * 2, EXACT_IMPRESSIONS, max_impressions)
+        else:
+            low = high // 2 if high > 16 else 1
+            while low < high:
+                mid = (low + high) // 2
+                if interleaving_power(win_rate, loss_rate, mid, alpha) >= power:
+                    high = mid
+                else:
+                    low = mid + 1
+            return high
+    # the normal approximation, beyond the exact sums: its power grows with n
+    low = min(EXACT_IMPRESSIONS + 1, max_impressions + 1)
+    high = max(low, int(min(closed, 4 * max_impressions)))
+    while _normal_power(win_rate, loss_rate, high, alpha) < power:
+        if high > max_impressions:
+            raise too_many
+        high *= 2
     while low < high:
         mid = (low + high) // 2
-        if interleaving_power(win_rate, loss_rate, mid, alpha) >= power:
+        if _normal_power(win_rate, loss_rate, mid, alpha) >= power:
             high = mid
         else:
             low = mid + 1
+    if high > max_impressions:
+        raise too_many
     return high

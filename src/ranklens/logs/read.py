@@ -208,7 +208,8 @@ def _read_jsonl(path: str) -> Table:
     opener: Callable[..., Any] = gzip.open if path.lower().endswith(".gz") else open
     records: list[Any] = []
     lines: list[int] = []
-    with opener(path, "rt", encoding="utf-8") as handle:
+    # utf-8-sig: a byte-order mark at the start is read past, as every other reader does
+    with opener(path, "rt", encoding="utf-8-sig") as handle:
         for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
@@ -396,6 +397,13 @@ def _booleans(table: Table, values: np.ndarray, rows: Int64Array, what: str) -> 
     for i, v in enumerate(values.tolist()):
         if isinstance(v, float) and v in (0.0, 1.0):
             v = int(v)
+        if isinstance(v, list | dict | tuple | set):  # unhashable or not a flag at all
+            raise table.error(
+                int(rows[i]),
+                f"{what} must be true or false (or 1/0), not a {type(v).__name__} ({v!r}); the "
+                "long layout has one row per shown document (a list of clicks is the wide "
+                "layout's 'clicks' or 'clicked_positions' with 'doc_ids')",
+            )
         if v in _TRUE:
             out[i] = True
         elif v not in _FALSE:
