@@ -8,6 +8,7 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import ranklens
@@ -115,7 +116,8 @@ def test_click_models_and_counterfactual_run(files: dict[str, Path]) -> None:
     [
         (["click-measures"], "give a click log (LOG), or --example"),
         (["interleaving", "{clicks}"], "no 'team' column"),
-        (["click-qrels", "{clicks}"], "give either thresholds"),
+        (["click-qrels", "{clicks}"], "give either --thresholds (graded) or --scale"),
+        (["click-models", "{clicks}", "--holdout", "1.5"], "--holdout must be a share in (0, 1)"),
         (["counterfactual", "{clicks}", "--estimator", "sips", "--target", "{clicks}"], ""),
         (["click-models", "{bad}"], "position gap"),
     ],
@@ -141,3 +143,133 @@ def test_example_log_is_read_and_seeded() -> None:
     a = read_log(example_log("clicks", seed=1))
     b = read_log(example_log("clicks", seed=1))
     assert a.clicked.tolist() == b.clicked.tolist() and a.rankers == ("bm25", "rerank")
+
+
+def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _rows(sessions: int, length: int = 2) -> list[dict[str, object]]:
+    return [
+        {"session_id": s, "query_id": "q", "doc_id": f"d{p}", "position": p, "clicked": p == 1}
+        for s in range(1, sessions + 1)
+        for p in range(1, length + 1)
+    ]
+
+
+@pytest.mark.parametrize("sessions", [1, 2, 3])
+def test_click_models_on_too_few_sessions_is_one_line(tmp_path: Path, sessions: int) -> None:
+    """Issue 45: fewer than 4 sessions held out none and printed a table of nan, exit 0."""
+    log = _jsonl(tmp_path / "few.jsonl", _rows(sessions))
+    code, out, err = _run(["click-models", str(log), "--holdout", "0.25"])
+    train, test = read_log(log).split(0.25)
+    if test.num_impressions and train.num_impressions:
+        assert code == 0 and "nan" not in out
+    else:
+        assert code == 2 and out == ""
+        assert err.startswith("ranklens: error: --holdout 0.25 of the log's ")
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_interleaving_errors_name_the_options(tmp_path: Path) -> None:
+    """Issue 45: the command line named Python parameters (rankers=(A, B), test_fraction)."""
+    rows = [
+        {
+            "session_id": 1,
+            "query_id": "q",
+            "doc_id": d,
+            "position": i + 1,
+            "clicked": True,
+            "team": t,
+        }
+        for i, (d, t) in enumerate([("a", "A"), ("b", "B"), ("c", "C")])
+    ]
+    log = _jsonl(tmp_path / "three.jsonl", rows)
+    code, _, err = _run(["interleaving", str(log)])
+    assert code == 2 and "--rankers A B" in err and "rankers=" not in err
+    code, _, err = _run(["click-models", str(log), "--holdout", "0"])
+    assert code == 2 and "--holdout" in err and "test_fraction" not in err
+    code, out, _ = _run(["interleaving", "--help"])
+    assert code == 0 and "80% power" in " ".join(out.split()) and "%%" not in out
+
+
+def test_balanced_log_on_the_command_line(tmp_path: Path) -> None:
+    """--balanced RUN_A RUN_B: the balanced rule with the runs' rankings, as the API."""
+    from ranklens.data.run import Run
+    from ranklens.logs import interleave
+
+    lists = {"A": ["a", "b", "c", "d"], "B": ["c", "a", "e", "b"]}
+    runs = []
+    for name, docs in lists.items():
+        path = tmp_path / f"{name}.run"
+        path.write_text("".join(f"q Q0 {d} {i + 1} {10 - i} {name}\n" for i, d in enumerate(docs)))
+        runs.append(path)
+    rng = np.random.default_rng(5)
+    rows = []
+    for s in range(40):
+        shown = interleave(lists, "balanced", seed=rng)
+        for i, doc in enumerate(shown.docs):
+            rows.append(
+                {
+                    "session_id": s,
+                    "query_id": "q",
+                    "doc_id": doc,
+                    "position": i + 1,
+                    "clicked": bool(rng.random() < 0.3),
+                }
+            )
+    log = _jsonl(tmp_path / "balanced.jsonl", rows)
+    code, out, _ = _run(
+        [
+            "interleaving",
+            str(log),
+            "--balanced",
+            str(runs[0]),
+            str(runs[1]),
+            "-f",
+            "json",
+            "--bootstrap",
+            "50",
+        ]
+    )
+    assert code == 0
+    data = json.loads(out)
+    rankings = {run.name: run for run in (Run.from_file(p) for p in runs)}
+    api = interleaving(read_log(log), rankings=rankings, bootstrap=50)
+    assert (data["wins"], data["losses"], data["ties"]) == (api.wins, api.losses, api.ties)
+    assert data["rankers"] == ["A", "B"]
+
+
+def test_counterfactual_target_without_the_log_queries(tmp_path: Path) -> None:
+    """Issue 45: a target sharing no query with the log gave 0 clicks in [0, 0], exit 0."""
+    log = _jsonl(tmp_path / "log.jsonl", _rows(6))
+    target = tmp_path / "other.run"
+    target.write_text("Q1 Q0 d1 1 2 t\nQ1 Q0 d2 2 1 t\n")
+    code, out, err = _run(
+        ["counterfactual", str(log), "--target", str(target), "--position-bias", "pbm"]
+    )
+    assert code == 2 and out == ""
+    assert "the target ranks none of the log's 1 queries" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_ubm_refuses_a_very_long_session_naming_it(tmp_path: Path) -> None:
+    """Issue 45: one 30,000-position session needed 6.7 GiB (a bare MemoryError)."""
+    rows = _rows(6, 3) + [
+        {
+            "session_id": "long",
+            "query_id": "q",
+            "doc_id": f"x{p}",
+            "position": p,
+            "clicked": p % 7 == 0,
+        }
+        for p in range(1, 30_001)
+    ]
+    log = _jsonl(tmp_path / "long.jsonl", rows)
+    code, out, err = _run(["click-models", str(log), "--model", "UBM"])
+    assert code == 2 and out == ""
+    assert "session 'long' shows 30,000 documents" in err and "top 1,000 positions" in err
+    assert len(err.strip().splitlines()) == 1
+    code, out, _ = _run(["click-models", str(log), "--model", "PBM"])
+    assert code == 0

@@ -546,3 +546,67 @@ def test_streamed_parquet_rows_in_any_order_and_a_document_twice(tmp_path: Path)
         match=r"twice.parquet: row 3: session 's1' shows document 'a' twice \(positions 1 and 2\)",
     ):
         fit_click_model(twice, "PBM")
+
+
+def test_ubm_click_probabilities_equal_enumeration() -> None:
+    """P(C_r = 1) of UBM (the perplexity's), computed in O(n^2) per session, against the
+    definition: the sum over every click vector of prod_r (a_r g[r, r'])^c_r
+    (1 - a_r g[r, r'])^(1 - c_r), r' the last click above r (0: none)."""
+    rng = np.random.default_rng(11)
+    rows: dict[str, list[object]] = {
+        k: [] for k in ("session_id", "query_id", "doc_id", "position", "clicked")
+    }
+    for s in range(60):
+        length = int(rng.integers(1, 6))
+        for p in range(length):
+            row = (s, f"q{s % 3}", f"d{(p + s) % 6}", p + 1, bool(rng.random() < 0.35))
+            for key, value in zip(rows, row, strict=True):
+                rows[key].append(value)
+    log = read_log(rows)
+    fit = fit_click_model(log, "UBM", max_iter=50)
+    _, full = fit.probabilities(log)
+    gamma = fit._gamma_at(log.max_length)
+    alpha = fit.attractiveness
+    start = 0
+    for i in range(log.num_impressions):
+        n = int(log.lengths[i])
+        q = log.queries[int(log.query[i])]
+        a = [alpha[q][log.documents[int(d)]] for d in log.doc[start : start + n].tolist()]
+        expected = np.zeros(n)
+        for clicks in itertools.product((0, 1), repeat=n):
+            prob, prev = 1.0, 0
+            for r, c in enumerate(clicks):
+                p = a[r] * gamma[r, prev]
+                prob *= p if c else 1.0 - p
+                prev = r + 1 if c else prev
+            expected += prob * np.asarray(clicks)
+        assert full[start : start + n] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+        start += n
+
+
+def test_ubm_refuses_sessions_past_its_bound() -> None:
+    """Issue 45: UBM's table is (longest session)^2; past UBM_MAX_POSITIONS it is refused
+    before anything is allocated, naming the session where the log is known."""
+    from ranklens.base.errors import InputError
+    from ranklens.logs.click_models import UBM_MAX_POSITIONS, fit_patterns
+    from ranklens.logs.patterns import patterns_of
+
+    n = UBM_MAX_POSITIONS + 1
+    log = read_log(
+        {
+            "session_id": ["short"] * 2 + ["long"] * n,
+            "query_id": ["q"] * (n + 2),
+            "doc_id": ["a", "b"] + [f"x{p}" for p in range(n)],
+            "position": [1, 2, *range(1, n + 1)],
+            "clicked": [True] + [False] * (n + 1),
+        }
+    )
+    with pytest.raises(InputError, match=f"session 'long' shows {n:,} documents"):
+        fit_click_model(log, "UBM")
+    with pytest.raises(InputError, match=f"a session shows {n:,} documents"):
+        fit_patterns(patterns_of(log), "UBM")
+    pbm = fit_click_model(log, "PBM", max_iter=5)
+    assert pbm.examination is not None and len(pbm.examination) == n
+    short = fit_click_model(log.subset(np.asarray([0])), "UBM")
+    with pytest.raises(InputError, match="session 'long'"):
+        short.evaluate(log)

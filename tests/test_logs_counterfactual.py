@@ -246,3 +246,48 @@ def test_sips_is_the_mean_over_slates_of_joint_weights() -> None:
         expected / log.num_impressions
     )
     assert list(itertools.islice(iter(target), 1)) == ["q"]
+
+
+@pytest.mark.parametrize(
+    "target",
+    [{}, {"Q": ["a", "b"]}, {1: ["a", "b"]}],
+    ids=["empty", "typo", "numbers-for-text"],
+)
+def test_a_target_sharing_no_query_is_an_error(target: dict[object, list[str]]) -> None:
+    """Issue 45: such a target estimated 0 clicks per impression in [0, 0], without a word."""
+    log = read_log(
+        {
+            "session_id": [1, 1, 2, 2],
+            "query_id": ["q"] * 4,
+            "doc_id": ["a", "b", "b", "a"],
+            "position": [1, 2, 1, 2],
+            "clicked": [True, False, False, True],
+            "propensity": [0.5] * 4,
+        }
+    )
+    for options in ({}, {"position_bias": {1: 1.0, 2: 0.5}}):
+        with pytest.raises(InputError, match="the target ranks none of the log's 1 queries"):
+            counterfactual(log, target, "ips", **options)
+
+
+def test_a_target_missing_some_queries_warns_with_the_count() -> None:
+    from ranklens.base.errors import InputWarning
+
+    rows = {
+        "session_id": [1, 1, 2, 2, 3, 3],
+        "query_id": ["q", "q", "r", "r", "s", "s"],
+        "doc_id": ["a", "b"] * 3,
+        "position": [1, 2] * 3,
+        "clicked": [True, False] * 3,
+        "propensity": [0.5] * 6,
+    }
+    log = read_log(rows)
+    with pytest.warns(
+        InputWarning,
+        match="ranks 1 of the log's 3 queries; the impressions "
+        r"of the other 2 \('r', 's'\) count 0 clicks",
+    ):
+        partial = counterfactual(log, {"q": ["a", "b"]}, "iips", bootstrap=10)
+    full = counterfactual(log, {q: ["a", "b"] for q in "qrs"}, "iips", bootstrap=10)
+    # the missing queries' impressions count 0: a third of the full estimate
+    assert partial.value == pytest.approx(full.value / 3)

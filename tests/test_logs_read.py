@@ -269,3 +269,47 @@ def test_long_wide_and_shuffled_agree(
     expected = _summary(read_log(wide))
     assert _summary(read_log(long)) == expected
     assert sorted(_summary(read_log(shuffled))) == sorted(expected)
+
+
+@pytest.mark.parametrize("clicked", [[1, 0], {"a": 1}, [], [[True]]])
+def test_a_clicked_list_or_object_is_an_error_at_its_line(tmp_path: Path, clicked: object) -> None:
+    """Issue 45: a JSON-lines 'clicked' that is a list or object was a bare TypeError
+    (unhashable); every reader names the line (or row) like the CSV reader."""
+    path = tmp_path / "lists.jsonl"
+    rows = [
+        {"session_id": 1, "query_id": "q", "doc_id": "a", "position": 1, "clicked": False},
+        {"session_id": 1, "query_id": "q", "doc_id": "b", "position": 2, "clicked": clicked},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    message = _error(path)
+    assert message.startswith(f"{path}:2: ") and "'clicked' must be true or false" in message
+    assert _error(rows).startswith("<records>: row 2: ")
+    wide = [{"query_id": "q", "doc_ids": ["a", "b"], "clicks": [False, clicked]}]
+    assert "a click must be true or false" in _error(wide)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.booleans(), st.sampled_from(["\n", "\r\n"]))
+def test_a_byte_order_mark_is_read_past(bom: bool, newline: str) -> None:
+    """Issue 45: a JSON-lines click log with a UTF-8 byte-order mark was refused; the CSV
+    reader (and every other reader of ranklens) takes it. With or without it, the log is
+    the same."""
+    import tempfile
+
+    rows = [
+        {"session_id": 1, "query_id": "q", "doc_id": "a", "position": 1, "clicked": True},
+        {"session_id": 1, "query_id": "q", "doc_id": "b", "position": 2, "clicked": False},
+    ]
+    text = newline.join(json.dumps(r) for r in rows) + newline
+    with tempfile.TemporaryDirectory() as folder:
+        plain = Path(folder) / "plain.jsonl"
+        marked = Path(folder) / "marked.jsonl"
+        plain.write_bytes(text.encode())
+        marked.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode())
+        csv_path = Path(folder) / "marked.csv"
+        csv_path.write_bytes(
+            (b"\xef\xbb\xbf" if bom else b"")
+            + b"session_id,query_id,doc_id,position,clicked\n1,q,a,1,1\n1,q,b,2,0\n"
+        )
+        expected = _summary(read_log(plain))
+        assert _summary(read_log(marked)) == expected == _summary(read_log(csv_path))

@@ -94,7 +94,7 @@ def register(commands: Any) -> None:
         help="the share of sessions held out for scoring (0.25)",
     )
     p.add_argument("--seed", type=int, default=42, help="seed of the held-out split (42)")
-    p.add_argument("-f", "--format", choices=("table", "json"), default="table")
+    _options.add_format(p, ("table", "json"))
     _options.add_output(p, "the table")
     p.set_defaults(handler=run_click_models)
 
@@ -135,6 +135,7 @@ def register(commands: Any) -> None:
         help="leave out (unjudged) documents shown fewer than N times (1)",
     )
     _options.add_output(p, "the qrels")
+    _options.example_defaults(p, {"thresholds": "0.1,0.3,0.5"})
     p.set_defaults(handler=run_click_qrels)
 
     p = commands.add_parser(
@@ -159,7 +160,7 @@ def register(commands: Any) -> None:
         "writes",
     )
     p.add_argument("-q", "--per-query", action="store_true", dest="per_query")
-    p.add_argument("-f", "--format", choices=("table", "json", "csv", "tsv"), default="table")
+    _options.add_format(p)
     _options.add_output(p, "the measures")
     p.set_defaults(handler=run_click_measures)
 
@@ -185,12 +186,10 @@ def register(commands: Any) -> None:
         "instead of by team",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (0.95)")
-    p.add_argument(
-        "--bootstrap", type=int, default=10_000, metavar="B", help="bootstrap resamples (10000)"
-    )
+    _options.add_resamples(p, 10_000, "bootstrap resamples", dest="bootstrap")
     p.add_argument("--seed", type=int, default=42, help="seed of the bootstrap (42)")
     p.add_argument("-q", "--per-query", action="store_true", dest="per_query")
-    p.add_argument("-f", "--format", choices=("table", "json"), default="table")
+    _options.add_format(p, ("table", "json"))
     _options.add_output(p, "the analysis")
     p.set_defaults(handler=run_interleaving)
 
@@ -216,12 +215,11 @@ def register(commands: Any) -> None:
     p.add_argument("--cutoff", type=int, metavar="K", help="count clicks in the top K only")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (0.95)")
     p.add_argument("--interval", choices=("bootstrap", "normal"), default="bootstrap")
-    p.add_argument(
-        "--bootstrap", type=int, default=10_000, metavar="B", help="bootstrap resamples (10000)"
-    )
+    _options.add_resamples(p, 10_000, "bootstrap resamples", dest="bootstrap")
     p.add_argument("--seed", type=int, default=42, help="seed of the bootstrap (42)")
-    p.add_argument("-f", "--format", choices=("table", "json"), default="table")
+    _options.add_format(p, ("table", "json"))
     _options.add_output(p, "the estimate")
+    _options.example_defaults(p, {"position_bias": "pbm"})
     p.set_defaults(handler=run_counterfactual)
 
 
@@ -300,6 +298,8 @@ def run_click_qrels(args: argparse.Namespace) -> int:
     _options.check_output(args, _inputs(args))
     if args.example == (args.log is not None):
         raise OptionError("give a click log (LOG), or --example (not both)")
+    if (args.thresholds is None) == (args.scale is None):
+        raise OptionError("give either --thresholds (graded) or --scale (probabilities), one")
     thresholds = None
     if args.thresholds is not None:
         try:
@@ -362,7 +362,7 @@ def run_interleaving(args: argparse.Namespace) -> int:
     if args.confidence is not None and not 0.0 < args.confidence < 1.0:
         raise OptionError(f"--confidence must be in (0, 1), not {args.confidence:g}")
     if args.bootstrap < 1:
-        raise OptionError(f"--bootstrap must be a positive integer, not {args.bootstrap}")
+        raise OptionError(f"--resamples must be a positive integer, not {args.bootstrap}")
     result = interleaving(
         log,
         tuple(args.rankers) if args.rankers else None,
