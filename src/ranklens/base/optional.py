@@ -20,6 +20,7 @@ _EXTRA_OF = {
     "mlflow": "mlflow",
     "lz4": "ranx",
     "cbor2": "ranx",
+    "sentence_transformers": "sentence-transformers",
 }
 
 
