@@ -53,6 +53,7 @@ THIN_METHODS = {
     ("ranklens.analysis.comparison", "_repr_html_"),
     ("ranklens.analysis.comparison", "__str__"),
     ("ranklens.analysis.topics", "plot"),
+    ("ranklens.analysis.meta_analysis", "plot"),
 }
 
 

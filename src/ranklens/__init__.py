@@ -44,6 +44,7 @@ __all__ = [
     "fuse",
     "fuse_optimize",
     "leaderboard_agreement",
+    "meta_analysis",
     "parse_measure",
     "parse_measures",
     "pool",
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from ranklens.analysis.comparison import Comparison, compare
     from ranklens.analysis.exposure import awrf, expected_exposure
     from ranklens.analysis.leaderboard import leaderboard_agreement
+    from ranklens.analysis.meta_analysis import meta_analysis
     from ranklens.analysis.pooling import pool, pool_statistics
     from ranklens.analysis.ppi import ppi_from_scores, ppi_mean
     from ranklens.analysis.reproduction import reproduction
@@ -100,6 +102,7 @@ _HOME = {
     "awrf": "ranklens.analysis.exposure",
     "expected_exposure": "ranklens.analysis.exposure",
     "leaderboard_agreement": "ranklens.analysis.leaderboard",
+    "meta_analysis": "ranklens.analysis.meta_analysis",
     "ppi_from_scores": "ranklens.analysis.ppi",
     "ppi_mean": "ranklens.analysis.ppi",
     "pool": "ranklens.analysis.pooling",

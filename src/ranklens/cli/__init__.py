@@ -30,7 +30,7 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "Judgments and judges",
         ("agreement", "leaderboard", "ppi", "pool", "judge-next"),
     ),
-    ("Experiment design", ("topics", "discriminate", "reproduction")),
+    ("Experiment design", ("topics", "discriminate", "reproduction", "meta-analysis")),
     ("Generated answers (RAG)", ("rag",)),
     (
         "User logs",
@@ -43,6 +43,7 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 COMMAND_MODULES: tuple[str, ...] = (
     "eval_command",
     "compare_command",
+    "meta_analysis_command",
     "report_command",
     "plot_command",
     "curve_command",

@@ -16,6 +16,9 @@ drawn; without it the ``plot_*`` functions raise
 :func:`plot_dist`   the distribution of per-query values per run (box or violin)
 ==================  =================================================================
 
+:func:`plot_forest` draws the forest plot of a meta-analysis across collections
+(:func:`ranklens.meta_analysis`).
+
 :func:`plot_asl_curves` draws the ASL curves of measures (discriminative power, Sakai
 2006) and :func:`plot_swap_rates` swap rates by topic set size (Voorhees and Buckley 2002).
 
@@ -42,12 +45,14 @@ from ranklens.presentation.plots.figures import (
     plot_pr,
     plot_roc,
 )
+from ranklens.presentation.plots.forest import plot_forest
 
 __all__ = [
     "plot_asl_curves",
     "plot_cutoff",
     "plot_delta",
     "plot_dist",
+    "plot_forest",
     "plot_pr",
     "plot_roc",
     "plot_swap_rates",
