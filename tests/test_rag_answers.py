@@ -242,7 +242,7 @@ def test_rouge_without_nltk_says_what_to_install(monkeypatch: pytest.MonkeyPatch
     import sys
 
     monkeypatch.setitem(sys.modules, "nltk.stem.porter", None)
-    with pytest.raises(MissingDependencyError, match=r"pip install 'ranklens\[rag\]'.*stem=False"):
+    with pytest.raises(MissingDependencyError, match=r'pip install "ranklens\[rag\]".*stem=False'):
         ranklens.evaluate({"q1": ["a b"]}, {"q1": "a"}, ["ROUGE-L"])
     res = ranklens.evaluate({"q1": ["a b"]}, {"q1": "a"}, ["ROUGE-L(stem=False)", "EM"])
     assert res.per_query["q1"]["ROUGE-L(stem=False)"] == pytest.approx(2 / 3)

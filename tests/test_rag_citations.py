@@ -27,17 +27,20 @@ def support_reference(
     labels: dict[tuple[int, str], Any],
     unknown: str = "zero",
 ) -> tuple[float, float]:
-    """Weighted support precision and recall of one answer, from the definitions."""
+    """Weighted support precision and recall of one answer, from the definitions (Thakur
+    et al. 2025): the judged (sentence, cited segment) *pairs*, a set: a sentence citing a
+    segment twice (a repeated index, or a reference listed twice) is one pair."""
     judged: list[float] = []
     best: list[float] = []
     for s, sentence in enumerate(answer):
         weights = []
-        for c in sentence["citations"]:
-            segment = (
-                references[c]
-                if isinstance(c, int) and 0 <= c < len(references)
-                else (c if isinstance(c, str) else str(c))
-            )
+        segments = {
+            references[c]
+            if isinstance(c, int) and 0 <= c < len(references)
+            else (c if isinstance(c, str) else str(c))
+            for c in sentence["citations"]
+        }
+        for segment in segments:
             if (s, segment) not in labels:
                 continue
             label = labels[(s, segment)]

@@ -28,7 +28,7 @@ def register(commands: Any) -> None:
     _options.add_measures(p, DEFAULT_MEASURES)
     p.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     _options.add_names(p)
-    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_format(p, FORMATS)
     _options.add_output(p, "the results")
     p.add_argument(
         "--num-docs",
@@ -186,6 +186,10 @@ def run_eval(args: argparse.Namespace) -> int:
         from ranklens.evaluation.answers import named_runs
 
         answered = [evaluator.evaluate(r) for r in named_runs(args.runs, args.names)]
+        if not args.quiet:
+            from ranklens.cli.rag_command import answer_notices
+
+            answer_notices(answered)
         with _options.output_stream(args, inputs) as out:
             write_results(answered, args.format, args.per_query, out)
         _inputs.log_to_mlflow(args, answered[0] if len(answered) == 1 else answered)

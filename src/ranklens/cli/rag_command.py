@@ -10,7 +10,7 @@ from typing import IO, Any
 
 from ranklens.cli import _options
 
-FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
+FORMATS = (*_options.TABLE_FORMATS, "markdown", "latex", "html")
 KIND_DEFAULTS = {
     "assignments": (
         "NuggetVitalStrict",
@@ -59,7 +59,8 @@ def register(commands: Any) -> None:
         metavar="MEASURE",
         help="measures: repeat -m, or give several separated by commas or spaces; default: "
         "those the judgments allow (the six nugget scores, SupportPrecision,SupportRecall, "
-        "EM,F1,ROUGE-L, NuggetCoverage@20) and CitedSentences,AnswerWords (the measures of "
+        "EM,F1,ROUGE-L, NuggetCoverage@20) and CitedSentences (for answers with citations),"
+        "AnswerWords (the measures of "
         f"rankings' default, {','.join(_options.DEFAULT_MEASURES)}, does not apply to answers)",
     )
     for kind, what in (
@@ -99,7 +100,7 @@ def register(commands: Any) -> None:
         action="store_true",
         help="with one run: the value of each topic too (json, csv)",
     )
-    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_format(p, FORMATS)
     p.add_argument("--title", default="ranklens RAG report", help="the HTML report's title")
     p.add_argument("--no-plots", action="store_true", help="the HTML report without plots")
     p.add_argument(
@@ -188,12 +189,16 @@ def _defaults(judged: Any, runs: list[Any]) -> list[str]:
     from ranklens.evaluation.answers import read_answer_runs
 
     kinds = set(judged.kinds())
+    cites = True
     for run in runs:
         for read in read_answer_runs(run):
             if read.embedded is not None:
                 kinds.update(read.embedded.kinds())
+            cites = cites and read.cites
+    if not cites:  # answers without citations (assignment files): no citation measure
+        kinds.discard("support")
     names = [m for kind in KIND_DEFAULTS if kind in kinds for m in KIND_DEFAULTS[kind]]
-    return [*names, *ALWAYS]
+    return [*names, *(m for m in ALWAYS if cites or m != "CitedSentences")]
 
 
 def _with_policy(measures: list[str], unknown: str) -> list[str]:
@@ -241,7 +246,7 @@ def run_rag(args: argparse.Namespace) -> int:
     read = named_runs(runs, names)
     results = [evaluator.evaluate(r) for r in read]
     if not args.quiet:
-        _notices(results)
+        answer_notices(results)
     with _options.output_stream(args, files) as out:
         if len(results) == 1:
             _write_one(results[0], args, out)
@@ -258,7 +263,9 @@ def run_rag(args: argparse.Namespace) -> int:
     return 0
 
 
-def _notices(results: list[Any]) -> None:
+def answer_notices(results: list[Any]) -> None:
+    """One line on stderr for each run of answers whose topics and the judgments' differ
+    (``rag``, and ``eval`` on answers)."""
     for r in results:
         counts = r.query_counts
         if counts.get("missing"):
@@ -277,7 +284,7 @@ def _notices(results: list[Any]) -> None:
 def _write_one(result: Any, args: argparse.Namespace, out: IO[str]) -> None:
     from ranklens.cli.output import write_results
 
-    fmt = {"table": "table", "json": "json", "csv": "csv"}.get(args.format)
+    fmt = {"table": "table", "json": "json", "csv": "csv", "tsv": "tsv"}.get(args.format)
     if args.format == "html":
         from ranklens.base.errors import OptionError
 

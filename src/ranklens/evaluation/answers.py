@@ -52,6 +52,7 @@ from ranklens.data.rag.answers import (
 from ranklens.data.rag.gold import is_gold_mapping
 from ranklens.data.rag.judgments import (
     RagJudgments,
+    first_record_kind,
     kind_name,
     read_rag_judgments,
     sniff,
@@ -61,6 +62,7 @@ from ranklens.data.rag.support import SupportSet, read_support
 from ranklens.data.rag.view import (
     AnswerView,
     Unknown,
+    Unmatched,
     answers_of,
     citation_arrays,
     coverage_arrays,
@@ -71,7 +73,12 @@ from ranklens.data.rag.view import (
 from ranklens.evaluation.result_set import ResultSet
 from ranklens.evaluation.results import Results
 from ranklens.measures.base import Measure
-from ranklens.measures.catalog_rag import answer_spelling, is_answer_measure
+from ranklens.measures.catalog_rag import (
+    READS_CITATIONS,
+    answer_spelling,
+    is_answer_measure,
+    measures_reading,
+)
 
 if TYPE_CHECKING:
     from ranklens.evaluation.evaluator import Evaluator
@@ -115,7 +122,11 @@ class AnswerSetup:
 
 
 def _looks_like_answer_judgments(qrels: object) -> bool:
-    return isinstance(qrels, RagJudgments) or is_gold_mapping(qrels)
+    return (
+        isinstance(qrels, RagJudgments)
+        or is_gold_mapping(qrels)
+        or first_record_kind(qrels) == "gold"
+    )
 
 
 def reads_answers(measures: Sequence[Measure], qrels: object) -> bool:
@@ -130,6 +141,29 @@ def reads_answers(measures: Sequence[Measure], qrels: object) -> bool:
     )
 
 
+def refuse_ranking_measures(measures: Sequence[Measure], qrels: object) -> None:
+    """Refuse measures of rankings given judgments of generated answers (a gold answers
+    file, nuggets, assignments...): what the measures of answers are, rather than the
+    qrels reader's complaint about the file.
+
+    Raises
+    ------
+    MeasureError
+        ``qrels`` is a file of judgments of answers.
+    """
+    kind = first_record_kind(qrels)
+    if kind is None or kind == "run":
+        return
+    rankings = [m.name for m in measures if not is_answer_measure(m)]
+    verb = "is a measure" if len(rankings) == 1 else "are measures"
+    raise MeasureError(
+        f"{os.fspath(cast(Any, qrels))} holds {kind_name(kind)}, judgments of generated "
+        f"answers, but {', '.join(rankings[:3])} {verb} of rankings: the measures of "
+        f"answers that read {kind_name(kind)} are "
+        f"{', '.join(measures_reading(kind))} (ranklens measures NAME describes each)"
+    )
+
+
 def prepare_answers(measures: Sequence[Measure], qrels: object) -> AnswerSetup | None:
     """The setup of an evaluation of answers, or ``None`` when ``measures`` are measures of
     rankings (and the judgments are not gold answers).
@@ -141,6 +175,7 @@ def prepare_answers(measures: Sequence[Measure], qrels: object) -> AnswerSetup |
         judgment that is not given (and cannot come with the runs).
     """
     if not reads_answers(measures, qrels):
+        refuse_ranking_measures(measures, qrels)
         return None
     converted = tuple(answer_spelling(m) for m in measures)
     others = [m.name for m in converted if not is_answer_measure(m)]
@@ -401,6 +436,7 @@ def join_answers(evaluator: Evaluator, run: object, name: str | None = None) -> 
     if setup is None:
         raise MeasureError("none of the measures reads generated answers")
     rag = read_answer_run(run, name)
+    _check_citations(setup.measures, rag)
     judgments = _judgments_for(setup, rag)
     per_run: dict[str, Any] = {}
     if "assignments" in setup.kinds:
@@ -440,6 +476,25 @@ def join_answers(evaluator: Evaluator, run: object, name: str | None = None) -> 
     return Joined(rag, view, counts, unknown, judgments, per_run)
 
 
+def _check_citations(measures: Sequence[Measure], rag: RagRun) -> None:
+    """Refuse a measure of citations for a run whose answers came without them."""
+    reading = [m.name for m in measures if m.spec.name in READS_CITATIONS]
+    if not reading or not rag.answers or rag.cites:
+        return
+    where = (
+        "nugget assignments carry only each answer's text"
+        if isinstance(rag.embedded, RagJudgments) and rag.embedded.assignments
+        else "they were given as text"
+    )
+    raise InputError(
+        f"{', '.join(reading)} {'reads' if len(reading) == 1 else 'read'} the answers' "
+        f"citations, but run '{rag.name}' has none ({where}): give the RAG run itself (its "
+        "'answer' sentences with their 'citations' and 'references'), or leave "
+        f"{'it' if len(reading) == 1 else 'them'} out",
+        path=rag.source,
+    )
+
+
 def evaluate_answers(evaluator: Evaluator, run: object, name: str | None) -> Results:
     """The values of ``evaluator``'s measures (all of answers) on the run ``run``: per
     topic, and their means (the module docstring says which topics).
@@ -461,21 +516,10 @@ def evaluate_answers(evaluator: Evaluator, run: object, name: str | None) -> Res
         values[:, j] = np.asarray(measure.spec.kernel(view, **params), dtype=np.float64)
     total = sum(u.count for u in unknown.values())
     counts["unknown_labels"] = total
-    if _by_default(setup.measures, unknown):
-        first = next(u for u in unknown.values() if u.count)
-        where = (
-            f"{first.path}:{first.line}"
-            if first.path and first.line
-            else (f"topic {first.topic!r}")
-        )
-        warnings.warn(
-            f"run '{rag.name}': {total} labels outside the defined sets (the first, "
-            f"{first.label!r}, at {where}); scored by each measure's unknown= policy "
-            "(default: as nuggetizer scores them; unknown='ignore' leaves them out, "
-            "unknown='error' refuses them)",
-            InputWarning,
-            stacklevel=4,
-        )
+    for kind in _by_default(setup.measures, unknown):
+        _warn_unknown(rag.name, kind, unknown[kind])
+    if view.support is not None and view.support.unmatched.count:
+        _warn_unmatched(rag.name, view.support.unmatched)
     if policy == "qrels" and counts["missing"] * 2 > counts["qrels"] > 0 and setup.kinds:
         warnings.warn(
             f"{counts['missing']} of the {counts['qrels']} judged topics are not answered by "
@@ -501,7 +545,7 @@ def _view(
         nuggets = nugget_arrays(per_run["assignments"], judgments.nuggets, rag, qids)
         unknown["assignments"] = nuggets.unknown
     if "support" in setup.kinds:
-        support = support_arrays(per_run["support"], answers, rag.name)
+        support = support_arrays(per_run["support"], answers, rag.name, frozenset(rag.qids))
         unknown["support"] = support.unknown
     if "segments" in setup.kinds and judgments.segments is not None:
         coverage = coverage_arrays(judgments.segments, answers)
@@ -511,16 +555,66 @@ def _view(
     return view, unknown
 
 
-def _by_default(measures: Sequence[Measure], unknown: Mapping[str, Unknown]) -> bool:
-    """Whether some labels outside the defined sets are scored by a measure's default
-    policy (not one the user chose): then they are warned about."""
+def _by_default(measures: Sequence[Measure], unknown: Mapping[str, Unknown]) -> list[str]:
+    """The kinds of judgments whose labels outside the defined sets some measure scores by
+    its default policy (not one the user chose): they are warned about."""
+    kinds: dict[str, None] = {}
     for m in measures:
         found = unknown.get(m.spec.judgments)
         param = m.spec.param("unknown")
         scored = found is not None and found.count and param is not None
         if scored and param is not None and m.params.get("unknown") == param.default:
-            return True
-    return False
+            kinds[m.spec.judgments] = None
+    return list(kinds)
+
+
+_DEFAULT_RULE = {
+    "assignments": "scored as nuggetizer's scorer scores them (a nugget of another importance "
+    "counts among all nuggets only, another assignment earns 0)",
+    "segments": "scored as nuggetizer's scorer scores them (a nugget of another importance "
+    "counts among all nuggets only, another assignment earns 0)",
+    "support": "each weighs 0, as a judged citation with no support",
+}
+_DEFINED = {
+    "assignments": "vital/okay and support/partial_support/not_support",
+    "segments": "vital/okay and support/partial_support/not_support",
+    "support": "FS/PS/NS (full, partial, no support)",
+}
+
+
+def _place(path: str | None, line: int | None, topic: str) -> str:
+    """``FILE:LINE`` where both are known, else the topic."""
+    if path and line:
+        return f"{path}:{line}"
+    return f"topic {topic!r}" + (f" of {path}" if path else "")
+
+
+def _warn_unknown(run: str, kind: str, found: Unknown) -> None:
+    """The warning about labels outside the defined sets, scored by the default policy."""
+    shown = "the first" if found.label is None else f"the first, {found.label!r},"
+    warnings.warn(
+        f"run '{run}': {found.count} labels outside the defined sets in its "
+        f"{kind_name(kind)} ({_DEFINED.get(kind, 'the defined labels')}; {shown} at "
+        f"{_place(found.path, found.line, found.topic)}); {_DEFAULT_RULE.get(kind, 'scored')} "
+        "(unknown='ignore' leaves them out, unknown='error' refuses them)",
+        InputWarning,
+        stacklevel=5,
+    )
+
+
+def _warn_unmatched(run: str, found: Unmatched) -> None:
+    """The warning about support judgments that judge no citation of the run's answers."""
+    sentence, segment = found.pair
+    warnings.warn(
+        f"run '{run}': {found.count} support judgments"
+        + (f" of {found.path}" if found.path else "")
+        + f" match no citation of the answers (the first, sentence {sentence} citing "
+        f"{segment!r} at {_place(found.path, found.line, found.topic)}): the answer has no "
+        "such sentence, or the sentence does not cite that segment; they are left out. "
+        "Sentences are numbered from 0: check that the judgments were made for this run",
+        InputWarning,
+        stacklevel=5,
+    )
 
 
 def _check_unknown(measures: Sequence[Measure], unknown: Mapping[str, Unknown]) -> None:

@@ -14,6 +14,7 @@ from ranklens.base.errors import (
     InputWarning,
     MeasureError,
     OptionError,
+    ParseError,
     ResourceError,
 )
 from ranklens.base.progress import Progress
@@ -347,7 +348,11 @@ class Evaluator:
             if not reads_qrels:  # the judgement file stands for the qrels
                 self.qrels = self._judgments.as_qrels()
         else:
-            self.qrels = read_qrels(qrels, duplicates)
+            try:
+                self.qrels = read_qrels(qrels, duplicates)
+            except ParseError:
+                _refuse_answer_judgments(self.measures, qrels)
+                raise
         if costs is not None:
             from ranklens.ranking.costs import DocumentCosts
 
@@ -656,6 +661,14 @@ def _tiny_evaluate(
     if not tiny.small(plain, judgments):
         return None
     return _tiny_results(plain, judgments, kernels, name, measures, ties, queries, depth)
+
+
+def _refuse_answer_judgments(measures: Sequence[Measure], qrels: object) -> None:
+    """Qrels that could not be read: if they are judgments of generated answers (a gold
+    answers file...), say that the measures are measures of rankings instead."""
+    from ranklens.evaluation.answers import refuse_ranking_measures
+
+    refuse_ranking_measures(measures, qrels)
 
 
 def _may_read_answers(measures: Sequence[Measure]) -> bool:

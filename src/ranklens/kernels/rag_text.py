@@ -130,7 +130,7 @@ def porter_stemmer() -> Callable[[str], str]:
     except ImportError as exc:
         raise MissingDependencyError(
             "ROUGE with stemming needs the optional package 'nltk' (the Porter stemmer that "
-            "rouge-score uses), which is not installed: pip install 'ranklens[rag]'; or "
+            "rouge-score uses), which is not installed: pip install \"ranklens[rag]\"; or "
             "give stem=False, e.g. ROUGE-L(stem=False)"
         ) from exc
     stem: Callable[[str], str] = porter.PorterStemmer().stem

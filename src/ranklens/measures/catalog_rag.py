@@ -423,6 +423,19 @@ SPECS: tuple[MeasureSpec, ...] = (
     ),
 )
 
+READS_CITATIONS = frozenset(
+    {
+        "SupportPrecision",
+        "SupportRecall",
+        "CitedSentences",
+        "CitationsPerSentence",
+        "DanglingCitations",
+        "RepeatedReferences",
+    }
+)
+"""The measures that read the answers' citations or references: a run whose answers
+came as text only (no citations, no references) is refused for them, not scored 0."""
+
 TOKEN_F1_AS_F1 = replace(next(s for s in SPECS if s.name == "TokenF1"), name="F1", aliases=())
 """``F1`` on answers: the token F1 (the registry's ``F1`` is the F-measure of a ranking).
 :mod:`ranklens.evaluation.answers` gives this spelling to the measure ``F1`` when it is
@@ -442,10 +455,23 @@ def answer_spelling(measure: Measure) -> Measure:
         return measure
     if measure.name != "F1":
         raise InputError(
-            f"{measure.name} is the F-measure of a ranking; on generated answers F1 is the "
-            "token F1, without parameters (or name it TokenF1)"
+            f"{measure.name} is the F-measure of a ranking, not a measure of generated "
+            "answers: on answers F1 is the token F1, without parameters (or name it "
+            f"TokenF1); the measures of answers with gold answers: "
+            f"{', '.join(measures_reading('gold'))}"
         )
     return TOKEN_F1_AS_F1.make()
+
+
+def measures_reading(kind: str) -> tuple[str, ...]:
+    """The measures of answers that read judgments of ``kind`` (nugget scores for
+    ``"nuggets"`` too: they read the assignments of the topics the nuggets name).
+
+    >>> measures_reading("gold")
+    ('EM', 'TokenF1', 'ROUGE-1', 'ROUGE-2', 'ROUGE-L')
+    """
+    wanted = "assignments" if kind == "nuggets" else kind
+    return tuple(s.name for s in SPECS if s.judgments == wanted and s.rankings == "answer")
 
 
 def is_answer_measure(measure: Measure | MeasureSpec) -> bool:

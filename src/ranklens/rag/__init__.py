@@ -137,10 +137,15 @@ def nugget_scores(
     chosen = runs[0]
     if len(runs) > 1 or run is not None:
         names = [r.name for r in runs]
-        if run not in names:
+        listed = ", ".join(repr(n) for n in names)
+        if run is not None and run not in names:
+            held = f"runs {listed}" if len(names) > 1 else f"one run, {listed}"
             raise OptionError(
-                f"the assignments hold runs {', '.join(repr(n) for n in names)}: name the one "
-                "to score (run=...)"
+                f"the assignments hold no run named {run!r}; they hold {held} (run=...)"
+            )
+        if run is None:
+            raise OptionError(
+                f"the assignments hold runs {listed}: name the one to score (run=...)"
             )
         chosen = runs[names.index(run)]
     suffix = "" if unknown == "nuggetizer" else f"(unknown={unknown!r})"

@@ -62,6 +62,9 @@ class Answer:
     references : the segments the answer was generated from, in rank order.
     response_length : the word count the run reports (``None`` when it has none).
     line : the line of the file it was read from (``None`` in memory).
+    cites : whether the answer came with its citations and references (``False`` for
+        one given as text only: ``{topic: text}``, a table, a nugget assignment's
+        ``answer_text``), so that no measure of citations reads it as citing nothing.
     """
 
     topic: str
@@ -71,6 +74,7 @@ class Answer:
     references: tuple[str, ...] = ()
     response_length: int | None = None
     line: int | None = None
+    cites: bool = True
 
     @property
     def text(self) -> str:
@@ -103,6 +107,12 @@ class RagRun(ByTopic[Answer]):
     def renamed(self, name: str) -> RagRun:
         """The same answers under another name."""
         return replace(self, name=name)
+
+    @property
+    def cites(self) -> bool:
+        """Whether the answers came with their citations (some answer did; a run of
+        answers given as text only did not)."""
+        return any(a.cites for a in self.answers)
 
 
 def by_topic(answers: list[Answer], name: str, source: str | None, embedded: Any = None) -> RagRun:
@@ -170,7 +180,7 @@ def read_answers(obj: object, name: str | None = None) -> RagRun:
 def _plain(topic: str, text: str | tuple[str, ...], line: int | None = None) -> Answer:
     sentences = (text,) if isinstance(text, str) else text
     empty: tuple[tuple[Any, ...], ...] = tuple(() for _ in sentences)
-    return Answer(topic, sentences, empty, empty, (), None, line)
+    return Answer(topic, sentences, empty, empty, (), None, line, cites=False)
 
 
 def read_rag_runs(obj: object) -> tuple[RagRun, ...]:

@@ -68,6 +68,16 @@ class GoldAnswers:
         return len(self._qids)
 
 
+def json_text(value: object) -> str:
+    """``value`` as JSON writes it (``null``, ``4``, ``true``), for messages."""
+    import json
+
+    try:
+        return json.dumps(value)[:40]
+    except (TypeError, ValueError):
+        return repr(value)[:40]
+
+
 def is_gold_mapping(obj: object) -> bool:
     """Whether ``obj`` is ``{topic: [answer, ...]}`` (some value a list of strings)."""
     return (
@@ -121,7 +131,16 @@ def read_gold(obj: object) -> GoldAnswers:
             "the topic id",
         )
         value = field_of(record, ANSWER_FIELDS, source, "a gold answer record")
-        answers = [value] if isinstance(value, str) else items(value, record, source, "answers")
+        what = f"the gold answers of topic '{topic}'"
+        if value is None or isinstance(value, bool | int | float):
+            raise fail(
+                f"{what} are {json_text(value)}: a gold answers file holds each topic's "
+                'answers as text, {"qid": ..., "answers": ["...", ...]} (write a number as a '
+                'string, "4"; an unanswerable question as [])',
+                record,
+                source,
+            )
+        answers = [value] if isinstance(value, str) else items(value, record, source, what)
         texts = [text_value(a, record, source, "a gold answer") for a in answers]
         if topic in found and not table:
             raise fail(

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ranklens.base.errors import InputError
 from ranklens.data.frames import is_frame
 from ranklens.data.rag._records import Records, is_path, read_records
 from ranklens.data.rag._topics import byte_order
 from ranklens.data.rag.gold import ANSWER_FIELDS, GoldAnswers, is_gold_mapping, read_gold
+from ranklens.data.rag.gold import TOPIC_FIELDS as GOLD_TOPIC_FIELDS
 from ranklens.data.rag.nuggets import (
     SEGMENT_FIELDS,
     NuggetSet,
@@ -179,7 +180,58 @@ def sniff(records: Records) -> str:
             return "gold"
         if name in ("answers", "gold_answers") and value == []:
             return "gold"
+    if _has(first, GOLD_TOPIC_FIELDS) and any(_not_sentences(first, n) for n in ANSWER_FIELDS):
+        return "gold"  # a gold record with a bad answer: read_gold says what is wrong
     return "run"
+
+
+def _not_sentences(data: Mapping[str, object], name: str) -> bool:
+    """Whether ``data[name]`` is there and is not what a run's ``answer`` is (a list of
+    sentence objects): a number, ``null``, a list of numbers... (a bad gold answer)."""
+    if name not in data:
+        return False
+    value = data[name]
+    if isinstance(value, list):
+        return not any(isinstance(v, Mapping) for v in value)
+    return not isinstance(value, Mapping)
+
+
+def first_record_kind(path: object) -> str | None:
+    """The kind of judgments (:data:`KINDS`, or ``"run"``) that a JSON lines file's first
+    record holds, reading that line only; ``None`` for anything else (not a path, not a
+    file, a first line that is no JSON object: TREC qrels, say).
+
+    >>> first_record_kind("no such file") is None
+    True
+    """
+    import bz2
+    import gzip
+    import json
+    import lzma
+    import os
+
+    if not isinstance(path, str | os.PathLike) or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as raw:
+            magic = raw.read(6)
+        opener: Any = open
+        if magic.startswith(b"\x1f\x8b"):
+            opener = gzip.open
+        elif magic.startswith(b"BZh"):
+            opener = bz2.open
+        elif magic.startswith(b"\xfd7zXZ"):
+            opener = lzma.open
+        with opener(path, "rb") as handle:
+            line = handle.readline(1 << 20)
+        value = json.loads(line.decode("utf-8-sig"))
+    except (OSError, EOFError, ValueError, lzma.LZMAError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    from ranklens.data.rag._records import Record
+
+    return sniff(Records((Record(value, 1, 1),), os.fspath(path)))
 
 
 def _has(data: Mapping[str, object], names: Sequence[str]) -> bool:

@@ -24,7 +24,7 @@ A table (pandas, polars, pyarrow) is read with one row per nugget: a topic colum
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from ranklens.data.frames import is_frame
@@ -124,8 +124,8 @@ def _sorted(
         topics,
         source,
         lambda topic, where: (
-            f"topic '{topic}' has two records of {what} for run '{name}' "
-            f"{'twice' if where == 'twice' else 'on ' + where}; give one record per topic (and "
+            f"topic '{topic}' has two records of {what} for run '{name}'"
+            f"{'' if where == 'twice' else ' (' + where + ')'}; give one record per topic (and "
             "run)"
         ),
     )
@@ -147,8 +147,29 @@ def read_nuggets(obj: object) -> NuggetSet:
     rows = read_records(obj, "nuggets")
     if is_frame(obj):
         return _table(rows, assigned=False)[0]
+    name = file_stem_of(rows.source, "nuggets")
+    _refuse_repeated(rows, lambda record: name, "nuggets")
     topics = [_topic(r, rows.source, assigned=False) for r in rows.records]
-    return _sorted(topics, file_stem_of(rows.source, "nuggets"), rows.source, False, "nuggets")
+    return _sorted(topics, name, rows.source, False, "nuggets")
+
+
+def _refuse_repeated(rows: Records, run_of: Callable[[Record], str], what: str) -> None:
+    """Refuse a topic with two records for one run, naming both (lines of a file,
+    record numbers in memory)."""
+    seen: dict[tuple[str, str], Record] = {}
+    for record in rows.records:
+        value = optional(record, QID_FIELDS)
+        if value is None or isinstance(value, bool) or not isinstance(value, str | int):
+            continue  # the reader says what is wrong with it
+        key = (run_of(record), str(value))
+        first = seen.setdefault(key, record)
+        if first is not record:
+            raise fail(
+                f"topic '{key[1]}' has two records of {what} for run '{key[0]}' "
+                f"({first.where} and {record.where}); give one record per topic (and run)",
+                record,
+                rows.source,
+            )
 
 
 def read_assignments(obj: object) -> tuple[NuggetSet, ...]:
@@ -168,6 +189,12 @@ def read_assignments(obj: object) -> tuple[NuggetSet, ...]:
     if is_frame(obj):
         return _table(rows, assigned=True)
     default = file_stem_of(rows.source, "run")
+
+    def run_of(record: Record) -> str:
+        value = optional(record, ("run_id",))
+        return default if value is None else str(value)
+
+    _refuse_repeated(rows, run_of, "nugget assignments")
     grouped: dict[str, list[TopicNuggets]] = {}
     named: dict[str, bool] = {}
     for record in rows.records:

@@ -27,7 +27,7 @@ measures' ``unknown`` policy.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ranklens.base.errors import InputError
@@ -75,6 +75,12 @@ class TopicSupport:
     labels: Mapping[tuple[int, str], object]
     answer: Answer | None = None
     line: int | None = None
+    lines: Mapping[tuple[int, str], int] = field(default_factory=dict, compare=False)
+    """The line of each judgment, where it has its own (one record per judgment)."""
+
+    def line_of(self, pair: tuple[int, str]) -> int | None:
+        """The line of the judgment of ``pair`` (else of the topic's first record)."""
+        return self.lines.get(pair, self.line)
 
 
 @dataclass(frozen=True)
@@ -112,16 +118,25 @@ def read_support(obj: object) -> tuple[SupportSet, ...]:
     default = file_stem_of(source, "run")
     grouped: dict[str, dict[str, TopicSupport]] = {}
     named: dict[str, bool] = {}
+    first_index: dict[tuple[str, str], int] = {}
     for record in rows.records:
         if "support_eval" in record.data:
             run, judged = _track_record(record, source, default)
             topics = grouped.setdefault(run, {})
             if judged.topic in topics:
+                first = topics[judged.topic].line
+                where = (
+                    f"lines {first} and {record.line}"
+                    if first is not None and record.line is not None
+                    else f"records {first_index[(run, judged.topic)]} and {record.index}"
+                )
                 raise fail(
-                    f"run '{run}' has two support evaluations of topic '{judged.topic}'",
+                    f"run '{run}' has two support evaluations of topic '{judged.topic}' "
+                    f"({where}); give one per topic and run",
                     record,
                     source,
                 )
+            first_index[(run, judged.topic)] = record.index
             topics[judged.topic] = judged
             named[run] = optional(record, ("run_id",)) is not None or "metadata" in record.data
             continue
@@ -154,17 +169,22 @@ def read_support(obj: object) -> tuple[SupportSet, ...]:
         topics = grouped.setdefault(run, {})
         held = topics.get(topic)
         labels = dict(held.labels) if held is not None else {}
+        lines = dict(held.lines) if held is not None else {}
         key = (sentence, segment)
         if key in labels and labels[key] != label:
+            earlier = lines.get(key)
             raise fail(
                 f"sentence {sentence} of topic '{topic}' citing '{segment}' is judged twice, "
-                f"{labels[key]!r} and {label!r}",
+                f"{labels[key]!r} and {label!r}"
+                + (f" (lines {earlier} and {record.line})" if earlier and record.line else ""),
                 record,
                 source,
             )
         labels[key] = label
+        if record.line is not None:
+            lines.setdefault(key, record.line)
         topics[topic] = TopicSupport(
-            topic, labels, None, record.line if held is None else held.line
+            topic, labels, None, record.line if held is None else held.line, lines
         )
     out = []
     for run, topics in grouped.items():

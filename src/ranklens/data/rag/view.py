@@ -69,16 +69,42 @@ class NuggetArrays:
 
 
 @dataclass(frozen=True)
+class Unmatched:
+    """Support judgments that judge no citation of the answer they are for (a sentence past
+    the answer's last, or a segment the sentence does not cite): how many, and the first
+    (its file, line, topic, sentence and segment) for the warning."""
+
+    count: int = 0
+    path: str | None = None
+    line: int | None = None
+    topic: str = ""
+    pair: tuple[int, str] = (0, "")
+
+    def add(
+        self, pairs: Sequence[tuple[int, str]], path: str | None, line: int | None, topic: str
+    ) -> Unmatched:
+        """These and ``pairs`` more, the first of which is described."""
+        if not pairs:
+            return self
+        if self.count:
+            return Unmatched(self.count + len(pairs), self.path, self.line, self.topic, self.pair)
+        return Unmatched(len(pairs), path, line, topic, pairs[0])
+
+
+@dataclass(frozen=True)
 class SupportArrays:
-    """Cited (sentence, segment) pairs of every evaluated answer: each pair's support code
-    (:data:`UNJUDGED` without a judgment), its sentence's position in the answer, and the
-    offsets of each topic's pairs and sentences."""
+    """Cited (sentence, segment) pairs of every evaluated answer, each pair once however
+    often the sentence cites the segment: each pair's support code (:data:`UNJUDGED`
+    without a judgment), its sentence's position in the answer, and the offsets of each
+    topic's pairs and sentences; the labels outside the defined sets and the judgments
+    that match no cited pair."""
 
     label: Int8Array
     pair_sentence: Int64Array
     pair_offsets: Int64Array
     sentence_offsets: Int64Array
     unknown: Unknown = field(default_factory=Unknown)
+    unmatched: Unmatched = field(default_factory=Unmatched)
 
 
 @dataclass(frozen=True)
@@ -212,15 +238,22 @@ def nugget_arrays(
 
 
 def support_arrays(
-    judgments: SupportSet | None, answers: Sequence[Answer], run_name: str
+    judgments: SupportSet | None,
+    answers: Sequence[Answer],
+    run_name: str,
+    answered: frozenset[str] | None = None,
 ) -> SupportArrays:
-    """The cited (sentence, segment) pairs of each answer with their support codes (a
-    citation the judgments do not cover: :data:`UNJUDGED`)."""
+    """The cited (sentence, segment) pairs of each answer, each once (a sentence citing a
+    segment twice, by a repeated index or a reference listed twice, is one pair), with
+    their support codes (a pair the judgments do not cover: :data:`UNJUDGED`). Judgments
+    of the topics in ``answered`` (default: every answer's) that match no pair are counted
+    (:class:`Unmatched`)."""
     label: list[int] = []
     pair_sentence: list[int] = []
     pair_offsets = [0]
     sentence_offsets = [0]
     unknown = Unknown()
+    unmatched = Unmatched()
     source = judgments.source if judgments is not None else None
     for answer in answers:
         judged = (
@@ -228,17 +261,23 @@ def support_arrays(
         )
         if judged is not None:
             check_pairing(judged, answer, run_name, source)
-        for s, cited in enumerate(answer.cited):
-            for segment in cited:
-                value = judged.labels.get((s, segment), None) if judged is not None else None
-                has = judged is not None and (s, segment) in judged.labels
-                code = support_code(value) if has else UNJUDGED
-                if code == 3:
-                    unknown = unknown.add(
-                        1, source, judged.line if judged else None, answer.topic, value
-                    )
-                label.append(code)
-                pair_sentence.append(s)
+        pairs = [(s, segment) for s, cited in enumerate(answer.cited) for segment in cited]
+        for s, segment in dict.fromkeys(pairs):
+            has = judged is not None and (s, segment) in judged.labels
+            value = judged.labels[(s, segment)] if judged is not None and has else None
+            code = support_code(value) if has else UNJUDGED
+            if code == 3:
+                unknown = unknown.add(
+                    1, source, judged.line if judged else None, answer.topic, value
+                )
+            label.append(code)
+            pair_sentence.append(s)
+        if judged is not None and (answered is None or answer.topic in answered):
+            cited_pairs = set(pairs)
+            stray = [p for p in judged.labels if p not in cited_pairs]
+            if stray:
+                line = judged.line_of(stray[0])
+                unmatched = unmatched.add(stray, source, line, answer.topic)
         pair_offsets.append(len(label))
         sentence_offsets.append(sentence_offsets[-1] + len(answer.sentences))
     return SupportArrays(
@@ -247,6 +286,7 @@ def support_arrays(
         np.array(pair_offsets, dtype=np.int64),
         np.array(sentence_offsets, dtype=np.int64),
         unknown,
+        unmatched,
     )
 
 
