@@ -610,3 +610,31 @@ def test_ubm_refuses_sessions_past_its_bound() -> None:
     short = fit_click_model(log.subset(np.asarray([0])), "UBM")
     with pytest.raises(InputError, match="session 'long'"):
         short.evaluate(log)
+
+
+def test_closed_forms_are_biased_as_documented() -> None:
+    """docs/logs.md: where users read on after their last click, the closed forms (the last
+    click taken as satisfying) put DCM's continuation too low and SDBN's satisfaction and
+    attractiveness too high; EM has no such bias (issue 45: the docs said 'low' for
+    both)."""
+    rng = np.random.default_rng(0)
+    queries = {f"q{i}": [f"d{j}" for j in rng.permutation(10)] for i in range(20)}
+    attr = {q: {d: float(rng.uniform(0.1, 0.8)) for d in docs} for q, docs in queries.items()}
+    sat = {q: {d: float(rng.uniform(0.1, 0.8)) for d in docs} for q, docs in queries.items()}
+    lam = {r: float(rng.uniform(0.3, 0.9)) for r in range(1, 11)}
+
+    def bias(fitted: dict[str, dict[str, float]], truth: dict[str, dict[str, float]]) -> float:
+        return float(np.mean([fitted[q][d] - truth[q][d] for q in truth for d in truth[q]]))
+
+    sdbn = read_log(simulate_log("SDBN", queries, attr, satisfaction=sat, impressions=20_000))
+    closed = fit_click_model(sdbn, "SDBN", prior=None, method="closed")
+    em = fit_click_model(sdbn, "SDBN", prior=None)
+    assert closed.satisfaction is not None and em.satisfaction is not None
+    assert bias(closed.satisfaction, sat) > 0.05 > abs(bias(em.satisfaction, sat))
+    assert bias(closed.attractiveness, attr) > 0.05 > abs(bias(em.attractiveness, attr))
+    dcm = read_log(simulate_log("DCM", queries, attr, continuation=lam, impressions=20_000))
+    closed_dcm = fit_click_model(dcm, "DCM", prior=None, method="closed").continuation
+    em_dcm = fit_click_model(dcm, "DCM", prior=None).continuation
+    assert isinstance(closed_dcm, dict) and isinstance(em_dcm, dict)
+    assert np.mean([closed_dcm[r] - lam[r] for r in range(1, 10)]) < -0.03
+    assert abs(np.mean([em_dcm[r] - lam[r] for r in range(1, 10)])) < 0.03

@@ -946,8 +946,8 @@ def fit_click_model(
         Cascade (whose closed form is its maximum likelihood estimate). ``"closed"`` for DCM
         and SDBN: the closed forms of Chuklin et al. (and PyClick), which take the last
         click of a session as satisfying and the documents below it as unexamined: quick,
-        but biased (continuation and satisfaction too low where users go on reading
-        after their last click; ``docs/logs.md``).
+        but biased where users go on reading after their last click (DCM's continuation
+        too low, SDBN's satisfaction and attractiveness too high; ``docs/logs.md``).
 
     Returns
     -------
