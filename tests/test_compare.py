@@ -32,6 +32,9 @@ PAIR_KEYS = {
     "mdd",
     "power",
     "topics_needed",
+    "prob_better",
+    "urisk",
+    "trisk",
 }
 
 

@@ -122,7 +122,7 @@ class PairStats:
         better, so that it is always the probability of being *better*;
         :mod:`ranklens.analysis.stats.bayesian`).
     prob_equivalent : with ``compare(..., rope=r)``, the posterior probability that the true
-        mean difference lies in ``[-r, r]`` (nan without a ROPE).
+        mean difference lies in ``[-r, r]`` (``None`` without a ROPE).
     verdict : with a ROPE, ``"better"``, ``"worse"``, ``"equivalent"`` or ``"undecided"``:
         ``"equivalent"`` when ``prob_equivalent`` reaches the comparison's ``confidence``,
         ``"better"``/``"worse"`` when the probability of a difference beyond the ROPE in
@@ -148,7 +148,7 @@ class PairStats:
     power: float = math.nan
     topics_needed: int | None = None
     prob_better: float = math.nan
-    prob_equivalent: float = math.nan
+    prob_equivalent: float | None = None
     verdict: str | None = None
     urisk: float = math.nan
     trisk: float = math.nan
@@ -956,7 +956,7 @@ def _compare_values(
             float(power_observed[c]),
             needed[c],
             float(bayes[0][c]),
-            float(bayes[1][c]),
+            None if bayes[2][c] is None else float(bayes[1][c]),
             bayes[2][c],
             float(risk[0][c]),
             float(risk[1][c]),

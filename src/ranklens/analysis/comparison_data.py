@@ -47,7 +47,7 @@ def pair_dict(st: PairStats) -> dict[str, float | int | str | None]:
         "trisk": finite(st.trisk),
     }
     if st.verdict is not None:
-        out["prob_equivalent"] = finite(st.prob_equivalent)
+        out["prob_equivalent"] = None if st.prob_equivalent is None else finite(st.prob_equivalent)
         out["verdict"] = st.verdict
     return out
 
