@@ -41,14 +41,19 @@ __all__ = [
     "evaluate",
     "expected_exposure",
     "explain",
+    "fleiss_kappa",
     "fuse",
     "fuse_optimize",
+    "judge_bias",
+    "judge_bias_regression",
+    "judge_prevalence",
     "leaderboard_agreement",
     "meta_analysis",
     "parse_measure",
     "parse_measures",
     "pool",
     "pool_statistics",
+    "position_bias",
     "ppi_from_scores",
     "ppi_mean",
     "read_score_set",
@@ -65,6 +70,13 @@ if TYPE_CHECKING:
     from ranklens.analysis.bounds import bounds
     from ranklens.analysis.comparison import Comparison, compare
     from ranklens.analysis.exposure import awrf, expected_exposure
+    from ranklens.analysis.judge_bias import (
+        fleiss_kappa,
+        judge_bias,
+        judge_bias_regression,
+        judge_prevalence,
+        position_bias,
+    )
     from ranklens.analysis.leaderboard import leaderboard_agreement
     from ranklens.analysis.meta_analysis import meta_analysis
     from ranklens.analysis.pooling import pool, pool_statistics
@@ -101,6 +113,11 @@ _HOME = {
     "bounds": "ranklens.analysis.bounds",
     "awrf": "ranklens.analysis.exposure",
     "expected_exposure": "ranklens.analysis.exposure",
+    "fleiss_kappa": "ranklens.analysis.judge_bias",
+    "judge_bias": "ranklens.analysis.judge_bias",
+    "judge_bias_regression": "ranklens.analysis.judge_bias",
+    "judge_prevalence": "ranklens.analysis.judge_bias",
+    "position_bias": "ranklens.analysis.judge_bias",
     "leaderboard_agreement": "ranklens.analysis.leaderboard",
     "meta_analysis": "ranklens.analysis.meta_analysis",
     "ppi_from_scores": "ranklens.analysis.ppi",

@@ -31,9 +31,9 @@ agreement (:mod:`ranklens.analysis.agreement`).
   :math:`p` of LLM-relevant labels, the judge's sensitivity and specificity against
   people on the pairs both judged, and the Rogan-Gladen (1978) corrected prevalence
   :math:`\hat\pi = (p + \mathrm{sp} - 1) / (\mathrm{se} + \mathrm{sp} - 1)` clipped to
-  [0, 1], with a delta-method (Wald) interval (Greenland 1996):
-  :math:`\mathrm{Var}(\hat\pi) = [p(1-p)/n + \hat\pi^2\,\mathrm{se}(1-\mathrm{se})/n_1
-  + (1-\hat\pi)^2\,\mathrm{sp}(1-\mathrm{sp})/n_0] / (\mathrm{se}+\mathrm{sp}-1)^2`.
+  [0, 1], with a delta-method (Wald) interval (Greenland 1996) whose variance counts
+  that the pairs people judged enter both the observed rate and the error rates
+  (:func:`rogan_gladen`).
 * :func:`position_bias`: **does a pairwise judge prefer the first passage?** The rate at
   which the document shown first wins (ties left out) and its exact two-sided binomial
   test against 1/2 (:func:`scipy.stats.binomtest`, Clopper-Pearson interval), and the
@@ -57,10 +57,10 @@ Examples
 >>> human = {"q1": {"a": 1, "b": 0, "c": 0}, "q2": {"a": 0, "b": 1, "c": 1}}
 >>> llm = {"q1": {"a": 1, "b": 1, "c": 0}, "q2": {"a": 1, "b": 1, "c": 1}}
 >>> res = judge_prevalence(human, llm)
->>> res.observed, res.sensitivity, res.specificity
-(0.8333333333333334, 1.0, 0.5)
->>> res.corrected
-0.6666666666666667
+>>> res.observed, res.sensitivity, round(res.specificity, 4)
+(0.8333333333333334, 1.0, 0.3333)
+>>> round(res.corrected, 4)
+0.5
 """
 
 from __future__ import annotations
@@ -236,8 +236,15 @@ def judge_bias(
     if correction not in CORRECTIONS:
         raise OptionError(f"correction must be one of {list(CORRECTIONS)}, not {correction!r}")
     measures = [measure]
-    by_human = Evaluator(human, measures, **options).evaluate_many(runs)
-    by_llm = Evaluator(llm, measures, **options).evaluate_many(runs)
+    human_read, llm_read = as_qrels(human), as_qrels(llm)
+    if not set(human_read.qids) & set(llm_read.qids):
+        raise InputError(
+            f"the two judgments share no query (the first judges {len(human_read.qids)}, the "
+            f"second {len(llm_read.qids)}): a run's shift needs both judges on its queries; "
+            "check the query ids"
+        )
+    by_human = Evaluator(human_read, measures, **options).evaluate_many(runs)
+    by_llm = Evaluator(llm_read, measures, **options).evaluate_many(runs)
     return judge_bias_from_results(by_human, by_llm, alpha=level, correction=correction)
 
 
@@ -351,9 +358,7 @@ class BiasRegression:
     """The mean of the grade difference over the pairs used."""
 
 
-def _ols_hc3(
-    x: Float64Array, y: Float64Array
-) -> tuple[Float64Array, Float64Array, Float64Array]:
+def _ols_hc3(x: Float64Array, y: Float64Array) -> tuple[Float64Array, Float64Array, Float64Array]:
     """``(beta, HC3 standard errors, leverages)`` of OLS with a full-rank ``x``."""
     q, r = np.linalg.qr(x)
     beta = np.linalg.solve(r, q.T @ y)
@@ -410,7 +415,7 @@ def judge_bias_regression(
     ...        "length": [10.0, 0.0, 5.0, 20.0]}
     >>> res = judge_bias_regression(human, llm, cov)
     >>> round(res.params["const"], 4), round(res.params["length"], 4)
-    (0.0857, 0.0886)
+    (0.2, 0.0914)
     """
     from ranklens.data.judge_tables import read_covariates
 
@@ -543,11 +548,11 @@ def fleiss_kappa(judges: Sequence[QrelsLike], *, rel: int | None = None) -> floa
 
     Examples
     --------
-    >>> a = {"q1": {"d1": 1, "d2": 0, "d3": 1}}
-    >>> b = {"q1": {"d1": 1, "d2": 0, "d3": 0}}
-    >>> c = {"q1": {"d1": 1, "d2": 1, "d3": 1, "d4": 0}}
+    >>> a = {"q1": {"d1": 1, "d2": 0, "d3": 1, "d4": 2}}
+    >>> b = {"q1": {"d1": 1, "d2": 0, "d3": 0, "d4": 2}}
+    >>> c = {"q1": {"d1": 1, "d2": 1, "d3": 1, "d4": 2, "d5": 0}}
     >>> round(fleiss_kappa([a, b, c]), 4)
-    0.1
+    0.4667
     """
     _, grades = _common_grades(judges, rel)
     categories = np.unique(grades)
@@ -653,50 +658,78 @@ class Prevalence:
 
 
 def rogan_gladen(
-    positive: int,
-    judged: int,
     true_positive: int,
-    relevant: int,
+    false_negative: int,
+    false_positive: int,
     true_negative: int,
-    not_relevant: int,
+    positive_alone: int = 0,
+    judged_alone: int = 0,
     alpha: float = 0.05,
 ) -> tuple[float, float, float]:
-    r"""``(corrected, low, high)`` from the counts: ``positive`` of ``judged`` labels
-    relevant, the judge's ``true_positive`` of ``relevant`` and ``true_negative`` of
-    ``not_relevant`` validation pairs (the formulas in the module).
+    r"""``(corrected, low, high)`` from the counts of the pairs both judged (people's
+    relevant pairs the judge calls relevant, ``true_positive``, or not,
+    ``false_negative``; people's non-relevant ones it calls relevant, ``false_positive``,
+    or not, ``true_negative``) and of the ``judged_alone`` pairs only the judge labelled,
+    ``positive_alone`` of them relevant.
+
+    With :math:`N` pairs the judge labelled, :math:`n` of them also by people (share
+    :math:`w = n/N`), the observed rate is :math:`p = w (v_{tp} + v_{fp}) + (1 - w) u`
+    for the cell shares :math:`v` of the pairs both judged and the rate :math:`u` of the
+    others; :math:`\mathrm{se} = v_{tp} / (v_{tp} + v_{fn})`, :math:`\mathrm{sp} = v_{tn}
+    / (v_{fp} + v_{tn})`, :math:`\hat\pi = (p + \mathrm{sp} - 1) / (\mathrm{se} +
+    \mathrm{sp} - 1)` and its delta-method variance :math:`g_v^	op \Sigma_v g_v +
+    g_u^2 u (1 - u) / (N - n)` with the multinomial covariance :math:`\Sigma_v =
+    (\mathrm{diag}(v) - v v^	op) / n` and the gradients of :math:`\hat\pi`; the interval
+    :math:`\hat\pi \pm z_{1-lpha/2} \sqrt{\mathrm{Var}}`, estimate and ends clipped to
+    [0, 1]. The pairs both judged enter :math:`p` and the error rates at once, and the
+    variance counts it: where people judged every pair, :math:`\hat\pi` is their own rate
+    and the variance :math:`\hat\pi (1 - \hat\pi) / n`.
 
     Examples
     --------
-    >>> [round(v, 4) for v in rogan_gladen(300, 1000, 90, 100, 160, 200)]
-    [0.1429, 0.0757, 0.2101]
+    >>> [round(v, 4) for v in rogan_gladen(90, 10, 40, 160, 700, 2000)]
+    [0.2298, 0.1674, 0.2922]
     """
     level = _check_alpha(alpha)
-    if judged <= 0 or relevant <= 0 or not_relevant <= 0:
-        missing = (
-            "no judged pair"
-            if judged <= 0
-            else ("no pair people call relevant" if relevant <= 0 else "no pair people call not relevant")
-        )
+    cells = np.array([true_positive, false_negative, false_positive, true_negative], np.float64)
+    if np.any(cells < 0) or positive_alone < 0 or not 0 <= positive_alone <= judged_alone:
+        raise InputError("the counts of the prevalence correction must be >= 0")
+    relevant, not_relevant = cells[0] + cells[1], cells[2] + cells[3]
+    if relevant <= 0 or not_relevant <= 0:
+        missing = "relevant" if relevant <= 0 else "not relevant"
         raise InputError(
-            f"the prevalence correction needs the judge's sensitivity and specificity, but "
-            f"there is {missing} among the pairs both judged: have people judge more pairs"
+            "the prevalence correction needs the judge's sensitivity and specificity, but "
+            f"people call no pair both judged {missing}: have people judge more pairs"
         )
-    p = positive / judged
-    se = true_positive / relevant
-    sp = true_negative / not_relevant
+    n = float(cells.sum())
+    total = n + judged_alone
+    v = cells / n
+    weight = n / total
+    u = positive_alone / judged_alone if judged_alone else 0.0
+    se = v[0] / (v[0] + v[1])
+    sp = v[3] / (v[2] + v[3])
     youden = se + sp - 1.0
     if youden <= 0:
         raise InputError(
             f"the judge's sensitivity + specificity is {se:.4g} + {sp:.4g} <= 1: it is no "
             "better than chance against people, so its labels cannot be corrected"
         )
+    p = weight * (v[0] + v[2]) + (1.0 - weight) * u
     raw = (p + sp - 1.0) / youden
-    variance = (
-        p * (1 - p) / judged + raw**2 * se * (1 - se) / relevant + (1 - raw) ** 2 * sp * (1 - sp) / not_relevant
-    ) / youden**2
-    half = float(_stats.norm.ppf(1.0 - level / 2.0)) * math.sqrt(variance)
-    clip = float(min(1.0, max(0.0, raw)))
-    return clip, float(min(1.0, max(0.0, raw - half))), float(min(1.0, max(0.0, raw + half)))
+    d_se = np.array([v[1], -v[0], 0.0, 0.0]) / (v[0] + v[1]) ** 2
+    d_sp = np.array([0.0, 0.0, -v[3], v[2]]) / (v[2] + v[3]) ** 2
+    d_p = np.array([weight, 0.0, weight, 0.0])
+    gradient = (d_p - raw * d_se + (1.0 - raw) * d_sp) / youden
+    sigma = (np.diag(v) - np.outer(v, v)) / n
+    variance = float(gradient @ sigma @ gradient)
+    if judged_alone:
+        variance += ((1.0 - weight) / youden) ** 2 * u * (1.0 - u) / judged_alone
+    half = float(_stats.norm.ppf(1.0 - level / 2.0)) * math.sqrt(max(variance, 0.0))
+
+    def clip(x: float) -> float:
+        return float(min(1.0, max(0.0, x)))
+
+    return clip(raw), clip(raw - half), clip(raw + half)
 
 
 def judge_prevalence(
@@ -730,31 +763,34 @@ def judge_prevalence(
             "specificity are measured on pairs both judged (check the ids)"
         )
     positive = sum(1 for g in judged_l.values() if g >= threshold)
-    relevant = [k for k in common if judged_h[k] >= threshold]
-    not_relevant = [k for k in common if judged_h[k] < threshold]
-    true_positive = sum(1 for k in relevant if judged_l[k] >= threshold)
-    true_negative = sum(1 for k in not_relevant if judged_l[k] < threshold)
+    cells = np.zeros((2, 2), dtype=np.int64)  # [human relevant?][llm relevant?]
+    for key in common:
+        cells[int(judged_h[key] >= threshold), int(judged_l[key] >= threshold)] += 1
+    alone = len(judged_l) - len(common)
+    positive_alone = positive - int(cells[:, 1].sum())
     corrected, low, high = rogan_gladen(
-        positive,
-        len(judged_l),
-        true_positive,
-        len(relevant),
-        true_negative,
-        len(not_relevant),
+        int(cells[1, 1]),
+        int(cells[1, 0]),
+        int(cells[0, 1]),
+        int(cells[0, 0]),
+        positive_alone,
+        alone,
         alpha,
     )
+    relevant = int(cells[1].sum())
+    not_relevant = int(cells[0].sum())
     return Prevalence(
         positive / len(judged_l),
-        true_positive / len(relevant),
-        true_negative / len(not_relevant),
+        float(cells[1, 1]) / relevant,
+        float(cells[0, 0]) / not_relevant,
         corrected,
         low,
         high,
         float(alpha),
         int(threshold),
         len(judged_l),
-        len(relevant),
-        len(not_relevant),
+        relevant,
+        not_relevant,
     )
 
 

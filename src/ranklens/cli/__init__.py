@@ -28,7 +28,7 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Reproduce a NIST tool exactly", ("trec-eval", "ndeval", "gdeval", "sample-eval", "expeval")),
     (
         "Judgments and judges",
-        ("agreement", "leaderboard", "ppi", "pool", "judge-next"),
+        ("agreement", "leaderboard", "ppi", "judge-bias", "pool", "judge-next"),
     ),
     ("Experiment design", ("topics", "discriminate", "reproduction", "meta-analysis")),
     ("Generated answers (RAG)", ("rag",)),
@@ -56,6 +56,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sample_eval_command",
     "expeval_command",
     "judges_command",
+    "judge_bias_command",
     "pool_command",
     "judge_next_command",
     "topics_command",

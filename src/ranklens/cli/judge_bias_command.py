@@ -165,7 +165,9 @@ def run_judge_bias(args: argparse.Namespace) -> int:
         human, llm, runs = example["human"], example["llm"], example["runs"]
         covariates, preferences = example["covariates"], example["preferences"]
     elif not (human and llm and len(runs) >= 2):
-        raise OptionError("give the human qrels, the judge's qrels and two or more runs (or --example)")
+        raise OptionError(
+            "give the human qrels, the judge's qrels and two or more runs (or --example)"
+        )
     inputs = [
         x for x in (args.qrels_a, args.qrels_b, *args.runs, args.covariates, args.preferences) if x
     ]
@@ -291,7 +293,18 @@ def _write_tables(
             ]
             for r in b.runs.values()
         ]
-        header = ["run", "human", "llm", "rank", "rank_llm", "shift", "delta", "p", "p_corr", "bias"]
+        header = [
+            "run",
+            "human",
+            "llm",
+            "rank",
+            "rank_llm",
+            "shift",
+            "delta",
+            "p",
+            "p_corr",
+            "bias",
+        ]
         write_plain_table(header, rows, out)
         if b.leaderboard is not None:
             lb = b.leaderboard

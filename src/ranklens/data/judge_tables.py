@@ -83,7 +83,9 @@ def _frame_columns(frame: Any) -> dict[str, list[Any]]:
     return {str(k): list(v) for k, v in frame.to_pydict().items()}
 
 
-def _delimited(source: str | os.PathLike[str]) -> tuple[list[str], list[tuple[list[str], int]], str]:
+def _delimited(
+    source: str | os.PathLike[str],
+) -> tuple[list[str], list[tuple[list[str], int]], str]:
     """The header and the rows (with their physical lines) of a table file with a header
     row: commas for ``.csv``, tabs for ``.tsv``, whitespace otherwise."""
     from ranklens.data.source import BOM, read_binary
@@ -99,13 +101,15 @@ def _delimited(source: str | os.PathLike[str]) -> tuple[list[str], list[tuple[li
     base = os.fspath(source).lower()
     numbered: list[tuple[list[str], int]] = []
     if ".csv" in base or ".tsv" in base:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if ".tsv" in base else ",")
+        reader = csv.reader(
+            io.StringIO(text, newline=""), delimiter="\t" if ".tsv" in base else ","
+        )
         for row in reader:
             if any(cell.strip() for cell in row):
                 numbered.append(([cell.strip() for cell in row], reader.line_num))
     else:
-        for number, line in enumerate(text.split("\n"), start=1):
-            fields = line.split()
+        for number, text_line in enumerate(text.split("\n"), start=1):
+            fields = text_line.split()
             if fields and not fields[0].startswith("#"):
                 numbered.append((fields, number))
     if not numbered:
@@ -140,7 +144,9 @@ def _columns_of(source: object, what: str) -> tuple[dict[str, list[Any]], list[i
         header, rows_read, where = _delimited(source)
         names = [h.strip() for h in header]
         if len(set(names)) != len(names):
-            raise ParseError(f"the header names a column twice: {', '.join(names)}", path=where, line=1)
+            raise ParseError(
+                f"the header names a column twice: {', '.join(names)}", path=where, line=1
+            )
         columns = {name: [fields[i] for fields, _ in rows_read] for i, name in enumerate(names)}
         return columns, [line for _, line in rows_read], where
     raise InputError(
@@ -254,7 +260,11 @@ def read_shown_preferences(source: object) -> ShownPreferences:
     rows: list[tuple[str, str, str, str]] = []
     lines: list[int] = []
     path_like = isinstance(source, str | os.PathLike)
-    if path_like and not any(s in os.fspath(source).lower() for s in (".csv", ".tsv")):  # type: ignore[arg-type]
+    suffixed = path_like and any(
+        s in str(os.fspath(source)).lower()  # type: ignore[call-overload]
+        for s in (".csv", ".tsv")
+    )
+    if path_like and not suffixed:
         from ranklens.data.prefs import read_table
 
         read, where = read_table(source, SHOWN_COLUMNS, "preference")
@@ -273,14 +283,14 @@ def read_shown_preferences(source: object) -> ShownPreferences:
     elif isinstance(source, Iterable):
         where = None
         for i, row in enumerate(source, start=1):
-            fields = tuple(row)
-            if len(fields) != 4:
+            items = tuple(row)
+            if len(items) != 4:
                 raise InputError(
                     f"a preference is 4 fields (query, first, second, winner), not "
-                    f"{len(fields)}: {fields!r}",
+                    f"{len(items)}: {items!r}",
                     line=i,
                 )
-            rows.append((str(fields[0]), str(fields[1]), str(fields[2]), str(fields[3])))
+            rows.append((str(items[0]), str(items[1]), str(items[2]), str(items[3])))
             lines.append(i)
     else:
         raise InputError(
