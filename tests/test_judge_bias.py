@@ -543,3 +543,16 @@ def test_the_command_says_what_is_wrong_in_one_line(tmp_path: Any) -> None:
     assert code == 2 and len(err.strip().splitlines()) == 1 and "error:" in err
     code, _, err = _run(["judge-bias", str(human)])
     assert code == 2 and "two or more runs" in err
+
+
+def test_the_report_shows_the_second_judges_bias() -> None:
+    from ranklens.presentation.reporting import build_report
+
+    rng = np.random.default_rng(11)
+    human, llm, runs = _world(rng, queries=40, favoured="r2")
+    html = build_report(human, runs, ["P@10", "AP"], qrels_b=llm, plots=False, explain_limit=0)
+    res = ranklens.judge_bias(human, llm, runs, "P@10")
+    prevalence = ranklens.judge_prevalence(human, llm)
+    section = html[html.index("Is judge B biased?") :]
+    assert "favoured" in section and f"{res.runs['r2'].delta:.4f}" in section
+    assert f"{prevalence.corrected:.4f}" in section

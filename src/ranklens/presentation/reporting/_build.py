@@ -160,12 +160,20 @@ def build_report(
                     f"{exc}; or leave the plots out (plots=False, ranklens report --no-plots)"
                 ) from exc
             if qrels_b is not None:
-                boards_html, board_figures = _leaderboards(
-                    qrels_b, measure_list, loaded, results, duplicates, options, plots
+                boards_html, board_figures, bias_html = _leaderboards(
+                    qrels_b,
+                    measure_list,
+                    loaded,
+                    results,
+                    duplicates,
+                    options,
+                    plots,
+                    evaluator.qrels,
                 )
                 sections.append(
                     Section("Leaderboards under two sets of judgments", boards_html, "leaderboards")
                 )
+                sections.append(Section("Is judge B biased?", bias_html, "judge-bias"))
                 figures = [*figures, *board_figures]
             step("plotted")
             from ranklens.presentation.reporting._explained import chosen_queries, explanations
@@ -234,9 +242,11 @@ def _leaderboards(
     duplicates: str,
     options: dict[str, Any],
     plots: bool,
-) -> tuple[str, list[Figure]]:
+    qrels_a: Any = None,
+) -> tuple[str, list[Figure], str]:
     """The section comparing the leaderboards under the report's qrels (A) and ``qrels_b``
-    (B), and a slope chart per measure."""
+    (B), and a slope chart per measure; and the section on B's bias against A
+    (:func:`_judge_bias_html`)."""
     from ranklens.analysis.leaderboard import leaderboard_agreement
     from ranklens.evaluation.result_set import ResultSet
     from ranklens.presentation.reporting.leaderboard import (
@@ -261,7 +271,33 @@ def _leaderboards(
         if plots
         else []
     )
-    return html, figures
+    return html, figures, _judge_bias_html(qrels_a, qrels_b, results, results_b)
+
+
+def _judge_bias_html(
+    qrels_a: Any, qrels_b: QrelsLike, results: list[Results], results_b: list[Results]
+) -> str:
+    """B's bias against A (:mod:`ranklens.analysis.judge_bias`): the runs it favours, per
+    measure with per-query values, and the prevalence of relevant pairs corrected for its
+    error rates (left out, saying why, where it cannot be corrected)."""
+    from ranklens.analysis.judge_bias import judge_bias_from_results, judge_prevalence
+    from ranklens.base.errors import InputError
+    from ranklens.presentation.reporting.judge_bias import judge_bias_html
+
+    notes: list[str] = []
+    biases = []
+    for m in results[0].per_query_names:
+        try:
+            biases.append(judge_bias_from_results(results, results_b, m))
+        except InputError as exc:
+            notes.append(f"{m}: {exc}")
+    prevalence = None
+    try:
+        prevalence = judge_prevalence(qrels_a, qrels_b) if qrels_a is not None else None
+    except InputError as exc:
+        notes.append(f"prevalence: {exc}")
+    shown = "".join(f'<p class="note">{escape(n)}</p>' for n in notes)
+    return judge_bias_html(biases, prevalence) + shown
 
 
 def _version() -> str:
