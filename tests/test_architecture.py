@@ -34,10 +34,11 @@ LAYERS: dict[str, int] = {
     "tensor": 6,
     "presentation": 7,
     "rag": 7,
-    "cli": 8,
+    "workflow": 8,
+    "cli": 9,
     "compat": 8,
 }
-FACADE = 9
+FACADE = 10
 
 # (module, function) pairs allowed to import presentation lazily: thin methods that only
 # delegate (the issue that shaped this layout allows them; nothing else may).

@@ -35,6 +35,7 @@ __all__ = [
     "agreement",
     "awrf",
     "bounds",
+    "check",
     "compare",
     "define_measure",
     "discriminative_power",
@@ -107,6 +108,7 @@ if TYPE_CHECKING:
     from ranklens.measures import Measure, parse_measure, parse_measures
     from ranklens.measures.user import define_measure
     from ranklens.presentation.explanation import explain
+    from ranklens.workflow.checks import check
 
 _HOME = {
     "agreement": "ranklens.analysis.agreement",
@@ -129,6 +131,7 @@ _HOME = {
     "read_score_set": "ranklens.evaluation.scores_files",
     "write_scores": "ranklens.evaluation.scores_files",
     "compare": "ranklens.analysis.comparison",
+    "check": "ranklens.workflow.checks",
     "define_measure": "ranklens.measures.user",
     "Comparison": "ranklens.analysis.comparison",
     "discriminative_power": "ranklens.analysis.topics",

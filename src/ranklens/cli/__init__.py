@@ -37,6 +37,7 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("click-models", "click-qrels", "click-measures", "interleaving", "counterfactual"),
     ),
     ("Runs", ("fuse",)),
+    ("Experiments", ("check", "run", "diff", "serve")),
 )
 """The groups of ``ranklens --help``, in order: a title and its commands."""
 
@@ -64,6 +65,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "fuse_command",
     "rag_command",
     "logs_command",
+    "check_command",
+    "run_command",
+    "diff_command",
+    "serve_command",
 )
 """The modules of this package whose ``register(commands)`` adds commands."""
 

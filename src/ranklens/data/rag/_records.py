@@ -104,7 +104,9 @@ def _parse(data: bytes, name: str, what: str) -> list[Record]:
     if stripped.startswith("["):  # one JSON array of objects
         return _array(text, name, what)
     out: list[Record] = []
-    for number, content in enumerate(text.splitlines(), 1):
+    # lines end at "\n" only: str.splitlines would also cut at U+2028, U+0085 ..., which a
+    # JSON string may hold as they are (and the line numbers would not be the file's)
+    for number, content in enumerate(text.split("\n"), 1):
         if not content.strip():
             continue
         try:
