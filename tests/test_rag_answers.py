@@ -308,3 +308,31 @@ def test_bad_gold_files_are_one_line_errors(tmp_path: Path, content: str, messag
         ranklens.evaluate(ranklens.rag.read_gold(str(path)), {"q1": "a"}, ["EM"])
     with pytest.raises(InputError, match="must be a list of strings"):
         ranklens.rag.read_gold({"q1": [1]})
+
+
+# --- issue 45: what a gold answers file is told -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answers", "shown"), [(4, "are 4"), (None, "are null"), (True, "are true"), ([4], "not 4")]
+)
+def test_a_gold_file_with_a_bad_answer_is_called_gold_answers(
+    tmp_path: Path, answers: Any, shown: str
+) -> None:
+    path = tmp_path / "gold.jsonl"
+    path.write_text(json.dumps({"qid": "q1", "answers": answers}) + "\n")
+    for measure in ("EM", "F1"):
+        with pytest.raises(InputError, match=rf"gold\.jsonl:1: .*gold answer.*{shown}") as err:
+            ranklens.evaluate(str(path), {"q1": "4"}, [measure])
+        assert "RAG run" not in str(err.value)
+
+
+def test_ranking_measures_on_a_gold_file_name_the_measures_of_answers(tmp_path: Path) -> None:
+    path = tmp_path / "gold.jsonl"
+    path.write_text(json.dumps({"qid": "q1", "answers": ["Paris"]}) + "\n")
+    with pytest.raises(InputError, match="F1@10 is the F-measure of a ranking, not a measure of"):
+        ranklens.evaluate(str(path), {"q1": "Paris"}, ["F1@10"])
+    with pytest.raises(MeasureError, match=r"holds gold answers.*AP is a measure of rankings.*EM"):
+        ranklens.evaluate(str(path), {"q1": "Paris"}, ["AP"])
+    res = ranklens.evaluate(str(path), {"q1": "Paris"}, ["F1"])  # F1 on answers: the token F1
+    assert res.per_query["q1"]["F1"] == 1.0

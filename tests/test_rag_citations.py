@@ -412,3 +412,145 @@ def test_tables_of_answers_and_of_support_judgments() -> None:
     run = {"q1": {"references": ["a", "b"], "answer": [{"text": "x", "citations": [0, 1]}]}}
     judged = ranklens.rag.judgments(support=support)
     assert ranklens.evaluate(judged, run, ["SupportPrecision"])["SupportPrecision"] == 0.5
+
+
+# ---------------------------------------------------------------- issue 45: pairs, strays
+
+
+def _flat(topic: str, sentence: int, segment: str, label: str) -> dict[str, Any]:
+    return {"topic_id": topic, "sentence": sentence, "segment": segment, "support": label}
+
+
+@pytest.mark.parametrize(
+    ("references", "citations"),
+    [(["s1", "s2"], [0, 0, 1]), (["s1", "s1", "s2"], [0, 1, 2]), (["s1", "s2"], ["s1", 0, 1])],
+    ids=["repeated index", "reference listed twice", "segment id and index"],
+)
+def test_a_segment_cited_twice_by_one_sentence_is_one_judged_pair(
+    references: list[str], citations: list[Any]
+) -> None:
+    # the documented formula sums over the judged (sentence, segment) pairs: FS and NS give
+    # (1 + 0) / 2, whatever the number of citations of s1 (counted per citation: 2/3)
+    run = {"q1": {"references": references, "answer": [{"text": "A.", "citations": citations}]}}
+    judgments = [_flat("q1", 0, "s1", "FS"), _flat("q1", 0, "s2", "NS")]
+    res = ranklens.evaluate(judgments, run, ["SupportPrecision", "SupportRecall"])
+    assert res.per_query["q1"] == {"SupportPrecision": 0.5, "SupportRecall": 1.0}
+    assert res.query_counts["unmatched_judgments"] == 0
+
+
+def test_judgments_numbered_from_one_are_counted_and_named(tmp_path: Path) -> None:
+    run = {
+        "q1": {
+            "references": ["s1", "s2"],
+            "answer": [
+                {"text": "A.", "citations": [0]},
+                {"text": "B.", "citations": [1]},
+            ],
+        }
+    }
+    path = tmp_path / "support.jsonl"
+    shifted = [_flat("q1", 1, "s1", "FS"), _flat("q1", 2, "s2", "PS")]  # from 1, not 0
+    path.write_text("".join(json.dumps(j) + "\n" for j in shifted))
+    with pytest.warns(InputWarning) as seen:
+        res = ranklens.evaluate(str(path), run, ["SupportPrecision", "SupportRecall"])
+    (warning,) = [w for w in seen if "match no citation" in str(w.message)]
+    message = str(warning.message)
+    assert "2 support judgments" in message and f"{path}:1" in message
+    assert "sentence 1 citing 's1'" in message and "numbered from 0" in message
+    assert res.query_counts["unmatched_judgments"] == 2
+    assert res.per_query["q1"] == {"SupportPrecision": 0.0, "SupportRecall": 0.0}
+
+
+def _stray_case(rnd: random.Random) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    """A run and support judgments, some of which judge nothing in the answers: a sentence
+    past the last, a segment the sentence does not cite, a topic the run does not answer
+    (not counted: it is missing, not misnumbered); and how many match nothing."""
+    run, judgments = _random_case(rnd)
+    keys = {(j["topic_id"], j["sentence"], j["segment"]) for j in judgments}
+    strays = 0
+    for topic, record in run.items():
+        for _ in range(rnd.randint(0, 3)):
+            sentence = rnd.randint(0, len(record["answer"]) + 2)
+            segment = f"s{rnd.randint(0, 9)}"
+            if (topic, sentence, segment) in keys:
+                continue
+            cited = sentence < len(record["answer"]) and segment in {
+                record["references"][c]
+                for c in record["answer"][sentence]["citations"]
+                if 0 <= c < len(record["references"])
+            } | {str(c) for c in record["answer"][sentence]["citations"]}
+            keys.add((topic, sentence, segment))
+            judgments.append(_flat(topic, sentence, segment, rnd.choice(["FS", "PS", "NS"])))
+            strays += not cited
+    judgments.append(_flat("unanswered", 0, "s1", "FS"))
+    return run, judgments, strays
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_stray_judgments_are_counted_and_change_no_score(rnd: random.Random) -> None:
+    run, judgments, strays = _stray_case(rnd)
+    measures = ["SupportPrecision", "SupportRecall"]
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        res = ranklens.evaluate(judgments, run, measures, queries="run")
+    assert res.query_counts["unmatched_judgments"] == strays
+    assert any("match no citation" in str(w.message) for w in seen) == (strays > 0)
+    for topic, record in run.items():
+        precision, recall = support_reference(
+            record["answer"], record["references"], _labels(judgments, topic)
+        )
+        assert res.per_query[topic]["SupportPrecision"] == pytest.approx(precision, abs=1e-15)
+        assert res.per_query[topic]["SupportRecall"] == pytest.approx(recall, abs=1e-15)
+
+
+def test_unknown_support_labels_are_warned_about_in_the_files_terms(tmp_path: Path) -> None:
+    run = {"q1": {"references": ["s1"], "answer": [{"text": "A.", "citations": [0]}]}}
+    path = tmp_path / "support.jsonl"
+    path.write_text(json.dumps(_flat("q1", 0, "s1", "maybe")) + "\n")
+    with pytest.warns(InputWarning) as seen:
+        ranklens.evaluate(str(path), run, ["SupportPrecision"])
+    (message,) = [str(w.message) for w in seen]
+    assert "support judgments" in message and "FS/PS/NS" in message and f"{path}:1" in message
+    assert "'maybe'" in message and "weighs 0" in message and "nuggetizer" not in message
+
+
+def test_two_support_evaluations_of_a_topic_name_both_lines(tmp_path: Path) -> None:
+    line = {
+        "run_id": "r",
+        "topic_id": "q1",
+        "references": ["a"],
+        "answer": [{"text": "One.", "citations": [0]}],
+        "support_eval": [{"answer": "One.", "citations": [0], "eval_scores": ["FS"]}],
+    }
+    path = tmp_path / "support.jsonl"
+    path.write_text((json.dumps(line) + "\n") * 2)
+    with pytest.raises(InputError, match=r"support\.jsonl:2: .*topic 'q1' \(lines 1 and 2\)"):
+        ranklens.rag.read_support(str(path))
+
+
+# ------------------------------------------------ issue 45: citations absent are not zero
+
+CITING = ["CitedSentences", "CitationsPerSentence", "DanglingCitations", "RepeatedReferences"]
+
+
+@pytest.mark.parametrize("measure", [*CITING, "SupportPrecision", "SupportRecall"])
+def test_citation_measures_refuse_answers_without_citations(tmp_path: Path, measure: str) -> None:
+    # nugget assignments carry only each answer's text: no citation is known, none is 0
+    path = tmp_path / "assignments.jsonl"
+    record = {
+        "qid": "q1",
+        "run_id": "r",
+        "answer_text": "Paris [0]. It is big [1].",
+        "nuggets": [{"text": "Paris", "importance": "vital", "assignment": "support"}],
+    }
+    path.write_text(json.dumps(record) + "\n")
+    judgments = [_flat("q1", 0, "s1", "FS")] if measure.startswith("Support") else None
+    with pytest.raises(InputError, match=rf"{measure} reads the answers' citations.*run 'r'"):
+        ranklens.evaluate(judgments, str(path), [measure])
+    with pytest.raises(InputError, match="given as text"):
+        ranklens.evaluate(judgments, {"q1": "Paris [0]."}, [measure])
+    res = ranklens.evaluate(None, str(path), ["NuggetVital", "AnswerWords"])  # no citation read
+    assert res.per_query["q1"] == {"NuggetVital": 1.0, "AnswerWords": 6.0}

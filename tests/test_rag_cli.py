@@ -162,7 +162,7 @@ def test_unknown_labels_refused_with_the_file_and_line(tmp_path: Path) -> None:
         + "\n"
     )
     code, _, err = run(["rag", str(path), str(other), "-m", "NuggetVital", "--unknown", "error"])
-    assert code == 2 and f"{path}:1:" in err and "unknown='error'" in err
+    assert code == 2 and f"{path}:1:" in err and "'error'" in err
 
 
 def test_eval_and_compare_take_answers_too(files: dict[str, Path]) -> None:
@@ -200,3 +200,61 @@ def test_one_assignment_file_holds_every_run(files: dict[str, Path]) -> None:
     for r in runs:
         expected = ranklens.rag.nugget_scores(str(files["assignments"]), run=r["name"])
         assert r["mean"]["NuggetAll"] == pytest.approx(expected["NuggetAll"], abs=1e-12)
+
+
+def test_eval_on_answers_says_which_topics_differ(tmp_path: Path) -> None:
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"qid": "q1", "answers": ["Paris"]}\n{"qid": "q2", "answers": ["4"]}\n')
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(
+        json.dumps({"run_id": "r", "topic_id": "q1", "references": [], "answer": "Paris"})
+        + "\n"
+        + json.dumps({"run_id": "r", "topic_id": "q3", "references": [], "answer": "x"})
+        + "\n"
+    )
+    for command in ("eval", "rag"):
+        code, _, err = run([command, str(gold), str(answers), "-m", "EM"])
+        assert code == 0
+        assert "run 'r' answers 1 of the 2 judged topics" in err
+        assert "1 topics of run 'r' have no judgments" in err
+        code, _, err = run([command, str(gold), str(answers), "-m", "EM", "--quiet"])
+        assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize(
+    ("measure", "message"),
+    [
+        ("F1@10", "F1@10 is the F-measure of a ranking, not a measure of generated answers"),
+        ("AP", "holds gold answers, judgments of generated answers, but AP is a measure of"),
+    ],
+)
+def test_eval_of_ranking_measures_on_gold_answers_is_one_line(
+    tmp_path: Path, measure: str, message: str
+) -> None:
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"qid": "q1", "answers": ["Paris"]}\n')
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"qid": "q1", "answer": "Paris", "run_id": "r"}\n')
+    code, _, err = run(["eval", str(gold), str(answers), "-m", measure])
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_rouge_without_nltk_is_one_line_naming_the_extra(
+    files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "nltk.stem.porter", None)
+    code, _, err = run(["rag", str(files["gold"]), str(files["terse"]), "-m", "ROUGE-L"])
+    assert code != 0 and len(err.strip().splitlines()) == 1
+    assert 'pip install "ranklens[rag]"' in err and "Traceback" not in err
+
+
+def test_assignment_files_as_runs_get_no_citation_measure_by_default(
+    files: dict[str, Path],
+) -> None:
+    code, out, _ = run(["rag", str(files["assignments"]), "-f", "json", "--quiet"])
+    assert code == 0
+    assert "CitedSentences" not in json.loads(out)["measures"]
+    code, _, err = run(["rag", str(files["assignments"]), "-m", "CitedSentences"])
+    assert code == 2 and "reads the answers' citations" in err

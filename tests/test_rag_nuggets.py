@@ -13,6 +13,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -77,8 +78,8 @@ def test_the_trec_rag_2024_baseline_is_reproduced_to_the_last_bit() -> None:
         for name in PEER:
             assert res.per_query[line["qid"]][name] == line[name], (line["qid"], name)
     means = next(e for e in expected if e["qid"] == "all")
-    for name in PEER:
-        assert res.aggregate[name] == pytest.approx(means[name], abs=1e-12, rel=0)
+    for name in PEER:  # docs/rag.md: at most 7 units in the last place of nuggetizer's
+        assert abs(res.aggregate[name] - means[name]) <= 7 * np.spacing(means[name])
     assert res.query_counts["unknown_labels"] == 65
     assert res.run == "baseline_rag24.test_command-r-plus_top20"
 
@@ -90,8 +91,8 @@ def test_generated_runs_with_awkward_labels_match_the_reference_scorer(run: str)
         res = nugget_scores(GENERATED, run=run)
     for line in expected:
         for name in PEER:
-            if line["qid"] == "all":
-                assert res.aggregate[name] == pytest.approx(line[name], abs=1e-12, rel=0)
+            if line["qid"] == "all":  # docs/rag.md: 2 units in the last place here
+                assert abs(res.aggregate[name] - line[name]) <= 2 * np.spacing(line[name])
             else:
                 assert res.per_query[line["qid"]][name] == line[name]
     assert len(res.queries) == 40 and res.run == run
@@ -415,3 +416,35 @@ def test_empty_inputs_and_wrong_types_are_refused(tmp_path: Path) -> None:
         nugget_scores(io.StringIO("not json\n"))
     with pytest.raises(MeasureError, match="needs gold answers"):
         ranklens.evaluate(None, {"q1": "x"}, ["EM"])
+
+
+def test_a_run_that_is_not_there_is_named_with_the_ones_that_are() -> None:
+    one = [
+        {
+            "qid": "q1",
+            "run_id": "r",
+            "nuggets": [{"text": "a", "importance": "vital", "assignment": "support"}],
+        }
+    ]
+    with pytest.raises(OptionError, match=r"hold no run named 'x'; they hold one run, 'r'"):
+        nugget_scores(one, run="x")
+    with pytest.raises(OptionError, match=r"no run named 'nope'; they hold runs 'gen0', 'gen1'"):
+        nugget_scores(GENERATED, run="nope")
+    with pytest.raises(OptionError, match=r"hold runs 'gen0', .*: name the one to score"):
+        nugget_scores(GENERATED)
+
+
+@pytest.mark.parametrize("reader", ["read_assignments", "read_nuggets"])
+def test_a_topic_given_twice_names_both_records(tmp_path: Path, reader: str) -> None:
+    record = {
+        "qid": "q1",
+        "run_id": "r",
+        "nuggets": [{"text": "a", "importance": "vital", "assignment": "support"}],
+    }
+    read = getattr(ranklens.rag, reader)
+    with pytest.raises(InputError, match=r"topic 'q1' has two records .* on records 1 and 3;"):
+        read([record, {**record, "qid": "q2"}, record])
+    path = tmp_path / "a.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [record, {**record, "qid": "q2"}, record]))
+    with pytest.raises(InputError, match=r"a\.jsonl:3: topic 'q1' .* on lines 1 and 3;"):
+        read(str(path))

@@ -21,9 +21,13 @@ Which topics are evaluated (``queries``):
 
 Judgments of several runs (assignments or support judgments with run ids) are matched to
 a run by its name; a single set of judgments without a run id goes with any run.
-Labels outside the defined sets are counted in ``query_counts["unknown_labels"]``, and
-warned about once per run (:class:`~ranklens.base.errors.InputWarning`) where a measure
-scores them by its default policy; a measure with ``unknown='error'`` refuses them, naming
+Support judgments that judge no citation of the run's answers (a sentence past the
+answer's last, a segment the sentence does not cite: judgments numbered from 1, or made
+for another run) are left out, counted in ``query_counts["unmatched_judgments"]`` and
+warned about, naming the file. Labels outside the defined sets are counted in
+``query_counts["unknown_labels"]``, and warned about once per run
+(:class:`~ranklens.base.errors.InputWarning`) where a measure scores them by its default
+policy; a measure with ``unknown='error'`` refuses them, naming
 the file and line.
 """
 
@@ -518,8 +522,10 @@ def evaluate_answers(evaluator: Evaluator, run: object, name: str | None) -> Res
     counts["unknown_labels"] = total
     for kind in _by_default(setup.measures, unknown):
         _warn_unknown(rag.name, kind, unknown[kind])
-    if view.support is not None and view.support.unmatched.count:
-        _warn_unmatched(rag.name, view.support.unmatched)
+    if view.support is not None:
+        counts["unmatched_judgments"] = view.support.unmatched.count
+        if view.support.unmatched.count:
+            _warn_unmatched(rag.name, view.support.unmatched)
     if policy == "qrels" and counts["missing"] * 2 > counts["qrels"] > 0 and setup.kinds:
         warnings.warn(
             f"{counts['missing']} of the {counts['qrels']} judged topics are not answered by "

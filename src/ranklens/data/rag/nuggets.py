@@ -164,9 +164,14 @@ def _refuse_repeated(rows: Records, run_of: Callable[[Record], str], what: str) 
         key = (run_of(record), str(value))
         first = seen.setdefault(key, record)
         if first is not record:
+            where = (
+                f"lines {first.line} and {record.line}"
+                if first.line is not None and record.line is not None
+                else f"records {first.index} and {record.index}"
+            )
             raise fail(
-                f"topic '{key[1]}' has two records of {what} for run '{key[0]}' "
-                f"({first.where} and {record.where}); give one record per topic (and run)",
+                f"topic '{key[1]}' has two records of {what} for run '{key[0]}' on {where}; "
+                "give one record per topic (and run)",
                 record,
                 rows.source,
             )
