@@ -286,6 +286,33 @@ def add_statistics(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_leaderboard_statistics(p: argparse.ArgumentParser) -> None:
+    """Query groups, a region of practical equivalence and the risk weight of a
+    comparison (``compare``'s ``groups``, ``rope``, ``risk_alpha``)."""
+    p.add_argument(
+        "--groups",
+        metavar="FILE",
+        help="compare each group of queries alone too: a two-column file (query id, group)",
+    )
+    p.add_argument(
+        "--rope",
+        type=float,
+        metavar="R",
+        help="region of practical equivalence [-R, R] of the mean difference: the posterior "
+        "probability of equivalence and a verdict per comparison",
+    )
+    p.add_argument(
+        "--risk-alpha",
+        type=float,
+        metavar="A",
+        help="risk weight: a loss weighs 1 + A times a gain in URisk, TRisk, ZRisk and "
+        "GeoRisk (default 1; shows the risk table)",
+    )
+
+
+LEADERBOARD_STATISTICS = ("groups", "rope", "risk_alpha")
+
+
 STATISTICS = (
     "baseline",
     "test",

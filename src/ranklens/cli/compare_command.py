@@ -31,6 +31,7 @@ def register(commands: Any) -> None:
     _options.add_measures(p, DEFAULT_MEASURES)
     _options.add_names(p)
     _options.add_statistics(p)
+    _options.add_leaderboard_statistics(p)
     p.add_argument(
         "--tukey",
         choices=("oneway", "blocked"),
@@ -87,6 +88,7 @@ def run_compare(args: argparse.Namespace) -> int:
         args.correlate_qrels,
         args.popularity,
         args.train,
+        args.groups,
     ]
     _options.check_output(args, inputs)
     if args.names is not None and len(args.names) != len(runs):
@@ -120,7 +122,10 @@ def run_compare(args: argparse.Namespace) -> int:
             num_users=args.num_users,
             item_features=args.item_features,
             train=args.train,
-            **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
+            **_options.chosen(
+                args,
+                _options.STATISTICS + _options.CONVENTIONS + _options.LEADERBOARD_STATISTICS,
+            ),
             **extra,
         )
     if cmp.queries_dropped and not args.quiet:

@@ -260,6 +260,94 @@ def comparisons(cmp: Comparison) -> list[tuple[tuple[str, str], str, PairStats]]
     return out
 
 
+def bayes_risk_title(cmp: Comparison) -> str:
+    """The sentence under the table of :func:`bayes_risk_rows`."""
+    rope = (
+        ""
+        if cmp.rope is None
+        else f"; P(equiv.): of a difference within [-{cmp.rope:g}, {cmp.rope:g}], verdict at "
+        f"{cmp.confidence:.0%}"
+    )
+    alpha = 1.0 if cmp.risk_alpha is None else cmp.risk_alpha
+    return (
+        "P(better): posterior probability of being better (Student t posterior, Jeffreys "
+        f"prior){rope}; URisk, TRisk: losses weigh 1 + {alpha:g} times gains."
+    )
+
+
+def bayes_risk_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the posterior probability of being better, the ROPE verdict
+    (with a ROPE) and URisk/TRisk of each comparison."""
+    header = ["run", "vs", "measure", "P(better)"]
+    if cmp.rope is not None:
+        header += ["P(equiv.)", "verdict"]
+    header += ["URisk", "TRisk"]
+    rows = []
+    for (a, b), measure, st in comparisons(cmp):
+        row = [b, a, measure, number(st.prob_better)]
+        if cmp.rope is not None:
+            equivalent = math.nan if st.prob_equivalent is None else st.prob_equivalent
+            row += [number(equivalent), st.verdict or "-"]
+        row += [number(st.urisk, signed=True), number(st.trisk, signed=True)]
+        rows.append(row)
+    return header, rows
+
+
+RANKS_NOTE = (
+    "Rank intervals: best = 1 + the runs significantly better, worst = k - the runs "
+    "significantly worse (the corrected pairwise tests); =1: tied with the first."
+)
+
+
+def rank_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the rank intervals: ``best-worst`` per run and measure, ``=1``
+    when the run is tied with the first (no run significantly better)."""
+    header = ["run", *cmp.measures]
+    rows = []
+    for run in cmp.runs:
+        row = [run]
+        for m in cmp.measures:
+            best, worst = cmp.ranks[m][run]
+            span = f"{best}" if best == worst else f"{best}-{worst}"
+            row.append(span + (" =1" if best == 1 else ""))
+        rows.append(row)
+    return header, rows
+
+
+def friedman_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of Friedman's test and Nemenyi's critical difference per measure
+    (none with fewer than 2 queries)."""
+    header = ["measure", "chi2", "p", f"Nemenyi CD ({cmp.alpha:g})", "mean ranks (1 = best)"]
+    rows = []
+    if len(cmp.queries) < 2:
+        return header, rows
+    for m in cmp.measures:
+        f = cmp.friedman(m)
+        ranks = ", ".join(
+            f"{r} {v:.2f}" for r, v in sorted(f.mean_ranks.items(), key=lambda kv: kv[1])
+        )
+        statistic = "nan" if math.isnan(f.statistic) else f"{f.statistic:.4f}"
+        p = "nan" if math.isnan(f.p_value) else p_text(f.p_value)
+        rows.append([m, statistic, p, f"{f.critical_difference:.4f}", ranks])
+    return header, rows
+
+
+def group_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the groups of queries compared alone: each run against the
+    baseline per group and measure (``-`` where a group is too small for a test)."""
+    header = ["group", "queries", "run", "measure", "delta", "p corr.", "sig."]
+    rows = []
+    for group, part in cmp.groups.items():
+        for run, per in part.vs_baseline.items():
+            for m, st in per.items():
+                p = "-" if math.isnan(st.p_value_corrected) else p_text(st.p_value_corrected)
+                delta = "-" if math.isnan(st.delta) else number(st.delta, signed=True)
+                rows.append(
+                    [group, str(len(part.queries)), run, m, delta, p, "*" if st.significant else ""]
+                )
+    return header, rows
+
+
 def tukey_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
     """Header and rows of Tukey's HSD."""
     header = ["run", "vs", "measure", "delta", "p (HSD)", f"{cmp.confidence:.0%} CI", "sig."]
@@ -532,6 +620,23 @@ def write_table(cmp: Comparison, out: IO[str], extra: Sequence[ExtraTable] = ())
     if cmp.correlation:
         header, rows = correlation_rows(cmp)
         console.print(table(header, rows, 2, "rank correlation of the orderings of the runs"))
+    if cmp.rope is not None or cmp.risk_alpha is not None:
+        header, rows = bayes_risk_rows(cmp)
+        console.print(table(header, rows, 3, "probability of being better, risk"))
+        console.print(bayes_risk_title(cmp), markup=False, soft_wrap=True)
+    if cmp.pairs:
+        header, rows = rank_rows(cmp)
+        console.print(table(header, rows, 1, "rank intervals"))
+        console.print(RANKS_NOTE, markup=False, soft_wrap=True)
+        header, rows = friedman_rows(cmp)
+        if rows:
+            console.print(table(header, rows, 1, "Friedman's test"))
+    if cmp.groups:
+        header, rows = group_rows(cmp)
+        console.print(table(header, rows, 1, f"groups (run - {cmp.baseline})"))
+        for part in cmp.groups.values():
+            for note in part.notes:
+                console.print(note, markup=False, soft_wrap=True)
     for header, rows, right_from, title in extra:
         console.print(table(header, rows, right_from, title))
 
