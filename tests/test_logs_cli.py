@@ -190,6 +190,14 @@ def test_interleaving_errors_name_the_options(tmp_path: Path) -> None:
     assert code == 2 and "--rankers A B" in err and "rankers=" not in err
     code, _, err = _run(["click-models", str(log), "--holdout", "0"])
     assert code == 2 and "--holdout" in err and "test_fraction" not in err
+    for options, name in (
+        (["--confidence", "95"], "--confidence must be in (0, 1)"),
+        (["--bootstrap", "0"], "--resamples must be a positive integer"),
+        (["--cutoff", "0"], "--cutoff must be a positive integer"),
+    ):
+        command = "counterfactual" if "--cutoff" in options else "interleaving"
+        code, _, err = _run([command, str(log), *options])
+        assert code == 2 and name in err, err
     code, out, _ = _run(["interleaving", "--help"])
     assert code == 0 and "80% power" in " ".join(out.split()) and "%%" not in out
 

@@ -223,6 +223,20 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=run_counterfactual)
 
 
+def _check_interval_options(args: argparse.Namespace) -> None:
+    """--confidence, --resamples (and --cutoff where the command has it), checked under
+    the options' own names."""
+    from ranklens.base.errors import OptionError
+
+    if not 0.0 < args.confidence < 1.0:
+        raise OptionError(f"--confidence must be in (0, 1), not {args.confidence:g}")
+    if args.bootstrap < 1:
+        raise OptionError(f"--resamples must be a positive integer, not {args.bootstrap}")
+    cutoff = getattr(args, "cutoff", None)
+    if cutoff is not None and cutoff < 1:
+        raise OptionError(f"--cutoff must be a positive integer, not {cutoff}")
+
+
 def run_click_models(args: argparse.Namespace) -> int:
     """Handle ``ranklens click-models``."""
     from ranklens.base.errors import OptionError
@@ -344,6 +358,7 @@ def run_interleaving(args: argparse.Namespace) -> int:
     from ranklens.logs import interleaving
 
     _options.check_output(args, _inputs(args))
+    _check_interval_options(args)
     log = _read(args, "interleaving")
     rankings = None
     if args.balanced:
@@ -359,10 +374,6 @@ def run_interleaving(args: argparse.Namespace) -> int:
             f"the log has {len(log.teams)} teams ({', '.join(log.teams)}): name the two to "
             "compare with --rankers A B"
         )
-    if args.confidence is not None and not 0.0 < args.confidence < 1.0:
-        raise OptionError(f"--confidence must be in (0, 1), not {args.confidence:g}")
-    if args.bootstrap < 1:
-        raise OptionError(f"--resamples must be a positive integer, not {args.bootstrap}")
     result = interleaving(
         log,
         tuple(args.rankers) if args.rankers else None,
@@ -451,6 +462,7 @@ def run_counterfactual(args: argparse.Namespace) -> int:
     from ranklens.logs import counterfactual, position_bias
 
     _options.check_output(args, _inputs(args))
+    _check_interval_options(args)
     log = _read(args, "clicks")
     if args.target is None:
         if not args.example:
