@@ -132,18 +132,20 @@ def test_interval_coverage_by_simulation() -> None:
     assert 0.91 <= covered / trials <= 0.99
 
 
+def _by_hand_columns() -> dict[str, list[object]]:
+    return {
+        "session_id": [1, 1, 2, 2],
+        "query_id": ["q"] * 4,
+        "doc_id": ["a", "b", "b", "a"],
+        "position": [1, 2, 1, 2],
+        "clicked": [True, False, False, True],
+        "propensity": [0.5] * 4,
+        "step_propensity": [0.5, 1.0, 0.5, 1.0],
+    }
+
+
 def test_by_hand() -> None:
-    log = read_log(
-        {
-            "session_id": [1, 1, 2, 2],
-            "query_id": ["q"] * 4,
-            "doc_id": ["a", "b", "b", "a"],
-            "position": [1, 2, 1, 2],
-            "clicked": [True, False, False, True],
-            "propensity": [0.5] * 4,
-            "step_propensity": [0.5, 1.0, 0.5, 1.0],
-        }
-    )
+    log = read_log(_by_hand_columns())
     target = {"q": {"a": 2.0, "b": 1.0}}  # scores: a then b
     # sips: impression 1 agrees with the target (weight 1 / 0.5 = 2, one click), impression
     # 2 does not (weight 0): (2 * 1 + 0) / 2 = 1
@@ -255,16 +257,7 @@ def test_sips_is_the_mean_over_slates_of_joint_weights() -> None:
 )
 def test_a_target_sharing_no_query_is_an_error(target: dict[object, list[str]]) -> None:
     """Issue 45: such a target estimated 0 clicks per impression in [0, 0], without a word."""
-    log = read_log(
-        {
-            "session_id": [1, 1, 2, 2],
-            "query_id": ["q"] * 4,
-            "doc_id": ["a", "b", "b", "a"],
-            "position": [1, 2, 1, 2],
-            "clicked": [True, False, False, True],
-            "propensity": [0.5] * 4,
-        }
-    )
+    log = read_log(_by_hand_columns())
     for options in ({}, {"position_bias": {1: 1.0, 2: 0.5}}):
         with pytest.raises(InputError, match="the target ranks none of the log's 1 queries"):
             counterfactual(log, target, "ips", **options)

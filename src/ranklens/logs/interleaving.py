@@ -38,8 +38,9 @@ losses (scipy's ``binomtest``, ties left out).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -563,7 +564,9 @@ def interleaving_power(
     return float(np.clip((weight * reject).sum(), 0.0, 1.0))
 
 
-def _normal_power(win_rate: float, loss_rate: float, impressions: int, alpha: float) -> float:
+def _normal_power(
+    win_rate: float, loss_rate: float, impressions: int, alpha: float = 0.05
+) -> float:
     """The normal approximation of :func:`interleaving_power` (its formula)."""
     norm = _scipy_stats().norm
     decisive = win_rate + loss_rate
@@ -664,14 +667,8 @@ def impressions_needed(
                 break
             high = min(high * 2, EXACT_IMPRESSIONS, max_impressions)
         else:
-            low = high // 2 if high > 16 else 1
-            while low < high:
-                mid = (low + high) // 2
-                if interleaving_power(win_rate, loss_rate, mid, alpha) >= power:
-                    high = mid
-                else:
-                    low = mid + 1
-            return high
+            exact = partial(interleaving_power, win_rate, loss_rate, alpha=alpha)
+            return _first_reaching(exact, high // 2 if high > 16 else 1, high, power)
     # the normal approximation, beyond the exact sums: its power grows with n
     low = min(EXACT_IMPRESSIONS + 1, max_impressions + 1)
     high = max(low, int(min(closed, 4 * max_impressions)))
@@ -679,12 +676,20 @@ def impressions_needed(
         if high > max_impressions:
             raise too_many
         high *= 2
+    approximate = partial(_normal_power, win_rate, loss_rate, alpha=alpha)
+    found = _first_reaching(approximate, low, high, power)
+    if found > max_impressions:
+        raise too_many
+    return found
+
+
+def _first_reaching(power_at: Callable[[int], float], low: int, high: int, power: float) -> int:
+    """Bisection: the first n in [low, high] with ``power_at(n) >= power`` (``high``
+    reaches it)."""
     while low < high:
         mid = (low + high) // 2
-        if _normal_power(win_rate, loss_rate, mid, alpha) >= power:
+        if power_at(mid) >= power:
             high = mid
         else:
             low = mid + 1
-    if high > max_impressions:
-        raise too_many
     return high
