@@ -286,14 +286,19 @@ def add_statistics(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_leaderboard_statistics(p: argparse.ArgumentParser) -> None:
-    """Query groups, a region of practical equivalence and the risk weight of a
-    comparison (``compare``'s ``groups``, ``rope``, ``risk_alpha``)."""
+def add_groups(p: argparse.ArgumentParser) -> None:
+    """``--groups FILE``: groups of queries (slices) compared alone too."""
     p.add_argument(
         "--groups",
         metavar="FILE",
         help="compare each group of queries alone too: a two-column file (query id, group)",
     )
+
+
+def add_leaderboard_statistics(p: argparse.ArgumentParser) -> None:
+    """Query groups, a region of practical equivalence and the risk weight of a
+    comparison (``compare``'s ``groups``, ``rope``, ``risk_alpha``)."""
+    add_groups(p)
     p.add_argument(
         "--rope",
         type=float,

@@ -12,7 +12,9 @@ from typing import Any
 
 from ranklens.cli import _options
 
-KINDS = ("pr", "roc", "cutoff", "delta", "dist")
+KINDS = ("pr", "roc", "cutoff", "delta", "dist", "cd", "ranks", "groups")
+COMPARISON_KINDS = ("cd", "ranks", "groups")
+"""The kinds drawn from a comparison of the runs (:func:`ranklens.compare`)."""
 FORMATS = ("png", "svg", "pdf")
 DEFAULT_CUTOFF_MEASURES = ("P", "R", "nDCG")
 DEFAULT_MEASURE = "nDCG@10"
@@ -30,8 +32,12 @@ def register(commands: Any) -> None:
             "curves, or the interpolated curve averaged over the queries), roc (ROC curves "
             "with the AUC and the optimal cut-off; without --query the vertical average), "
             "cutoff (measures against their cut-off k = 1..--max-k), delta (per-query "
-            "differences of one measure between two runs, sorted) and dist (the distribution "
-            "of one measure's per-query values, per run). Several runs are overlaid."
+            "differences of one measure between two runs, sorted), dist (the distribution "
+            "of one measure's per-query values, per run), cd (the critical-difference diagram "
+            "of Friedman's test, Demsar 2006), ranks (each run's rank interval from the "
+            "corrected all-pairs tests: tied with #1 or not) and groups (each run's mean "
+            "difference from the first run per query group of --groups). Several runs are "
+            "overlaid."
         ),
     )
     p.add_argument("kind", choices=KINDS, metavar="KIND", help=f"which plot: {', '.join(KINDS)}")
@@ -90,6 +96,8 @@ def register(commands: Any) -> None:
         "--style", choices=("box", "violin"), default="box", help="dist: box or violin plots"
     )
     p.add_argument("--rel", type=int, default=1, metavar="N", help="pr, roc: minimum grade")
+    _options.add_groups(p)
+    p.add_argument("--alpha", type=float, default=0.05, help="cd, ranks: significance level (0.05)")
     p.add_argument("--title", help="the plot's title (default: one saying what is shown)")
     p.add_argument("--width", type=float, default=8.0, metavar="IN", help="inches (default: 8)")
     p.add_argument("--height", type=float, default=5.0, metavar="IN", help="inches (default: 5)")
@@ -141,6 +149,10 @@ def _check(args: argparse.Namespace) -> None:
         raise OptionError(f"--query applies to pr and roc plots, not to {args.kind}")
     if args.measures and args.kind in ("pr", "roc"):
         raise OptionError(f"--measure does not apply to {args.kind} plots")
+    if args.kind in COMPARISON_KINDS and len(args.entries) < 2:
+        raise OptionError(f"{args.kind} compares at least two runs, got {len(args.entries)}")
+    if (args.kind == "groups") != (args.groups is not None):
+        raise OptionError("--groups FILE goes with the groups plot, and the groups plot needs it")
     if args.kind == "delta" and len(args.entries) != 2:
         raise OptionError(f"delta compares exactly two runs, got {len(args.entries)}")
 
@@ -162,7 +174,7 @@ def run_plot(args: argparse.Namespace) -> int:
     _check(args)
     from ranklens.data.output import check_destination, write_atomically
 
-    inputs = [args.qrels, *args.runs, *args.scores]
+    inputs = [args.qrels, *args.runs, *args.scores, args.groups]
     check_destination(args.output, inputs, args.force)
     from ranklens.base.optional import require
 
@@ -210,6 +222,8 @@ def run_plot(args: argparse.Namespace) -> int:
             **common,
             **options,
         )
+    elif args.kind in COMPARISON_KINDS:
+        fig = _comparison_plot(args, options, common)
     elif args.kind == "cutoff":
         fig = plots.plot_cutoff(
             args.qrels, args.runs, _measures(args), args.max_k, **common, **options
@@ -236,3 +250,29 @@ def run_plot(args: argparse.Namespace) -> int:
     if not args.quiet:
         sys.stderr.write(f"ranklens: wrote {args.output}\n")
     return 0
+
+
+def _comparison_plot(
+    args: argparse.Namespace, options: dict[str, Any], common: dict[str, Any]
+) -> Any:
+    """The cd, ranks or groups plot of the runs compared on one measure."""
+    from ranklens.analysis.comparison import compare
+    from ranklens.presentation.plots import comparison_plots
+
+    [measure] = _measures(args)
+    if args.qrels is None:
+        options = {}  # scores computed elsewhere: nothing to evaluate
+    cmp = compare(
+        args.qrels,
+        args.entries,
+        [measure],
+        alpha=args.alpha,
+        all_pairs=args.kind == "ranks",
+        groups=args.groups,
+        **options,
+    )
+    if args.kind == "cd":
+        return comparison_plots.plot_cd(cmp.friedman(measure), measure=cmp.measures[0], **common)
+    if args.kind == "ranks":
+        return comparison_plots.plot_rank_intervals(cmp, cmp.measures[0], **common)
+    return comparison_plots.plot_group_deltas(cmp, cmp.measures[0], **common)
