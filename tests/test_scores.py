@@ -11,6 +11,8 @@ import json
 import math
 import re
 import warnings
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -518,3 +520,186 @@ def test_lower_is_better_and_rename() -> None:
     assert res.names == ["latency", "nDCG@10"]
     assert not res.measures[0].spec.higher_is_better
     assert not is_external(res.measures[1])
+
+
+# ------------------------------------------------- issue 45: the all check, blocks, values
+
+RAG = Path(__file__).resolve().parent / "data" / "rag"
+
+
+def _metrics_lines() -> list[str]:
+    return (RAG / "baseline_rag24.metrics.jsonl").read_text().splitlines()
+
+
+def test_shortest_repr_values_are_exact_in_the_all_check() -> None:
+    """nuggetizer writes each float's shortest text (0.5, 0.6875 beside 17-digit values):
+    exact values, not values rounded to their own digits."""
+    lines = _metrics_lines()
+    assert len(lines) == 302
+    full = read_scores(io.StringIO("\n".join(lines)), format="nuggetizer")
+    assert len(full.queries) == 301
+    cut = lines[:150] + lines[-1:]  # 150 of the 301 topics, the 301-topic 'all' line kept
+    with pytest.raises(InputError, match=r"<stream>:151: .*'all' value of strict_vital_score"):
+        read_scores(io.StringIO("\n".join(cut)), format="nuggetizer")
+    last = json.loads(lines[-1])
+    last["vital_score"] += 0.018
+    off = [*lines[:-1], json.dumps(last)]
+    with pytest.raises(InputError, match=r"'all' value of vital_score .* a difference of 0\.018"):
+        read_scores(io.StringIO("\n".join(off)), format="nuggetizer")
+
+
+def _decimals_of(text: str) -> int:
+    exponent = Decimal(text).as_tuple().exponent
+    assert isinstance(exponent, int)
+    return max(0, -exponent)
+
+
+def _accepts(texts: list[str], printed: str) -> bool:
+    """The rule of docs/scores.md ("The all lines are checked"), written out. Texts that
+    are each their float's shortest text (Python's repr) are all read to the most decimals
+    any of them, the all value included, has; otherwise (a fixed number of decimals) each
+    per-topic value to the most decimals a per-topic value has, d, and the all value to
+    the most of d and its own. A value read to D decimals is within half a unit of the
+    D-th (a whole number: exact); the printed mean must lie within the means at the two
+    ends, widened by its own half unit (plus 1e-9 relative for float summation)."""
+    d = max(_decimals_of(t) for t in texts)
+    own = max(d, _decimals_of(printed))
+    if all(repr(float(t)) == t for t in [*texts, printed]):
+        d = own
+    half = [0.0 if _decimals_of(t) == 0 else 0.5 * 10.0**-d for t in texts]
+    mean = sum(Fraction(t) for t in texts) / len(texts)
+    low = float(mean - sum(Fraction(h) for h in half) / len(texts))
+    high = float(mean + sum(Fraction(h) for h in half) / len(texts))
+    own_half = 0.0 if _decimals_of(printed) == 0 else 0.5 * 10.0**-own
+    slack = own_half + 1e-9 * max(1.0, abs(float(printed)))
+    return low - slack <= float(printed) <= high + slack
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([0.0, 0.25, 0.5, 0.6875, 1.0]),
+            st.floats(0, 1, allow_nan=False, allow_infinity=False),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from(["repr", "round4", 4, 6]),
+    st.one_of(st.just(0.0), st.floats(-0.05, 0.05, allow_nan=False)),
+)
+def test_the_all_check_allows_exactly_the_printed_rounding(
+    values: list[float], printing: str | int, shift: float
+) -> None:
+    """Files printed with repr (exact), with repr after rounding to 4 decimals (a
+    DataFrame's round(4)), or with a fixed number of decimals (%.4f, %.6f), their all
+    line off by ``shift``: read exactly when the documented rule accepts them."""
+
+    def text(v: float) -> str:
+        if printing == "repr":
+            return repr(v)
+        if printing == "round4":
+            return repr(round(v, 4))
+        return f"{v:.{printing}f}"
+
+    mean = math.fsum(values) / len(values)
+    texts = [text(v) for v in values]
+    printed = text(mean + shift)
+    body = "".join(f"map\tq{i}\t{t}\n" for i, t in enumerate(texts))
+    source = io.StringIO(body + f"map\tall\t{printed}\n")
+    if shift == 0.0:  # an honest file is always read
+        assert _accepts(texts, printed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)
+        if _accepts(texts, printed):
+            read_scores(source, name="r")
+        elif _accepts(texts, repr(float(printed) * (1 + 1e-12))) or _accepts(
+            texts, repr(float(printed) * (1 - 1e-12))
+        ):
+            return  # on the edge: float rounding decides, either way is right
+        else:
+            with pytest.raises(InputError, match="is not the mean"):
+                read_scores(source, name="r")
+
+
+def test_trec_eval_blocks_that_begin_with_their_runid_line() -> None:
+    a = "runid\tall\tA\nmap\tq1\t0.5000\nmap\tq2\t0.2500\nmap\tall\t0.3750\n"
+    b = "runid\tall\tB\nmap\tq1\t0.1000\nmap\tq2\t0.3000\nmap\tall\t0.2000\n"
+    rs = read_score_set(io.StringIO(a + b))
+    assert rs.runs == ("A", "B") and [r["AP"] for r in rs] == [0.375, 0.2]
+    trailing = a.replace("runid\tall\tA\n", "").replace("map\tall", "runid\tall\tA\nmap\tall")
+    assert read_score_set(io.StringIO(trailing)).runs == ("A",)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), cases(), st.booleans())
+def test_runid_lines_first_or_last_name_every_block(case_a, case_b, leading: bool) -> None:
+    results = [
+        ranklens.evaluate(case_a.qrels, case_a.run, ["AP", "P@5"], name="first"),
+        ranklens.evaluate(case_b.qrels, case_b.run, ["AP", "P@5"], name="second"),
+    ]
+    out = io.StringIO()
+    write_scores(results, out, "trec_eval")
+    blocks, current = [], []
+    for line in out.getvalue().splitlines():
+        if line.startswith("runid") and leading:
+            current.insert(0, line)
+        else:
+            current.append(line)
+        if line.split()[0] == "P_5" and line.split()[1] == "all":
+            blocks.append(current)
+            current = []
+    text = "".join(line + "\n" for block in blocks for line in block)
+    read = read_score_set(io.StringIO(text))
+    assert read.runs == ("first", "second")
+    for a, b in zip(results, read, strict=True):
+        same_results(a, b)
+
+
+@pytest.mark.parametrize("value", ["7.5000", "-0.5000", "1.0002"])
+def test_values_outside_the_range_of_the_measure_are_warned_about(value: str) -> None:
+    text = f"map\tq1\t0.5000\nmap\tq2\t{value}\n"
+    with pytest.warns(
+        InputWarning,
+        match=rf"<stream>: .*map lie outside the range of AP, \[0, 1\] "
+        rf"\(the first, {value} for topic 'q2' \(line 2\)\)",
+    ):
+        res = read_scores(io.StringIO(text), name="r")
+    assert res.per_query["q2"]["AP"] == float(value)  # read as given
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_scores(io.StringIO("map\tq1\t1.0000\nmap\tq2\t0.0\n"))  # the bounds themselves
+        read_scores(io.StringIO(text), name="r", rename={"map": "my_score"})  # its own measure
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt", "line"),
+    [
+        ("map\tq1\t0.5\nmap\tq2\tnan\n", None, 2),
+        ("map\tq1\tinf\nmap\tq2\t0.5\n", None, 1),
+        ("map\tq1\t0.5\nmap\tq2\t-Infinity\n", None, 2),
+        (
+            '{"qid": "q1", "vital_score": 0.5}\n{"qid": "q2", "vital_score": null}\n',
+            "nuggetizer",
+            2,
+        ),
+        ('{"qid": "q1", "vital_score": NaN}\n', "nuggetizer", 1),
+        ("run,query_id,measure,value\nr,q1,AP,0.5\nr,q2,AP,nan\n", "csv", 3),
+        ("run\tmeasure\ttopic\tvalue\n", None, None),
+    ],
+)
+def test_nan_and_infinite_values_are_refused_at_their_line(
+    text: str, fmt: str | None, line: int | None
+) -> None:
+    if line is None:  # an AutoJudge leaderboard
+        text = "r\tAP\tq1\t0.5\nr\tAP\tq2\tNaN\n"
+        line = 2
+    with pytest.raises(ParseError, match=rf"<stream>:{line}: .* not a number: each per-topic"):
+        read_scores(io.StringIO(text), format=fmt)
+
+
+def test_nan_in_a_dataframe_is_refused_at_its_row() -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"query_id": ["q1", "q2"], "AP": [0.5, float("nan")]})
+    with pytest.raises(ParseError, match=r"<DataFrame>:2: AP of topic 'q2' is nan"):
+        read_scores(frame)

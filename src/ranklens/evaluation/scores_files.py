@@ -44,16 +44,24 @@ does not say, so the measure is named as if without them.
 values as the measure declares it (the mean; the sum for counts such as ``num_ret``;
 for ``gm_map`` and ``gm_bpref``, which have only an ``all`` line, the geometric mean of
 ``map``'s or ``bpref``'s per-topic values, floored at 1e-5; ``num_q`` must be the number
-of topics), allowing exactly the rounding of the printed digits: each value printed with
-``d`` decimals may be off by half a unit of its last digit (trec_eval's ``%.4f``:
-0.00005), and the interval of the aggregate over those ranges, widened by the ``all``
-value's own rounding, must hold the printed ``all``. Otherwise the file is refused with
-the difference shown (``check_all=False`` reads it anyway). trec_eval 9's ``-c`` output,
-for instance, averages over topics it prints no line for, and is refused. A measure with
-only an ``all`` line and no per-topic values is kept when it is run-level
+of topics), allowing exactly the rounding of the printed digits: a value read to ``d``
+decimals may be off by half a unit of the ``d``-th (trec_eval's ``%.4f``: 0.00005), and
+the interval of the aggregate over those ranges, widened by the ``all`` value's own
+rounding, must hold the printed ``all``. Values printed with a fixed number of decimals
+(``0.5000``) are read to the most decimals a per-topic value of the column has; values
+each printed as their float's shortest text (``repr``, ``json.dumps``: nuggetizer's
+``0.5`` and ``0.6875`` beside ``0.17854506039656948``) are read, the ``all`` value
+included, to the most decimals any of them has: not rounded to their own digits, so a
+file of full-precision values is checked to the float's precision. Otherwise the file is
+refused with the difference shown (``check_all=False`` reads it anyway). trec_eval 9's
+``-c`` output, for instance, averages over topics it prints no line for, and is refused.
+A measure with only an ``all`` line and no per-topic values is kept when it is run-level
 (``Coverage@10``: its value, as :meth:`Results.from_jsonl` keeps it), and otherwise left
 out with an :class:`~ranklens.InputWarning`. Values that are not numbers (trec_eval's
-``relstring``) are skipped.
+``relstring``) are skipped; ``nan``, the infinities and ``null`` are refused at their
+line; a value outside the measure's range (an ``AP`` of 7.5) is read as given, with an
+:class:`~ranklens.InputWarning` naming the first. A ``trec_eval`` block names its run by
+its ``runid`` line, at the start of its ``all`` lines or at the start of the block.
 
 :func:`write_scores` writes :class:`~ranklens.Results` or a
 :class:`~ranklens.ResultSet` in each of these formats; every format reads back equal
@@ -102,6 +110,7 @@ from ranklens.evaluation.results import Results, aggregate
 from ranklens.evaluation.results_files import StoredRunValue, run_values
 from ranklens.evaluation.score_measures import measure_named
 from ranklens.measures.base import Measure, RunStatistic, is_run_level
+from ranklens.measures.user import BOUND_TOLERANCE
 
 FORMATS: tuple[str, ...] = (
     "trec_eval",
@@ -191,25 +200,40 @@ def _number(raw: Any, where: str, line: int | None, what: str) -> _Value | None:
     if isinstance(raw, int | np.integer):
         return _Value(float(raw), str(int(raw)), line)
     if isinstance(raw, float | np.floating):
-        # a value given as a binary float: its shortest text tells its precision (0.1234
-        # was rounded to 4 decimals; 0.17854506039656948 is exact)
+        # a value given as a binary float: its shortest text (repr), read as the column's
+        # precision says (see _precision)
         value = float(raw)
-        exact = not math.isfinite(value) or value.is_integer()
-        return _Value(value, None if exact else repr(value), line)
+        if not math.isfinite(value):
+            raise _not_finite(repr(value), where, line, what)
+        return _Value(value, None if value.is_integer() else repr(value), line)
     if raw is None:
-        return _Value(math.nan, None, line)
+        raise _not_finite("null", where, line, what)
     text = str(raw).strip()
     low = text.lower()
     if low in ("true", "false"):
         return _Value(1.0 if low == "true" else 0.0, None, line)
-    if low in ("nan", "-nan", "+nan", "null", "none", ""):
-        if low == "":
-            raise ParseError(f"{what} has no value", path=where, line=line)
-        return _Value(math.nan, None, line)
+    if low == "":
+        raise ParseError(f"{what} has no value", path=where, line=line)
+    if low in ("null", "none"):
+        raise _not_finite(text, where, line, what)
     try:
-        return _Value(float(text), text, line)
+        value = float(text)
     except ValueError:
         return None
+    if not math.isfinite(value):
+        raise _not_finite(text, where, line, what)
+    return _Value(value, text, line)
+
+
+def _not_finite(text: str, where: str, line: int | None, what: str) -> ParseError:
+    """The error for a score that is NaN, an infinity or missing (``null``)."""
+    return ParseError(
+        f"{what} is {text}, not a number: each per-topic score must be a finite number (a "
+        "topic a measure has no value for: leave its line out, or give the value the "
+        "topic scores)",
+        path=where,
+        line=line,
+    )
 
 
 # --------------------------------------------------------------------------- text formats
@@ -237,22 +261,33 @@ def _fields(line: str, names: Sequence[str], layout: str, where: str, number: in
 
 
 def _read_trec_eval(text: str, where: str) -> list[_RunScores]:
-    """``trec_eval -q`` output; a new run begins where a topic line follows ``all`` lines."""
+    """``trec_eval -q`` output: a run's block is its topic lines, then its ``all`` lines
+    (``runid all NAME`` among them, naming it). A new block begins where a topic line
+    follows ``all`` lines, and where a second ``runid`` line comes; a file whose first line
+    is a ``runid`` line puts each block's ``runid`` line first, so there each ``runid``
+    line begins its block."""
     runs: list[_RunScores] = []
     current = _RunScores(None, where)
     in_all = False
+    leading: bool | None = None  # whether runid lines open their blocks
     for number, line in _lines(text):
         measure, topic, raw = _fields(
             line, ("measure", "topic", "value"), "as trec_eval -q prints them", where, number
         )
+        is_runid = measure == "runid" and topic == ALL
+        if leading is None:
+            leading = is_runid
+        if is_runid:
+            if current.run is not None or (leading and (current.cells or current.alls)):
+                runs.append(current)  # the runid line of the next block
+                current = _RunScores(None, where)
+            current.run, in_all = raw, not leading
+            continue
         if topic == ALL:
             in_all = True
         elif in_all:  # the next run's topics
             runs.append(current)
             current, in_all = _RunScores(None, where), False
-        if measure == "runid" and topic == ALL:
-            current.run = raw
-            continue
         value = _number(raw, where, number, f"{measure} of topic {topic!r}")
         if value is None:
             if not measure.startswith("relstring"):
@@ -423,18 +458,58 @@ def _read_columns(columns: dict[str, list[Any]], where: str) -> list[_RunScores]
 # --------------------------------------------------------------------------- building
 
 
-def _half_unit(value: _Value) -> float:
-    """Half a unit of the last printed digit of ``value`` (0 for a value given exactly or
-    printed as a whole number)."""
+def _decimals(value: _Value) -> int | None:
+    """The number of decimals ``value`` is printed with (``1e-05``: 5), ``None`` for a
+    value given exactly or printed as a whole number."""
     if value.text is None:
-        return 0.0
+        return None
     try:
         exponent = Decimal(value.text).as_tuple().exponent
     except InvalidOperation:
-        return 0.0
+        return None
     if not isinstance(exponent, int) or exponent >= 0:
-        return 0.0
-    return 0.5 * 10.0**exponent
+        return None
+    return -exponent
+
+
+def _is_shortest(value: _Value) -> bool:
+    """Whether ``value`` is printed as the shortest text of its float (Python's ``repr``,
+    ``json.dumps``), or exactly: ``0.5``, ``0.6875``; not ``0.5000``."""
+    if value.text is None:
+        return True
+    try:
+        return repr(float(value.text)) == value.text
+    except ValueError:
+        return False
+
+
+def _precision(column: Sequence[_Value], printed: _Value) -> tuple[np.ndarray, float]:
+    """How far each per-topic value of a column, and its ``all`` value, may be from what
+    was computed: half a unit of the last decimal they are read to (module docstring).
+
+    Values printed with a fixed number of decimals (trec_eval's ``%.4f``: ``0.5000``,
+    trailing zeros kept) are rounded to the column's ``d``, the most decimals of a
+    per-topic value, and the ``all`` value to its own. Values each printed as their
+    float's shortest text (``repr``, ``json.dumps``: nuggetizer's ``0.5`` and ``0.6875``
+    beside ``0.17854506039656948``) are not rounded to their own digits: all of them, the
+    ``all`` value included, are read to the most decimals any of them has (17 digits are
+    exact; only a file of short texts throughout, ``0.25``, ``0.5``, may have been rounded
+    before it was written, and is read so)."""
+    found = [d for d in (_decimals(v) for v in column) if d is not None]
+    decimals = max(found) if found else None
+    own = _decimals(printed)
+    if _is_shortest(printed) and all(_is_shortest(v) for v in column):
+        most = max([d for d in (decimals, own) if d is not None], default=None)
+        decimals = own = most
+    half = _half_unit(decimals)
+    halves = [0.0 if _decimals(v) is None else half for v in column]
+    printed_half = 0.0 if own is None else _half_unit(max(own, decimals or 0))
+    return np.array(halves, dtype=np.float64), printed_half
+
+
+def _half_unit(decimals: int | None) -> float:
+    """Half a unit of the last of ``decimals`` decimals (0 for an exact value)."""
+    return 0.0 if decimals is None else 0.5 * 10.0**-decimals
 
 
 def _check_all(
@@ -447,23 +522,18 @@ def _check_all(
     """Refuse an ``all`` value that the per-topic values cannot give (module docstring)."""
     values = np.array([v.value for v in column], dtype=np.float64)
     computed = aggregate(measure, values)
-    if math.isnan(printed.value) or math.isnan(computed):
-        if math.isnan(printed.value) and math.isnan(computed):
-            return
-        low = high = computed
-    else:
-        halves = np.array([_half_unit(v) for v in column], dtype=np.float64)
-        low = aggregate(measure, values - halves)
-        high = aggregate(measure, values + halves)
-        slack = _half_unit(printed) + _SUM_SLACK * max(1.0, abs(printed.value), abs(computed))
-        if low - slack <= printed.value <= high + slack:
-            return
+    halves, printed_half = _precision(column, printed)
+    low = aggregate(measure, values - halves)
+    high = aggregate(measure, values + halves)
+    slack = printed_half + _SUM_SLACK * max(1.0, abs(printed.value), abs(computed))
+    if low - slack <= printed.value <= high + slack:
+        return
     kind = {"mean": "mean", "sum": "sum", "gmean": "geometric mean"}.get(
         measure.spec.aggregate, measure.spec.aggregate
     )
     run = f"run {scores.run!r}: " if scores.run else ""
     shown = printed.text if printed.text is not None else repr(printed.value)
-    allowed = max(abs(high - computed), abs(computed - low)) + _half_unit(printed)
+    allowed = max(abs(high - computed), abs(computed - low)) + printed_half
     raise InputError(
         f"{run}the 'all' value of {label} ({shown}) is not the {kind} of its "
         f"{len(column)} per-topic values ({computed:.6g}, a difference of "
@@ -543,6 +613,7 @@ def _build(
                     path=scores.where,
                 )
             ordered = [cells[t] for t in topics]
+            _check_range(scores, run, label, measure, ordered, topics)
             if check_all and label in scores.alls:
                 _check_all(scores, label, measure, ordered, scores.alls[label])
             columns[label] = np.array([v.value for v in ordered], dtype=np.float64)
@@ -574,6 +645,41 @@ def _build(
         {},
         run_statistics=statistics,
         metadata=scores.metadata,
+    )
+
+
+def _check_range(
+    scores: _RunScores,
+    run: str,
+    label: str,
+    measure: Measure,
+    column: list[_Value],
+    topics: list[str],
+) -> None:
+    """Warn about per-topic values outside the measure's declared range (beyond its
+    printed rounding and float rounding, as user measures are held to their bounds): the
+    file names the measure as another, or holds values of another scale."""
+    low, high = measure.spec.bounds
+    if low == -math.inf and high == math.inf:
+        return
+    values = np.array([v.value for v in column], dtype=np.float64)
+    scale = max([1.0, *(abs(b) for b in (low, high) if math.isfinite(b))])
+    halves, _ = _precision(column, _Value(math.nan, None, None))
+    slack = halves + BOUND_TOLERANCE * scale
+    outside = np.flatnonzero((values < low - slack) | (values > high + slack))
+    if outside.size == 0:
+        return
+    first = int(outside[0])
+    value = column[first]
+    shown = value.text if value.text is not None else repr(value.value)
+    at = f" (line {value.line})" if value.line is not None else ""
+    warnings.warn(
+        f"{scores.where}: run {run!r}: {outside.size} per-topic values of {label} lie outside "
+        f"the range of {measure.name}, [{low:g}, {high:g}] (the first, {shown} for topic "
+        f"{topics[first]!r}{at}); they are read as given: check that the file holds "
+        f"{measure.name} (rename={{{label!r}: 'other_name'}} reads it as a measure of its own)",
+        InputWarning,
+        stacklevel=5,
     )
 
 
