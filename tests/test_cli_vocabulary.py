@@ -28,6 +28,9 @@ NIST = {"trec-eval", "ndeval", "gdeval", "sample-eval", "expeval"}
 NO_DATA = {"measures", "examples"}
 """Commands that read no judgments or runs."""
 
+EXPERIMENT_FILES = {"check": ["RUN"], "run": ["MANIFEST"], "diff": ["A", "B"], "serve": ["DIR"]}
+"""The files the commands of the experiment workflow take (docs/workflow.md)."""
+
 NAMED_OUTPUT = {"eval", "compare", "report", "plot", "discriminate", "leaderboard"}
 """Commands whose output names the runs: ``--name`` names them."""
 
@@ -87,6 +90,9 @@ def test_judgments_come_first_and_example_stands_for_them(name: str) -> None:
         return
     if name in COMMAND_GROUPS_BY_TITLE["User logs"]:  # a click log, not judgments and runs
         assert positionals == ["LOG"]
+        return
+    if name in COMMAND_GROUPS_BY_TITLE["Experiments"]:  # a run, a manifest, results files
+        assert positionals == EXPERIMENT_FILES[name]
         return
     assert positionals[0] == "QRELS", f"{name}: {positionals} (judgments first: QRELS RUN ...)"
     assert all(p.isupper() for p in positionals), positionals

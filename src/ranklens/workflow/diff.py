@@ -74,6 +74,12 @@ def diff_results(a: dict[str, Any], b: dict[str, Any]) -> ResultsDiff:
     causes: list[str] = []
     if a.get("ranklens") != b.get("ranklens"):
         causes.append(f"ranklens version changed: {a.get('ranklens')} → {b.get('ranklens')}")
+    manifest_a, manifest_b = a.get("manifest") or {}, b.get("manifest") or {}
+    if manifest_a.get("sha256") != manifest_b.get("sha256"):
+        causes.append(
+            f"manifest changed: {manifest_b.get('path')} (sha256 "
+            f"{str(manifest_a.get('sha256'))[:12]} → {str(manifest_b.get('sha256'))[:12]})"
+        )
     inputs_a, inputs_b = a.get("inputs", {}), b.get("inputs", {})
     for role in dict.fromkeys([*inputs_a, *inputs_b]):
         ia, ib = inputs_a.get(role), inputs_b.get(role)

@@ -165,22 +165,28 @@ def write_experiment(
     said = on_written or (lambda _path: None)
     meta: dict[str, Any] = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
-        "seconds": round(time.time() - started, 3),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "argv": sys.argv,
     }
     if m.report is not None:
         meta["report"] = _write_report(m, m.report, document)
-        said(meta["report"])
+        said(_shown(meta["report"]))
     if m.mlflow is not None:
         meta["mlflow_run"] = _log_mlflow(m, m.mlflow, document, comparison)
+    meta["seconds"] = round(time.time() - started, 3)
     if target != "-":
         os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
         write_atomically(target, dumps(document), inputs=inputs, force=True)
-        said(target)
+        said(_shown(target))
         write_atomically(target + META_SUFFIX, dumps(meta), inputs=inputs, force=True)
     return document
+
+
+def _shown(path: str) -> str:
+    """``path`` from the current folder when it is below it, else as it is."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
 
 
 def _write_report(m: Manifest, report: dict[str, Any], document: dict[str, Any]) -> str:
