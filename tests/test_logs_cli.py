@@ -262,6 +262,19 @@ def test_counterfactual_target_without_the_log_queries(tmp_path: Path) -> None:
     assert len(err.strip().splitlines()) == 1
 
 
+def test_jsonl_logs_list_clicks_and_byte_order_marks(tmp_path: Path) -> None:
+    """Issue 45: a list 'clicked' was an internal error (TypeError); a BOM was refused."""
+    rows = _rows(4)
+    rows[3]["clicked"] = [1, 0]
+    code, out, err = _run(["click-measures", str(_jsonl(tmp_path / "list.jsonl", rows))])
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"{tmp_path / 'list.jsonl'}:4: 'clicked' must be true or false" in err
+    plain = _jsonl(tmp_path / "plain.jsonl", _rows(4))
+    marked = tmp_path / "marked.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    assert _run(["click-measures", str(marked)])[:2] == _run(["click-measures", str(plain)])[:2]
+
+
 def test_ubm_refuses_a_very_long_session_naming_it(tmp_path: Path) -> None:
     """Issue 45: one 30,000-position session needed 6.7 GiB (a bare MemoryError)."""
     rows = _rows(6, 3) + [

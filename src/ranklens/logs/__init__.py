@@ -22,6 +22,7 @@ from ranklens.logs.counterfactual import ESTIMATORS, Estimate, counterfactual, p
 from ranklens.logs.interleaving import (
     Interleaved,
     InterleavingResult,
+    NotEstimableError,
     impressions_needed,
     interleave,
     interleaving,
@@ -42,6 +43,7 @@ __all__ = [
     "Evaluation",
     "Interleaved",
     "InterleavingResult",
+    "NotEstimableError",
     "click_measures",
     "counterfactual",
     "fit_click_model",

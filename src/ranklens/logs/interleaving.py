@@ -268,7 +268,8 @@ class InterleavingResult:
 
     def impressions_needed(self, power: float = 0.8, alpha: float = 0.05) -> int:
         """The impressions for this experiment's observed win and loss rates to be
-        detected with ``power`` (:func:`impressions_needed`)."""
+        detected with ``power`` (:func:`impressions_needed`, which raises
+        :class:`NotEstimableError` for equal rates or more than ``max_impressions``)."""
         n = self.impressions
         if n == 0:
             raise OptionError("no impressions: nothing to plan from")
