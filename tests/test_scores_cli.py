@@ -209,3 +209,46 @@ def test_leaderboard_of_two_score_sets(board: dict[str, Path], capsys) -> None:
     assert got["AP"]["order_a"] == list(want["AP"].order_a)
     code, _, err = run_cli(["leaderboard", "--scores-a", str(board["board"])], capsys)
     assert code == 2 and "give both --scores-a and --scores-b" in err
+
+
+def test_without_m_the_measures_of_the_files_are_compared(
+    board: dict[str, Path], tmp_path: Path, capsys
+) -> None:
+    """Default ``trec_eval -q`` files hold map, P_10, ... but no nDCG: without -m,
+    compare and report take the measures in the files (docs/mlflow.md's example)."""
+    files = []
+    for name in ("r0", "r1"):
+        code, out, _ = run_cli(["trec-eval", "-q", str(board["qrels"]), str(board[name])], capsys)
+        assert code == 0
+        path = tmp_path / f"{name}.eval"
+        path.write_text(out)
+        files.append(str(path))
+    code, out, err = run_cli(["compare", "--scores", *files, "-f", "json"], capsys)
+    assert code == 0, err
+    measures = json.loads(out)["measures"]
+    expected = [m for m in read_scores(files[0]).names if m != "NumQ"]  # type: ignore[union-attr]
+    assert measures == expected and "AP" in measures and "nDCG@10" not in measures
+    report = tmp_path / "r.html"
+    code, _, err = run_cli(
+        ["report", "--scores", *files, "-o", str(report), "--no-plots", "--quiet"], capsys
+    )
+    assert code == 0, err
+    assert "P@1000" in report.read_text()
+    # with run files too: the measures of the files that ranklens computes
+    code, out, err = run_cli(
+        ["compare", str(board["qrels"]), str(board["r2"]), "--scores", *files, "-f", "json"],
+        capsys,
+    )
+    assert code == 0, err
+    assert json.loads(out)["measures"] == expected
+
+
+def test_without_m_files_that_share_no_measure_are_one_line(
+    board: dict[str, Path], tmp_path: Path, capsys
+) -> None:
+    a, b = tmp_path / "a.eval", tmp_path / "b.eval"
+    a.write_text("map\tq1\t0.5000\nmap\tq2\t0.2500\n")
+    b.write_text("P_10\tq1\t0.5000\nP_10\tq2\t0.2000\n")
+    code, _, err = run_cli(["compare", "--scores", str(a), str(b)], capsys)
+    assert code == 2 and "share no measure to compare" in err and "-m" in err
+    assert len(err.strip().splitlines()) == 1

@@ -77,6 +77,50 @@ def load_run_or_scores(args: argparse.Namespace, min_runs: int, *extra_files: An
     return [*args.runs, *scores]
 
 
+def measures_for(args: argparse.Namespace, entries: list[Any], defaults: Any) -> list[str]:
+    """The measures to compare: those of ``-m``; without ``-m``, when runs are given as
+    scores, the measures the score files hold (every scored run has them; with run files
+    too, those ranklens can compute), in the first file's order; else ``defaults``.
+
+    ``num_q`` (1 for every topic) and run-level values (no per-topic values) are left
+    out: they are no per-topic scores to compare.
+
+    Raises
+    ------
+    OptionError
+        Without ``-m``, the score files share no measure (or none ranklens computes for
+        the run files).
+    """
+    from ranklens.base.errors import OptionError
+    from ranklens.evaluation.results import Results
+
+    given = _options.measure_names(args.measures, ())
+    if given:
+        return list(given)
+    scored = [e for e in entries if isinstance(e, Results)]
+    if not getattr(args, "scores", None) or not scored:
+        return list(defaults)
+    from ranklens.evaluation.score_measures import is_external
+    from ranklens.measures.base import is_run_level
+
+    shared = set.intersection(*(set(r.names) for r in scored))
+    chosen = [
+        m
+        for m in scored[0].measures
+        if m.name in shared
+        and m.name != "NumQ"
+        and not is_run_level(m)
+        and not (len(scored) < len(entries) and is_external(m))
+    ]
+    if not chosen:
+        held = "; ".join(f"{r.run}: {', '.join(r.names)}" for r in scored[:3])
+        runs = " and the run files" if len(scored) < len(entries) else ""
+        raise OptionError(
+            f"the score files{runs} share no measure to compare ({held}): name the measures with -m"
+        )
+    return [m.name for m in chosen]
+
+
 def conventions(args: argparse.Namespace) -> dict[str, Any]:
     """The conventions a command evaluated with, for MLflow's params."""
     return {name: getattr(args, name) for name in _options.CONVENTIONS if hasattr(args, name)}
@@ -146,7 +190,7 @@ def write_scores_report(args: argparse.Namespace, entries: list[Any], measures: 
         raise OptionError(
             f"--{refused[0].replace('_', '-')} needs runs evaluated here, not --scores"
         )
-    inputs = [args.qrels, *args.runs, *args.scores]
+    inputs = [args.qrels, *args.runs, *args.scores, args.groups]
     check_destination(args.output, inputs, args.force)
     comparison = None
     if len(entries) > 1:
@@ -157,7 +201,10 @@ def write_scores_report(args: argparse.Namespace, entries: list[Any], measures: 
             entries,
             measures,
             names=args.names,
-            **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
+            **_options.chosen(
+                args,
+                _options.STATISTICS + _options.CONVENTIONS + _options.LEADERBOARD_STATISTICS,
+            ),
         )
         results = list(comparison.results)
     else:

@@ -110,7 +110,7 @@ def run_compare(args: argparse.Namespace) -> int:
         cmp = compare(
             args.qrels,
             runs,
-            _options.measure_names(args.measures, DEFAULT_MEASURES),
+            _inputs.measures_for(args, runs, DEFAULT_MEASURES),
             tukey=args.tukey,
             names=args.names,
             correlate=args.correlate,

@@ -64,7 +64,7 @@ def run_report(args: argparse.Namespace) -> int:
         raise OptionError("--output must be a file name (the report is one HTML file)")
     if args.scores:  # runs given as per-topic scores: docs/scores.md
         entries = _inputs.load_run_or_scores(args, 1)
-        measures = _options.measure_names(args.measures, DEFAULT_MEASURES)
+        measures = _inputs.measures_for(args, entries, DEFAULT_MEASURES)
         _inputs.write_scores_report(args, entries, measures)
         if not args.quiet:
             sys.stderr.write(f"ranklens: wrote {args.output}\n")
