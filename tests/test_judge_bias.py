@@ -556,3 +556,69 @@ def test_the_report_shows_the_second_judges_bias() -> None:
     section = html[html.index("Is judge B biased?") :]
     assert "favoured" in section and f"{res.runs['r2'].delta:.4f}" in section
     assert f"{prevalence.corrected:.4f}" in section
+
+
+def test_tables_from_frames_and_their_refusals() -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {"qid": ["q1", "q1", "q2"], "first": ["a", "b", "c"], "second": ["b", "a", "d"]}
+    )
+    frame["winner"] = ["a", "b", "-"]
+    res = position_bias(frame)
+    assert (res.judgments, res.first_wins, res.ties, res.consistency) == (2, 2, 1, 0.0)
+    from ranklens.data.judge_tables import read_covariates
+
+    with pytest.raises(InputError, match="no document id column"):
+        read_covariates(pd.DataFrame({"query_id": ["q1"], "length": [3.0]}))
+    with pytest.raises(InputError, match="different lengths"):
+        read_covariates({"query_id": ["q1"], "doc_id": ["a", "b"], "length": [1.0]})
+    with pytest.raises(InputError, match=r"line 1: column 'length' holds nan"):
+        read_covariates({"query_id": ["q1"], "doc_id": ["a"], "length": [float("nan")]})
+
+
+def test_the_command_reads_covariates_and_preferences_files(tmp_path: Any) -> None:
+    import json
+
+    rng = np.random.default_rng(31)
+    human, llm, runs = _world(rng, queries=12, docs=10, runs=3)
+    files = {}
+    for name, judgments in (("human", human), ("llm", llm)):
+        files[name] = tmp_path / f"{name}.qrels"
+        files[name].write_text(
+            "".join(f"{q} 0 {d} {g}\n" for q in judgments for d, g in judgments[q].items())
+        )
+    run_paths = []
+    for name, run in runs.items():
+        run_paths.append(tmp_path / f"{name}.run")
+        run_paths[-1].write_text(
+            "".join(f"{q} Q0 {d} 0 {s} {name}\n" for q in run for d, s in run[q].items())
+        )
+    cov = tmp_path / "cov.tsv"
+    rows = [
+        f"{q}\t{d}\t{len(d) + i % 3}"
+        for i, (q, d) in enumerate(
+            (q, d)
+            for q in human
+            for d, g in human[q].items()
+            if g >= 0 and llm.get(q, {}).get(d, -1) >= 0
+        )
+    ]
+    cov.write_text("query_id\tdoc_id\tlength\n" + "\n".join(rows) + "\n")
+    shown = tmp_path / "shown.txt"
+    shown.write_text("q0 d1 d2 d1\nq0 d2 d1 d1\nq1 d3 d4 d3\n")
+    out = tmp_path / "bias.json"
+    args = [
+        "judge-bias", str(files["human"]), str(files["llm"]), *map(str, run_paths),
+        "-m", "P@5", "--covariates", str(cov), "--preferences", str(shown),
+        "-f", "json", "-o", str(out), "--quiet",
+    ]  # fmt: skip
+    code, _, err = _run(args)
+    assert code == 0, err
+    data = json.loads(out.read_text())
+    expected = ranklens.judge_bias_regression(files["human"], files["llm"], str(cov))
+    assert data["regression"]["params"] == pytest.approx(expected.params)
+    assert data["position"]["first_wins"] == 2 and data["position"]["consistent"] == 1
+    bias = ranklens.judge_bias(files["human"], files["llm"], run_paths, "P@5")
+    assert data["runs"]["P@5"]["runs"]["r0"]["delta"] == pytest.approx(bias.runs["r0"].delta)
+    code, _, err = _run([*args[:-3], "-o", str(files["human"]), "--force"])
+    assert code == 2 and "input" in err

@@ -75,6 +75,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.analysis.agreement import STATISTICS, agreement, judged_pairs
+from ranklens.analysis.stats._validate import check_alpha
 from ranklens.analysis.stats.corrections import CORRECTIONS, adjust_p_values
 from ranklens.base.errors import InputError, InputWarning, OptionError
 from ranklens.base.types import Float64Array, Int64Array
@@ -92,12 +93,6 @@ _stats: Any = importlib.import_module("scipy.stats")  # untyped: scipy ships no 
 EQUAL_TOLERANCE = 1e-12
 """Differences :math:`d_{r\\cdot}` whose spread is at most this times ``max(1, |mean|)``
 count as constant: their t statistic is not computed (see :func:`judge_bias`)."""
-
-
-def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not (isinstance(alpha, float | int) and 0.0 < float(alpha) < 1.0):
-        raise OptionError(f"alpha must be between 0 and 1, not {alpha!r}")
-    return float(alpha)
 
 
 # ---------------------------------------------------------------------------------------
@@ -232,7 +227,7 @@ def judge_bias(
     >>> round(res.runs["llm-like"].shift, 4), round(res.runs["llm-like"].delta, 4)
     (0.6667, 0.6667)
     """
-    level = _check_alpha(alpha)
+    level = check_alpha(alpha)
     if correction not in CORRECTIONS:
         raise OptionError(f"correction must be one of {list(CORRECTIONS)}, not {correction!r}")
     measures = [measure]
@@ -258,7 +253,7 @@ def judge_bias_from_results(
 ) -> JudgeBias:
     """:func:`judge_bias` from the runs' results under each judge (the same runs, in any
     order; ``measure`` is the first of the results' measures when not given)."""
-    level = _check_alpha(alpha)
+    level = check_alpha(alpha)
     if correction not in CORRECTIONS:
         raise OptionError(f"correction must be one of {list(CORRECTIONS)}, not {correction!r}")
     human_list = list(by_human)
@@ -419,7 +414,7 @@ def judge_bias_regression(
     """
     from ranklens.data.judge_tables import read_covariates
 
-    level = _check_alpha(alpha)
+    level = check_alpha(alpha)
     table = read_covariates(covariates)
     judged_h = judged_pairs(as_qrels(human))
     judged_l = judged_pairs(as_qrels(llm))
@@ -690,7 +685,7 @@ def rogan_gladen(
     >>> [round(v, 4) for v in rogan_gladen(90, 10, 40, 160, 700, 2000)]
     [0.2298, 0.1674, 0.2922]
     """
-    level = _check_alpha(alpha)
+    level = check_alpha(alpha)
     cells = np.array([true_positive, false_negative, false_positive, true_negative], np.float64)
     if np.any(cells < 0) or positive_alone < 0 or not 0 <= positive_alone <= judged_alone:
         raise InputError("the counts of the prevalence correction must be >= 0")
@@ -849,7 +844,7 @@ def position_bias(preferences: Any, *, alpha: float = 0.05) -> PositionBias:
     """
     from ranklens.data.judge_tables import read_shown_preferences
 
-    level = _check_alpha(alpha)
+    level = check_alpha(alpha)
     table = read_shown_preferences(preferences)
     seen: dict[tuple[str, str, str], str | None] = {}
     for q, a, b, w, line in zip(

@@ -88,16 +88,9 @@ def _delimited(
 ) -> tuple[list[str], list[tuple[list[str], int]], str]:
     """The header and the rows (with their physical lines) of a table file with a header
     row: commas for ``.csv``, tabs for ``.tsv``, whitespace otherwise."""
-    from ranklens.data.source import BOM, read_binary
+    from ranklens.data.table_files import read_utf8_text
 
-    data, where = read_binary(source)
-    if data.startswith(BOM):
-        data = data[len(BOM) :]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ParseError("is not UTF-8 text", path=where, line=line) from None
+    text, where = read_utf8_text(source)
     base = os.fspath(source).lower()
     numbered: list[tuple[list[str], int]] = []
     if ".csv" in base or ".tsv" in base:

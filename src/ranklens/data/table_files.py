@@ -271,6 +271,21 @@ def jsonl_columns(
     return columns, tag
 
 
+def read_utf8_text(path: PathLike) -> tuple[str, str]:
+    """The text of a (possibly compressed) file, without a UTF-8 byte-order mark, and its
+    display name; a file that is not UTF-8 is refused naming the line."""
+    from ranklens.data.source import BOM, read_binary
+
+    data, where = read_binary(path)
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
+    try:
+        return data.decode("utf-8"), where
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ParseError("is not UTF-8 text", path=where, line=line) from None
+
+
 def delimited_columns(path: PathLike, integer: bool) -> tuple[dict[str, Any], str]:
     """The grouped columns of qrels (``integer``) or a run in a ``.csv`` (commas) or
     ``.tsv`` (tabs) file whose first row names the columns: a query column, a document
@@ -285,16 +300,8 @@ def delimited_columns(path: PathLike, integer: bool) -> tuple[dict[str, Any], st
 
     from ranklens.data.frames import DOC_NAMES, QID_NAMES, REL_NAMES, SCORE_NAMES
     from ranklens.data.memory import from_records
-    from ranklens.data.source import BOM, read_binary
 
-    data, where = read_binary(path)
-    if data.startswith(BOM):
-        data = data[len(BOM) :]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ParseError("is not UTF-8 text", path=where, line=line) from None
+    text, where = read_utf8_text(path)
     base = os.fspath(path).lower() if isinstance(path, str | os.PathLike) else ""
     delimiter = "\t" if ".tsv" in base else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
