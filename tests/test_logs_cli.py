@@ -294,3 +294,5 @@ def test_ubm_refuses_a_very_long_session_naming_it(tmp_path: Path) -> None:
     assert len(err.strip().splitlines()) == 1
     code, out, _ = _run(["click-models", str(log), "--model", "PBM"])
     assert code == 0
+    code, out, err = _run(["click-qrels", str(log), "--model", "UBM", "--scale", "100"])
+    assert code == 2 and f"{log}: session 'long' shows 30,000 documents" in err

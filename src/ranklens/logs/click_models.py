@@ -968,9 +968,7 @@ def fit_click_model(
     """
     from ranklens.logs.stream import patterns_from_source
 
-    if isinstance(log, ClickLog) and _model_name(model) == "UBM":
-        check_ubm_log(log)
-    patterns = patterns_from_source(log)
+    patterns = patterns_from_source(_checked_for_ubm(log, [model]))
     return fit_patterns(
         patterns,
         model,
@@ -988,7 +986,23 @@ def fit_click_models(
     """Several models fitted on one reading of ``log``: ``{name: ClickModel}``."""
     from ranklens.logs.stream import patterns_from_source
 
-    if isinstance(log, ClickLog) and "UBM" in {_model_name(m) for m in models}:
-        check_ubm_log(log)
-    patterns = patterns_from_source(log)
+    patterns = patterns_from_source(_checked_for_ubm(log, models))
     return {_model_name(m): fit_patterns(patterns, m, **options) for m in models}
+
+
+def _checked_for_ubm(log: Any, models: Sequence[str]) -> Any:
+    """``log`` ready for :func:`~ranklens.logs.stream.patterns_from_source`: with UBM among
+    ``models``, a log read whole is read here and its longest session checked
+    (:func:`check_ubm_log`, naming it) before any table is made; a streamed Parquet log is
+    checked on its counts (:func:`fit_patterns`)."""
+    import os
+
+    from ranklens.logs.read import file_kind, read_log
+
+    if "UBM" not in {_model_name(m) for m in models}:
+        return log
+    if isinstance(log, str | os.PathLike) and file_kind(os.fspath(log)) == "parquet":
+        return log
+    log = read_log(log)
+    check_ubm_log(log)
+    return log
