@@ -265,7 +265,10 @@ def judge_bias_from_results(
         raise InputError(
             f"judge_bias compares runs with each other: give at least 2 runs, not {len(names)}"
         )
-    spec = human_list[0].measures[human_list[0]._column(measure or human_list[0].names[0])]
+    try:
+        spec = human_list[0].measures[human_list[0]._column(measure or human_list[0].names[0])]
+    except KeyError as exc:
+        raise OptionError(f"judge_bias: {exc.args[0]}") from None
     human_values = [r.query_values(spec) for r in human_list]
     llm_values = [llm_of[n].query_values(spec) for n in names]
     every = [set(v) for v in (*human_values, *llm_values)]
