@@ -46,6 +46,7 @@ def register(commands: Any) -> None:
     )
     _options.add_item_data(p)
     _options.add_statistics(p)
+    _options.add_leaderboard_statistics(p)
     _options.add_conventions(p)
     _options.add_example(p, "report on")
     _options.add_quiet(p, "the progress bar and the name of the file written")
@@ -89,7 +90,10 @@ def run_report(args: argparse.Namespace) -> int:
         num_users=args.num_users,
         item_features=args.item_features,
         train=args.train,
-        **_options.chosen(args, _options.STATISTICS + _options.CONVENTIONS),
+        **_options.chosen(
+            args,
+            _options.STATISTICS + _options.CONVENTIONS + _options.LEADERBOARD_STATISTICS,
+        ),
     )
     if not args.quiet:
         sys.stderr.write(f"ranklens: wrote {args.output}\n")

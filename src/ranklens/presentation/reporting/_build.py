@@ -55,6 +55,9 @@ def build_report(
     num_users: int | None = None,
     item_features: Any = None,
     train: Any = None,
+    groups: Any = None,
+    rope: float | None = None,
+    risk_alpha: float | None = None,
 ) -> str:
     """One self-contained HTML page: the summary and significance tables, plots, a
     sortable and filterable per-query table, and the worked computation of each measure
@@ -87,6 +90,11 @@ def build_report(
         A second set of judgments (say, an LLM's): the report then adds the leaderboards
         under both, compared (:func:`ranklens.leaderboard_agreement`, three runs or more),
         with a slope chart of the two orderings per measure.
+    groups, rope, risk_alpha
+        Query groups compared alone, a region of practical equivalence and the risk weight
+        (see :func:`ranklens.compare`): their tables, and a plot of the per-group
+        differences. With ``all_pairs``, the page also shows the rank intervals, Friedman's
+        test and the critical-difference diagram.
 
     Returns
     -------
@@ -142,6 +150,9 @@ def build_report(
                 seed=seed,
                 confidence=confidence,
                 all_pairs=all_pairs,
+                groups=groups,
+                rope=rope,
+                risk_alpha=risk_alpha,
             )
             html = significance_html(comparison)
             sections = [Section("Summary and significance", html, "summary")]
@@ -227,8 +238,9 @@ def write_report(
     for a in args:
         if isinstance(a, list | tuple):
             inputs.extend(x for x in a if isinstance(x, str | os.PathLike))
-    if isinstance(kwargs.get("qrels_b"), str | os.PathLike):
-        inputs.append(kwargs["qrels_b"])
+    for key in ("qrels_b", "groups"):
+        if isinstance(kwargs.get(key), str | os.PathLike):
+            inputs.append(kwargs[key])
     check_destination(path, inputs, force)
     html = build_report(*args, **kwargs)
     write_atomically(path, html, inputs=inputs, force=force)
@@ -417,7 +429,42 @@ def significance_html(cmp: Comparison) -> str:
         + detail
         + power_note
         + notes
+        + _many_runs_html(cmp)
     )
+
+
+def _escaped_table(header: list[str], rows: list[list[str]]) -> str:
+    return table([escape(h) for h in header], [[escape(c) for c in row] for row in rows])
+
+
+def _many_runs_html(cmp: Comparison) -> str:
+    """The probability of being better and the risk of each comparison; with all pairs,
+    the rank intervals (tied with #1) and Friedman's test; with groups, the per-group
+    differences (every name escaped)."""
+    from ranklens.presentation import comparison_format as cf
+
+    parts = ["<h3>Probability of being better, risk</h3>"]
+    parts.append(_escaped_table(*cf.bayes_risk_rows(cmp)))
+    parts.append(f'<p class="note">{escape(cf.bayes_risk_title(cmp))}</p>')
+    if cmp.pairs:
+        header, rows = cf.rank_rows(cmp)
+        tied = {m: cmp.tied_with_first(m) for m in cmp.measures}
+        parts.append("<h3>Rank intervals</h3>")
+        parts.append(_escaped_table(header, rows))
+        parts.append(f'<p class="note">{escape(cf.RANKS_NOTE)} Tied with #1: ')
+        parts.append(
+            escape("; ".join(f"{m}: {', '.join(runs)}" for m, runs in tied.items())) + "</p>"
+        )
+        header, rows = cf.friedman_rows(cmp)
+        if rows:
+            parts.append("<h3>Friedman's test and Nemenyi's critical difference</h3>")
+            parts.append(_escaped_table(header, rows))
+    if cmp.groups:
+        parts.append(f"<h3>Query groups (run - {escape(cmp.baseline)})</h3>")
+        parts.append(_escaped_table(*cf.group_rows(cmp)))
+        for part in cmp.groups.values():
+            parts.extend(f'<p class="note">{escape(note)}</p>' for note in part.notes)
+    return "".join(parts)
 
 
 def _p(value: float | None) -> str:
@@ -452,6 +499,7 @@ def _figures(
     for name in names[:4]:
         add(plot_dist(results, name, figsize=size), f"Per-query distribution of {name}")
     if cmp is not None and names:
+        _comparison_figures(cmp, names[0], add)
         base = results[cmp.runs.index(cmp.baseline)]
         for other in [r for r in results if r is not base][:4]:
             pair = _common(base, other)  # queries="both": each run has its own queries
@@ -460,6 +508,18 @@ def _figures(
                 f"{other.run} - {base.run}, {names[0]}, per query",
             )
     return out
+
+
+def _comparison_figures(cmp: Comparison, measure: str, add: Any) -> None:
+    """The critical-difference diagram and the rank intervals (all pairs), the per-group
+    differences (groups) of ``measure``."""
+    from ranklens.presentation.plots import comparison_plots as cp
+
+    if cmp.pairs and len(cmp.queries) >= 2:
+        add(cp.plot_cd(cmp.friedman(measure), measure=measure), f"{measure}: critical difference")
+        add(cp.plot_rank_intervals(cmp, measure), f"{measure}: rank intervals")
+    if cmp.groups:
+        add(cp.plot_group_deltas(cmp, measure), f"{measure}: differences per query group")
 
 
 def _common(a: Results, b: Results) -> tuple[Results, Results]:

@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING, Any
 from ranklens.base.errors import OptionError
 from ranklens.evaluation.result_set import ResultSet
 from ranklens.evaluation.results import Results
-from ranklens.presentation.reporting._build import _summary_section, significance_html
+from ranklens.presentation.reporting._build import (
+    _comparison_figures,
+    _summary_section,
+    significance_html,
+)
 from ranklens.presentation.reporting._metadata import metadata_section
 from ranklens.presentation.reporting._page import Figure, Section, page
 
@@ -64,7 +68,7 @@ def build_scores_report(
     meta_section = metadata_section(runs, shared)
     if meta_section is not None:
         sections.append(meta_section)
-    figures = _figures(runs) if plots else []
+    figures = _figures(runs, comparison) if plots else []
     topics = sorted(
         {q for r in runs for q in r.queries}, key=lambda q: q.encode("utf-8", "surrogatepass")
     )
@@ -98,13 +102,18 @@ def build_scores_report(
     return page(title, meta, sections, figures, header, payload)
 
 
-def _figures(runs: Sequence[Results]) -> list[Figure]:
+def _figures(runs: Sequence[Results], comparison: Comparison | None = None) -> list[Figure]:
     from ranklens.presentation.plots import plot_dist
     from ranklens.presentation.reporting._svg import figure_svg
 
     out: list[Figure] = []
+
+    def add(fig: Any, caption: str) -> None:
+        out.append(Figure(figure_svg(fig, f"f{len(out) + 1}"), caption))
+
     shared = [n for n in runs[0].per_query_names if all(n in r.names for r in runs[1:])]
     for name in shared[:4]:
-        fig = plot_dist(list(runs), name, figsize=(6.4, 4.0))
-        out.append(Figure(figure_svg(fig, f"f{len(out) + 1}"), f"Per-topic distribution of {name}"))
+        add(plot_dist(list(runs), name, figsize=(6.4, 4.0)), f"Per-topic distribution of {name}")
+    if comparison is not None and comparison.measures:
+        _comparison_figures(comparison, comparison.measures[0], add)
     return out
