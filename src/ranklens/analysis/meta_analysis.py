@@ -19,11 +19,13 @@ Policies where the data are short:
 - fewer than 2 collections, or a collection without the baseline: refused;
 - a collection whose runs share fewer than 2 queries: refused, naming it (as ``compare``);
 - a run present in some collections only: pooled over those that have it (its
-  :attr:`MetaSummary.collections`, and a line in :attr:`MetaAnalysis.notes`); a run in one
-  collection only has no summary (nothing to pool; a note says so, and looking it up in
-  :attr:`MetaAnalysis.summary` raises a ``KeyError`` that says so);
+  :attr:`MetaSummary.collections`, and a line in :attr:`MetaAnalysis.notes`); a run with
+  an effect in one collection only has no summary (nothing to pool; a note says so, and
+  looking it up in :attr:`MetaAnalysis.summary` raises a ``KeyError`` that says so);
 - a run whose per-query differences from the baseline are all equal in a collection (a
-  variance of 0, so no inverse-variance weight): refused, naming the collection and run.
+  variance of 0, so no inverse-variance weight; a small collection where the run ties the
+  baseline on every query): that collection's row is kept (variance 0, no weight) and left
+  out of the run's pooling, with a note.
 
 Examples
 --------
@@ -105,7 +107,7 @@ class CollectionEffect:
     ci_low, ci_high : the normal interval ``effect -+ z sqrt(variance)``.
     weight_fixed, weight_random : the collection's relative weight in the run's
         fixed-effect and random-effects summaries (each sums to 1 over the collections;
-        nan for a run with no summary).
+        nan for a row not pooled).
     """
 
     collection: str
@@ -536,9 +538,9 @@ def meta_analysis(
         Fewer than 2 collections, an unknown effect or correction, a level outside (0, 1),
         a run-level measure.
     InputError
-        A collection without the baseline or whose runs share fewer than 2 queries, a run
-        with a per-query difference of zero variance in a collection, no run beside the
-        baseline in 2 collections (each message names the collection).
+        A collection without the baseline or whose runs share fewer than 2 queries, no run
+        beside the baseline with a usable effect in 2 collections (each message names the
+        collection).
     """
     if effect not in EFFECTS:
         raise OptionError(f"effect must be one of {list(EFFECTS)}, not {effect!r}")
@@ -582,6 +584,10 @@ def meta_analysis(
             if run == base_name:
                 continue
             d = _differences(cmp, measure_names[name], base_name, run)
+            if len(d) >= 2 and bool(np.all(d == d[0])):  # no variance: not pooled (a note)
+                value = float(d[0]) if effect == "difference" else math.nan
+                rows.append(CollectionEffect(name, run, value, 0.0, len(d), value, value))
+                continue
             try:
                 value, variance = paired_effect(d, effect)
             except InputError as error:
@@ -623,17 +629,28 @@ def _pooled(
     reasons: dict[str, str] = {}
     weighted: list[CollectionEffect] = []
     for run in runs:
-        mine = [r for r in rows if r.run == run]
+        present = [r for r in rows if r.run == run]
+        constant = [r.collection for r in present if r.variance == 0]
+        if constant:
+            notes.append(
+                f"{run}: left out in {', '.join(constant)}, where every per-query difference "
+                "from the baseline is the same (a variance of 0 has no inverse-variance weight)"
+            )
+        mine = [r for r in present if r.variance > 0]
         have = [r.collection for r in mine]
         if len(mine) < 2:
-            reasons[run] = f"it is in 1 collection only ({have[0]}); pooling needs 2 or more"
-            notes.append(f"{run}: in 1 collection only ({have[0]}), not pooled")
+            where = f"only {', '.join(have)}" if have else "none"
+            reasons[run] = (
+                f"it has a usable effect in {len(mine)} collection ({where}); pooling needs 2 "
+                "or more"
+            )
+            notes.append(f"{run}: a usable effect in {len(mine)} collection ({where}), not pooled")
             continue
-        if len(mine) < len(names):
-            missing = [n for n in names if n not in have]
+        absent = [n for n in names if n not in {r.collection for r in present}]
+        if absent:
             notes.append(
                 f"{run}: pooled over the {len(mine)} collections that have it (not in "
-                f"{', '.join(missing)})"
+                f"{', '.join(absent)})"
             )
         result = random_effects([r.effect for r in mine], [r.variance for r in mine], confidence)
         pooled[run] = (result, tuple(have))
@@ -641,8 +658,8 @@ def _pooled(
             weighted.append(replace(r, weight_fixed=wf, weight_random=wr))
     if not pooled:
         raise InputError(
-            f"no run beside the baseline {baseline!r} is in 2 or more collections: there is "
-            "nothing to pool"
+            f"no run beside the baseline {baseline!r} has a usable effect in 2 or more "
+            "collections: there is nothing to pool"
         )
     corrected = adjust_p_values([p.p_value for p, _ in pooled.values()], correction)
     summary = {
