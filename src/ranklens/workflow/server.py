@@ -69,14 +69,12 @@ class ResultsStore:
             return None
         path = os.path.join(self.folder, relative)
         stamp = os.stat(path).st_mtime
-        with self._lock:
+        with self._lock:  # one report at a time (matplotlib draws in one thread)
             kept = self._reports.get(relative)
-            if kept is not None and kept[0] == stamp:
-                return kept[1]
-        page = _with_back_link(render_report(path, document))
-        with self._lock:
-            self._reports[relative] = (stamp, page)
-        return page
+            if kept is None or kept[0] != stamp:
+                kept = (stamp, _with_back_link(render_report(path, document)))
+                self._reports[relative] = kept
+            return kept[1]
 
 
 def input_paths(results_path: str, document: dict[str, Any]) -> dict[str, str] | None:
