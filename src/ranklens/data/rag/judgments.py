@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from ranklens.base.errors import InputError
+from ranklens.base.errors import InputError, RanklensError
 from ranklens.data.frames import is_frame
 from ranklens.data.rag._records import Records, is_path, read_records
 from ranklens.data.rag._topics import byte_order
@@ -204,28 +204,20 @@ def first_record_kind(path: object) -> str | None:
     >>> first_record_kind("no such file") is None
     True
     """
-    import bz2
-    import gzip
     import json
     import lzma
     import os
 
+    from ranklens.data.chunks import _open_stream
+
     if not isinstance(path, str | os.PathLike) or not os.path.isfile(path):
         return None
     try:
-        with open(path, "rb") as raw:
-            magic = raw.read(6)
-        opener: Any = open
-        if magic.startswith(b"\x1f\x8b"):
-            opener = gzip.open
-        elif magic.startswith(b"BZh"):
-            opener = bz2.open
-        elif magic.startswith(b"\xfd7zXZ"):
-            opener = lzma.open
-        with opener(path, "rb") as handle:
-            line = handle.readline(1 << 20)
+        stream, _ = _open_stream(path)
+        with stream:
+            line = stream.readline(1 << 20)
         value = json.loads(line.decode("utf-8-sig"))
-    except (OSError, EOFError, ValueError, lzma.LZMAError):
+    except (RanklensError, OSError, EOFError, ValueError, lzma.LZMAError):
         return None
     if not isinstance(value, dict):
         return None
