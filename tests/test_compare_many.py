@@ -571,3 +571,145 @@ def test_friedman_of_plain_arrays_matches_scipy() -> None:
     assert f.statistic == pytest.approx(ref.statistic) and f.p_value == pytest.approx(ref.pvalue)
     with pytest.raises(InputError):
         friedman_test(x[:, :1])
+
+
+# ------------------------------------------------------------- plots and the report
+
+
+def test_cd_cliques_join_runs_within_the_critical_difference() -> None:
+    from ranklens.presentation.plots.comparison_plots import cd_cliques
+
+    ranks = {"a": 1.0, "b": 1.5, "c": 2.2, "d": 3.9}
+    assert cd_cliques(ranks, 1.3) == [("a", "b", "c")]
+    assert cd_cliques(ranks, 0.8) == [("a", "b"), ("b", "c")]
+    assert cd_cliques(ranks, 0.1) == []
+    # every pair inside a clique is within CD, and no clique is inside another
+    for cd in (0.3, 0.75, 1.8, 5.0):
+        cliques = cd_cliques(ranks, cd)
+        for clique in cliques:
+            values = [ranks[r] for r in clique]
+            assert max(values) - min(values) < cd
+        for x in cliques:
+            assert not any(set(x) < set(y) for y in cliques)
+
+
+def test_plots_of_a_comparison_draw_what_it_holds(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    from ranklens.presentation.plots.comparison_plots import (
+        group_delta_data,
+        plot_cd,
+        plot_group_deltas,
+        plot_rank_intervals,
+    )
+
+    qrels, runs = collection()
+    cmp = ranklens.compare(qrels, runs, MEASURES, all_pairs=True, groups=groups_of(qrels))
+    fig = plot_cd(cmp.friedman("AP"), measure="AP")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any(t.startswith("CD = ") for t in texts)
+    assert all(any(run in t for t in texts) for run in cmp.runs)
+    fig = plot_rank_intervals(cmp, "AP")
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] != []
+    data = group_delta_data(cmp, "AP")
+    assert data["sizes"] == [len(cmp.groups[g].queries) for g in data["groups"]]
+    j = data["runs"].index("r3")
+    assert (
+        data["delta"][data["groups"].index("rest"), j]
+        == cmp.groups["rest"].vs_baseline["r3"]["AP"].delta
+    )
+    assert math.isnan(data["ci_low"][data["groups"].index("single"), j])
+    fig = plot_group_deltas(cmp, "AP")
+    fig.savefig(tmp_path / "groups.svg")
+    with pytest.raises(OptionError, match="groups"):
+        group_delta_data(ranklens.compare(qrels, runs, MEASURES), "AP")
+
+
+def test_plot_command_draws_cd_ranks_and_groups(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    from ranklens.cli import main
+
+    qrels, _ = example_paths()
+    paths = [str(p) for p in example_run_paths().values()]
+    groups = tmp_path / "groups.tsv"
+    queries = ranklens.evaluate(qrels, paths[0], ["AP"]).queries
+    groups.write_text("".join(f"{q} {'a' if i % 3 else 'b'}\n" for i, q in enumerate(queries)))
+    for kind, extra in (
+        ("cd", []),
+        ("ranks", ["--alpha", "0.1"]),
+        ("groups", ["--groups", str(groups)]),
+    ):
+        out = tmp_path / f"{kind}.svg"
+        assert main(["plot", kind, str(qrels), *paths, "-m", "AP", "-o", str(out), *extra]) == 0
+        assert out.read_text().startswith("<?xml")
+    assert (
+        main(["plot", "groups", str(qrels), *paths, "-m", "AP", "-o", str(tmp_path / "x.svg")]) == 2
+    )
+
+
+def test_report_shows_ranks_friedman_risk_and_groups(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    from ranklens.presentation.reporting import build_report
+
+    qrels, _ = example_paths()
+    runs = example_run_paths()
+    queries = ranklens.evaluate(qrels, runs["bm25"], ["AP"]).queries
+    groups = {q: "odd" if i % 2 else "even" for i, q in enumerate(queries)}
+    html = build_report(
+        qrels, runs, ["AP"], all_pairs=True, groups=groups, rope=0.02, risk_alpha=2, explain_limit=0
+    )
+    for heading in (
+        "Probability of being better, risk",
+        "Rank intervals",
+        "Friedman",
+        "Query groups",
+    ):
+        assert heading in html, heading
+    assert "critical difference" in html and "differences per query group" in html
+    cmp = ranklens.compare(qrels, runs, ["AP"], all_pairs=True, rope=0.02, risk_alpha=2)
+    assert "Tied with #1: AP: " + ", ".join(cmp.tied_with_first("AP")) in html
+    assert f"{cmp.friedman('AP').critical_difference:.4f}" in html
+
+
+def test_scores_report_shows_them_too(tmp_path) -> None:
+    from ranklens.presentation.reporting import build_scores_report
+
+    qrels, runs = collection()
+    evaluated = ranklens.evaluate(qrels, runs, ["AP"])
+    cmp = ranklens.compare(None, list(evaluated), ["AP"], all_pairs=True, groups=groups_of(qrels))
+    html = build_scores_report(list(cmp.results), cmp, plots=False)
+    assert "Rank intervals" in html and "Query groups" in html and "too few" in html
+
+
+def test_compare_scores_command_with_groups_rope_and_risk(tmp_path, capsys) -> None:
+    import json
+
+    from ranklens.cli import main
+
+    qrels, runs = collection()
+    evaluated = ranklens.evaluate(qrels, runs, MEASURES)
+    paths = []
+    for r in evaluated:
+        path = tmp_path / f"{r.run}.txt"
+        with open(path, "w") as out:
+            write_scores(r, out, "trec_eval")
+        paths.append(str(path))
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("".join(f"{q}\t{g}\n" for q, g in groups_of(qrels).items()))
+    args = ["--scores", *paths, "-m", "AP", "--groups", str(groups), "--rope", "0.02"]
+    assert main(["compare", *args, "--risk-alpha", "3", "--all-pairs", "-f", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    cmp = ranklens.compare(
+        qrels, runs, ["AP"], groups=groups_of(qrels), rope=0.02, risk_alpha=3, all_pairs=True
+    )
+    for g, part in cmp.groups.items():
+        for run, per in part.vs_baseline.items():
+            got = out["groups"][g]["vs_baseline"][run]["AP"]
+            want = per["AP"].to_dict()
+            assert got.keys() == want.keys()
+            for key, value in want.items():
+                if isinstance(value, float):
+                    assert got[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+                else:
+                    assert got[key] == value, key
+    assert out["groups"]["single"]["notes"]
+    assert out["ranks"]["AP"] == {r: list(v) for r, v in cmp.ranks["AP"].items()}

@@ -72,9 +72,8 @@ def group_comparisons(
     for group in mapping.values():
         order.setdefault(group, [])
     for query in whole.queries:
-        group = mapping.get(query)
-        if group is not None:
-            order[group].append(query)
+        if query in mapping:
+            order[mapping[query]].append(query)
     out = {}
     for group, queries in order.items():
         part = [restricted(r, queries) for r in whole.results]

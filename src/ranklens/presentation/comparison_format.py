@@ -318,7 +318,7 @@ def friedman_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
     """Header and rows of Friedman's test and Nemenyi's critical difference per measure
     (none with fewer than 2 queries)."""
     header = ["measure", "chi2", "p", f"Nemenyi CD ({cmp.alpha:g})", "mean ranks (1 = best)"]
-    rows = []
+    rows: list[list[str]] = []
     if len(cmp.queries) < 2:
         return header, rows
     for m in cmp.measures:
