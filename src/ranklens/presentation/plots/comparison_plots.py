@@ -7,7 +7,7 @@ The numbers drawn are computed by the plain functions here (:func:`cd_cliques`,
 
 Examples
 --------
->>> cd_cliques({"a": 1.2, "b": 1.9, "c": 2.9}, 1.0)
+>>> cd_cliques({"a": 1.2, "b": 1.9, "c": 2.9}, 1.1)
 [('a', 'b'), ('b', 'c')]
 """
 
