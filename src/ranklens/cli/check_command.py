@@ -82,6 +82,7 @@ def run_check(args: argparse.Namespace) -> int:
             out.write(json.dumps(found.to_dict(), ensure_ascii=False) + "\n")
         else:
             out.writelines(f"{finding}\n" for finding in found)
+    sys.stdout.flush()  # the findings before the summary, also when both are piped
     if not args.quiet:
         defects, warnings = len(found.defects), len(found.warnings)
         sys.stderr.write(

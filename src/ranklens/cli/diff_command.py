@@ -67,6 +67,7 @@ def run_diff(args: argparse.Namespace) -> int:
             out.write(json.dumps(found.to_dict(), ensure_ascii=False) + "\n")
         else:
             out.writelines(f"{line}\n" for line in found.lines())
+    sys.stdout.flush()  # the differences before the verdict, also when both are piped
     if not args.quiet:
         verdict = "the same" if found.same else f"{len(found.numbers)} numbers differ"
         sys.stderr.write(f"ranklens: {verdict}\n")

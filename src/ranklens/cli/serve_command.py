@@ -57,13 +57,13 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def _serve(folder: str, args: argparse.Namespace) -> int:
-    from ranklens.workflow.server import make_server
+    from ranklens.workflow.server import address_of, make_server
 
     def log(line: str) -> None:
         sys.stderr.write(f"ranklens: {line}\n")
 
     server = make_server(folder, host=args.host, port=args.port, log=None if args.quiet else log)
-    host, port = server.server_address[:2]
+    host, port = address_of(server)
     if not args.quiet:
         count = len(server.RequestHandlerClass.store.paths())  # type: ignore[attr-defined]
         sys.stderr.write(

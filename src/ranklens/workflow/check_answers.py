@@ -176,7 +176,9 @@ def _answer(
         if not isinstance(citations, list):
             found.defect(line, f"{where}sentence {k}: 'citations' must be a list")
             continue
-        for c in citations if references is not None else ():
+        if references is None:
+            continue  # no valid references to hold the citations against
+        for c in citations:
             problem = _citation(c, references)
             if problem:
                 found.defect(line, f"{where}sentence {k} {problem}")

@@ -148,8 +148,10 @@ def load_document(path: str) -> dict[str, Any]:
 
 
 def _yaml(raw: bytes, path: str) -> Any:
+    import importlib
+
     try:
-        import yaml
+        yaml = importlib.import_module("yaml")
     except ImportError as exc:
         raise MissingDependencyError(
             "a YAML manifest needs PyYAML, which is not installed: pip install pyyaml (or "

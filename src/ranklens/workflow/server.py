@@ -46,7 +46,9 @@ class ResultsStore:
     def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = os.path.abspath(os.fspath(folder))
         if not os.path.isdir(self.folder):
-            raise InputError("is not a folder; give the folder of the results files", path=folder)
+            raise InputError(
+                "is not a folder; give the folder of the results files", path=os.fspath(folder)
+            )
         self._reports: dict[str, tuple[float, str]] = {}
         self._lock = threading.Lock()
 
@@ -245,7 +247,8 @@ def make_server(
             "run a manifest first, or give the folder its output went to",
             path=os.fspath(folder),
         )
-    handler = type("Handler", (_Handler,), {"store": store, "log": staticmethod(log)})
+    say: Callable[[str], None] = log or (lambda _line: None)
+    handler = type("Handler", (_Handler,), {"store": store, "say": staticmethod(say)})
     try:
         server = ThreadingHTTPServer((host, port), handler)
     except OSError as exc:
@@ -259,9 +262,15 @@ def make_server(
     return server
 
 
+def address_of(server: Any) -> tuple[str, int]:
+    """The host and port a server listens on."""
+    host, port = server.server_address[:2]
+    return str(host), int(port)
+
+
 class _Handler(BaseHTTPRequestHandler):
     store: ResultsStore
-    log: Callable[[str], None] | None
+    say: Callable[[str], None]
 
     def do_GET(self) -> None:
         if not self._host_allowed():
@@ -292,7 +301,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(500, "text/plain", f"500: {type(exc).__name__}: {exc}")
 
     def _host_allowed(self) -> bool:
-        host, port = self.server.server_address[:2]
+        host, port = address_of(self.server)
         given = self.headers.get("Host", "")
         allowed = {f"{h}:{port}" for h in (host, "127.0.0.1", "localhost", "[::1]")}
         return given in allowed
@@ -314,5 +323,4 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def log_message(self, format: str, *args: Any) -> None:
-        if self.log is not None:
-            self.log(format % args)
+        self.say(format % args)
