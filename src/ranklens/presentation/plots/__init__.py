@@ -16,6 +16,11 @@ drawn; without it the ``plot_*`` functions raise
 :func:`plot_dist`   the distribution of per-query values per run (box or violin)
 ==================  =================================================================
 
+:func:`plot_cd` draws the critical-difference diagram of Friedman's test (Demšar 2006),
+:func:`plot_rank_intervals` the rank intervals of a comparison of all pairs of runs and
+:func:`plot_group_deltas` the per-group differences of a comparison with query groups
+(:mod:`ranklens.presentation.plots.comparison_plots`).
+
 :func:`plot_forest` draws the forest plot of a meta-analysis across collections
 (:func:`ranklens.meta_analysis`).
 
@@ -37,6 +42,11 @@ Examples
 
 from __future__ import annotations
 
+from ranklens.presentation.plots.comparison_plots import (
+    plot_cd,
+    plot_group_deltas,
+    plot_rank_intervals,
+)
 from ranklens.presentation.plots.discriminative import plot_asl_curves, plot_swap_rates
 from ranklens.presentation.plots.figures import (
     plot_cutoff,
@@ -49,11 +59,14 @@ from ranklens.presentation.plots.forest import plot_forest
 
 __all__ = [
     "plot_asl_curves",
+    "plot_cd",
     "plot_cutoff",
     "plot_delta",
     "plot_dist",
     "plot_forest",
+    "plot_group_deltas",
     "plot_pr",
+    "plot_rank_intervals",
     "plot_roc",
     "plot_swap_rates",
 ]
