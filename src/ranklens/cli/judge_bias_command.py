@@ -10,14 +10,12 @@ example (:func:`example_judge`).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 from typing import IO, Any
 
 from ranklens.cli import _options
 
-FORMATS = ("table", "csv", "json")
 EXAMPLE_RUNS = ("bm25", "dense", "rerank")
 FAVOURED = "dense"
 """The run the example's judge favours."""
@@ -39,7 +37,7 @@ def register(commands: Any) -> None:
         ),
     )
     p.add_argument("qrels_a", nargs="?", metavar="QRELS", help="the reference (human) qrels")
-    p.add_argument("qrels_b", nargs="?", metavar="LLM_QRELS", help="the judge's (LLM) qrels")
+    p.add_argument("qrels_b", nargs="?", metavar="QRELS_B", help="the judge's (LLM) qrels")
     p.add_argument("runs", nargs="*", metavar="RUN", help="two or more run files")
     _options.add_measures(p, _options.DEFAULT_MEASURES)
     _options.add_names(p)
@@ -65,7 +63,15 @@ def register(commands: Any) -> None:
         help="pairwise judgments 'query first second winner' (winner a document or -): the "
         "judge's position bias",
     )
-    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    p.add_argument(
+        "--judges",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="more judgments of the same pairs: Fleiss' kappa of all the judges and the "
+        "pairwise kappa and mean grade shift (always shown for the two qrels)",
+    )
+    _options.add_format(p)
     _options.add_output(p, "the tables")
     _options.add_conventions(p)
     _options.add_example(
@@ -148,6 +154,7 @@ def run_judge_bias(args: argparse.Namespace) -> int:
     from ranklens.analysis.judge_bias import (
         judge_bias,
         judge_bias_regression,
+        judge_matrix,
         judge_prevalence,
         position_bias,
     )
@@ -159,7 +166,7 @@ def run_judge_bias(args: argparse.Namespace) -> int:
     covariates: Any = args.covariates
     preferences: Any = args.preferences
     if args.example:
-        if human or llm or runs or covariates or preferences:
+        if human or llm or runs or covariates or preferences or args.judges:
             raise OptionError("--example takes no files: it uses the bundled example data")
         example = example_judge()
         human, llm, runs = example["human"], example["llm"], example["runs"]
@@ -169,7 +176,16 @@ def run_judge_bias(args: argparse.Namespace) -> int:
             "give the human qrels, the judge's qrels and two or more runs (or --example)"
         )
     inputs = [
-        x for x in (args.qrels_a, args.qrels_b, *args.runs, args.covariates, args.preferences) if x
+        x
+        for x in (
+            args.qrels_a,
+            args.qrels_b,
+            *args.runs,
+            args.covariates,
+            args.preferences,
+            *args.judges,
+        )
+        if x
     ]
     _options.check_output(args, inputs)
     if args.names and not args.example:
@@ -194,18 +210,34 @@ def run_judge_bias(args: argparse.Namespace) -> int:
         else None
     )
     position = position_bias(preferences, alpha=args.alpha) if preferences is not None else None
-    payload = _payload(biases, prevalence, regression, position)
+    labels = _judge_labels(args)
+    matrix = judge_matrix(dict(zip(labels, [human, llm, *args.judges], strict=True)))
+    payload = _payload(biases, prevalence, regression, position, matrix)
     with _options.output_stream(args, inputs) as out:
         if args.format == "json":
             out.write(json.dumps(_finite(payload), allow_nan=False) + "\n")
-        elif args.format == "csv":
-            _write_csv(payload, out)
+        elif args.format in ("csv", "tsv"):
+            _write_csv(payload, _options.csv_writer(out, args.format))
         else:
-            _write_tables(biases, prevalence, regression, position, out)
+            _write_tables(biases, prevalence, regression, position, matrix, out)
     return 0
 
 
-def _payload(biases: Any, prevalence: Any, regression: Any, position: Any) -> dict[str, Any]:
+def _judge_labels(args: argparse.Namespace) -> list[str]:
+    """The judges' names: their files' names (whole paths where two share one), or
+    ``human`` and ``llm`` for the example."""
+    import os
+
+    if args.example:
+        return ["human", "llm"]
+    paths = [args.qrels_a, args.qrels_b, *args.judges]
+    names = [os.path.basename(p) for p in paths]
+    return names if len(set(names)) == len(names) else paths
+
+
+def _payload(
+    biases: Any, prevalence: Any, regression: Any, position: Any, matrix: Any
+) -> dict[str, Any]:
     from dataclasses import asdict
 
     out: dict[str, Any] = {
@@ -229,6 +261,13 @@ def _payload(biases: Any, prevalence: Any, regression: Any, position: Any) -> di
         out["regression"] = reg
     if position is not None:
         out["position"] = asdict(position)
+    out["judges"] = {
+        "names": list(matrix.names),
+        "fleiss_kappa": matrix.fleiss_kappa,
+        "kappa": matrix.agreement.tolist(),
+        "shift": matrix.shift.tolist(),
+        "pairs": matrix.pairs.tolist(),
+    }
     return out
 
 
@@ -243,9 +282,8 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _write_csv(payload: dict[str, Any], out: IO[str]) -> None:
+def _write_csv(payload: dict[str, Any], writer: Any) -> None:
     """Long format: ``section,item,number,value``."""
-    writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["section", "item", "number", "value"])
     for measure, block in payload["runs"].items():
         for run, numbers in block["runs"].items():
@@ -266,10 +304,16 @@ def _write_csv(payload: dict[str, Any], out: IO[str]) -> None:
             writer.writerow(["regression", "", key, reg[key]])
     for key, value in payload.get("position", {}).items():
         writer.writerow(["position", "", key, value])
+    judges = payload["judges"]
+    writer.writerow(["judges", "", "fleiss_kappa", judges["fleiss_kappa"]])
+    for i, row_name in enumerate(judges["names"]):
+        for j, column_name in enumerate(judges["names"]):
+            for key in ("kappa", "shift", "pairs"):
+                writer.writerow(["judges", f"{row_name}|{column_name}", key, judges[key][i][j]])
 
 
 def _write_tables(
-    biases: Any, prevalence: Any, regression: Any, position: Any, out: IO[str]
+    biases: Any, prevalence: Any, regression: Any, position: Any, matrix: Any, out: IO[str]
 ) -> None:
     from ranklens.cli.output import write_plain_table
 
@@ -350,3 +394,19 @@ def _write_tables(
             ],
             out,
         )
+    out.write(
+        f"\njudges: Fleiss' kappa {matrix.fleiss_kappa:.4f}; kappa (upper) and mean grade "
+        "shift of the row's judge over the column's (lower)\n"
+    )
+    size = len(matrix.names)
+    cells = [
+        [
+            name,
+            *(
+                "-" if i == j else (matrix.agreement[i, j] if j > i else matrix.shift[j, i])
+                for j in range(size)
+            ),
+        ]
+        for i, name in enumerate(matrix.names)
+    ]
+    write_plain_table(["judge", *matrix.names], cells, out)
