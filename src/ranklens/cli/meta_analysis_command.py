@@ -24,7 +24,7 @@ def register(commands: Any) -> None:
     """Add the ``meta-analysis`` subcommand."""
     p = commands.add_parser(
         "meta-analysis",
-        help="pool runs' gains over a baseline across collections (random effects, forest plot)",
+        help="does a gain hold across collections: random-effects meta-analysis, forest plot",
         description=(
             "Does a gain hold across collections? In each collection every run is compared "
             "with the baseline as 'ranklens compare' pairs them (the mean per-query "

@@ -57,7 +57,7 @@ def summary_rows(metas: Sequence[MetaAnalysis]) -> tuple[list[str], list[list[st
             p_text(s.p_value),
             p_text(s.p_value_corrected),
             "*" if s.significant else "",
-            f"{s.tau2:.4g}",
+            f"{s.tau2:.2e}" if s.tau2 else "0",
             f"{s.q:.2f} ({s.df})",
             p_text(s.q_p_value),
             f"{s.i2:.0%}",
