@@ -678,3 +678,34 @@ def test_a_covariate_without_effect_is_flagged_at_most_at_alpha() -> None:
         res = ranklens.judge_bias_regression(human, llm, table)
         flagged += res.pvalues["length"] < 0.05
     assert flagged <= 30
+
+
+def test_judgments_as_dicts_files_and_frames_give_the_same_numbers(tmp_path: Any) -> None:
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(17)
+    human, llm, runs = _world(rng, queries=10, docs=10, runs=3)
+    forms: list[tuple[Any, Any]] = [(human, llm)]
+    frames = []
+    for judgments in (human, llm):
+        rows = [(q, d, g) for q in judgments for d, g in judgments[q].items()]
+        frames.append(pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"]))
+    forms.append((frames[0], frames[1]))
+    paths = []
+    for i, judgments in enumerate((human, llm)):
+        paths.append(tmp_path / f"{i}.qrels")
+        paths[-1].write_text(
+            "".join(f"{q} 0 {d} {g}\n" for q in judgments for d, g in judgments[q].items())
+        )
+    forms.append((str(paths[0]), paths[1]))
+    results = []
+    for h, f in forms:
+        bias = ranklens.judge_bias(h, f, runs, "nDCG@5")
+        prev = ranklens.judge_prevalence(h, f)
+        results.append(
+            (
+                [(b.shift, b.delta, b.p_value, b.p_value_corrected) for b in bias.runs.values()],
+                (prev.observed, prev.sensitivity, prev.specificity, prev.corrected),
+                ranklens.fleiss_kappa([h, f]),
+            )
+        )
+    assert results[0] == results[1] == results[2]

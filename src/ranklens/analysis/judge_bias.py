@@ -231,7 +231,8 @@ def judge_bias(
     if correction not in CORRECTIONS:
         raise OptionError(f"correction must be one of {list(CORRECTIONS)}, not {correction!r}")
     measures = [measure]
-    human_read, llm_read = as_qrels(human), as_qrels(llm)
+    policy = options.get("duplicates", "error")
+    human_read, llm_read = as_qrels(human, policy), as_qrels(llm, policy)
     if not set(human_read.qids) & set(llm_read.qids):
         raise InputError(
             f"the two judgments share no query (the first judges {len(human_read.qids)}, the "
