@@ -5,9 +5,7 @@ the strict readers (what they refuse has a defect, a file without defects reads)
 from __future__ import annotations
 
 import bz2
-import contextlib
 import gzip
-import io
 import json
 import warnings
 from pathlib import Path
@@ -19,9 +17,9 @@ from hypothesis import strategies as st
 
 import ranklens
 from ranklens.base.errors import InputError, RanklensError
-from ranklens.cli import main
 from ranklens.data.rag.answers import read_rag_runs
 from ranklens.workflow.findings import WARNINGS_PER_KIND
+from workflow_support import run_cli
 
 DATA = Path(__file__).parent / "data"
 ANSWERS = DATA / "rag" / "baseline_rag24.answers.jsonl.gz"
@@ -36,13 +34,6 @@ CLEAN_RUN = (
     "q2 Q0 d9 2 +6.5E-1 sys\n"
 )
 CLEAN_QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\nq2 0 d9 0\n"
-
-
-def run_cli(args: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(args)
-    return code, out.getvalue(), err.getvalue()
 
 
 def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
@@ -396,13 +387,17 @@ def _checked(path: Path, **options: Any) -> bool | None:
         return None
 
 
-@settings(
+AGREEMENT = settings(
     max_examples=150,
     deadline=None,
     derandomize=True,
     suppress_health_check=list(HealthCheck),
     database=None,
 )
+"""Generated files, the same ones on every run."""
+
+
+@AGREEMENT
 @given(lines=st.lists(RUN_LINES, max_size=8), compress=st.booleans())
 def test_check_agrees_with_the_strict_run_reader(
     tmp_path_factory: pytest.TempPathFactory, lines: list[str], compress: bool
@@ -452,13 +447,7 @@ def _strict_answers(path: Path) -> bool:
     return True
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=list(HealthCheck),
-    database=None,
-)
+@AGREEMENT
 @given(records=st.lists(ANSWER_RECORDS, max_size=6))
 def test_check_agrees_with_the_strict_answer_reader(
     tmp_path_factory: pytest.TempPathFactory, records: list[str]

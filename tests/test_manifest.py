@@ -5,9 +5,7 @@ numbers that changed and why."""
 
 from __future__ import annotations
 
-import contextlib
 import gzip
-import io
 import json
 import os
 import shutil
@@ -16,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import ranklens
-from ranklens.cli import main
 from ranklens.data.examples import example_paths
 from ranklens.workflow.experiment import write_experiment
 from ranklens.workflow.store import load_results
+from workflow_support import run_cli
 
 MEASURES = ["nDCG@10", "AP", "P@10"]
 MANIFEST = """\
@@ -30,13 +28,6 @@ compare: {baseline: bm25, test: randomization, permutations: 2000}
 groups: {odd: [QUERIES], from_file: data/group.txt}
 output: results/first.json
 """
-
-
-def run_cli(args: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(args)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ results: one line, exit 2)."""
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import signal
 import socket
@@ -22,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from ranklens.cli import main
 from ranklens.workflow.experiment import write_experiment
 from ranklens.workflow.server import make_server
 from ranklens.workflow.store import load_results
+from workflow_support import run_cli
 
 EVIL_Q = "<script>window.__pwned=1</script>"
 QRELS = f"{EVIL_Q} 0 d1 1\n{EVIL_Q} 0 d2 0\nq2 0 a 1\nq2 0 b 2\nq3 0 x 1\nq4 0 m 1\nq4 0 n 1\n"
@@ -37,13 +36,6 @@ RUN_B = (
     f"{EVIL_Q} Q0 d1 1 0.9 b\n{EVIL_Q} Q0 d2 2 0.5 b\nq2 Q0 b 1 3 b\nq2 Q0 a 2 2 b\n"
     "q3 Q0 x 1 1 b\nq4 Q0 m 1 2 b\nq4 Q0 n 2 1 b\n"
 )
-
-
-def run_cli(args: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(args)
-    return code, out.getvalue(), err.getvalue()
 
 
 def free_port() -> int:

@@ -17,7 +17,8 @@ runs           ``{name: run file}``
 measures       a list of measures (or one comma-separated string)
 conventions    ``{ties, queries, depth, duplicates}`` as for ``ranklens eval``
 compare        ``{baseline, test, correction, alpha, confidence, permutations, seed,
-               all_pairs}`` as for ``ranklens compare`` (``true``: the defaults)
+               all_pairs, ...}``: the options of :func:`~ranklens.analysis.comparison
+               .compare_results` (:func:`compare_keys`; ``true``: the defaults)
 groups         ``{group: [query id, ...] or a file of query ids}``: the means per group
 report         an HTML report's path, or ``{path, title, plots, explain_limit}``
 mlflow         ``{experiment, run_name, tracking_uri}`` (``true``: MLflow's defaults)
@@ -49,16 +50,6 @@ KEYS = (
     "report",
     "mlflow",
     "output",
-)
-COMPARE_KEYS = (
-    "baseline",
-    "test",
-    "correction",
-    "alpha",
-    "confidence",
-    "permutations",
-    "seed",
-    "all_pairs",
 )
 CONVENTION_KEYS = ("ties", "queries", "depth", "duplicates")
 REPORT_KEYS = ("path", "title", "plots", "explain_limit")
@@ -137,7 +128,7 @@ def load_document(path: str) -> dict[str, Any]:
         raise InputError("no such manifest; check the path", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read the manifest: {exc.strerror or exc}", path=path) from None
-    loaded = _toml(raw, path) if suffix == ".toml" else _yaml(raw, path)
+    loaded = _parsed(raw, path, "TOML" if suffix == ".toml" else "YAML")
     if not isinstance(loaded, dict):
         raise InputError(
             "a manifest is a mapping of keys (qrels, runs, measures, ...), not "
@@ -147,45 +138,41 @@ def load_document(path: str) -> dict[str, Any]:
     return loaded
 
 
-def _yaml(raw: bytes, path: str) -> Any:
+def _parser(kind: str) -> tuple[Any, type[Exception]]:
+    """The function that reads ``kind`` (YAML or TOML) text, and the error it raises."""
     import importlib
 
-    try:
-        yaml = importlib.import_module("yaml")
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "a YAML manifest needs PyYAML, which is not installed: pip install pyyaml (or "
-            "write the manifest as TOML)"
-        ) from exc
-    try:
-        return yaml.safe_load(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise ParseError("is not UTF-8 text", path=path) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        line = None if mark is None else int(mark.line) + 1
-        raise ParseError(f"is not valid YAML ({problem})", path=path, line=line) from None
-
-
-def _toml(raw: bytes, path: str) -> Any:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
+    if kind == "YAML":
         try:
-            import tomli as tomllib
+            yaml = importlib.import_module("yaml")
         except ImportError as exc:
             raise MissingDependencyError(
-                "a TOML manifest needs tomli on Python 3.10: pip install tomli"
+                "a YAML manifest needs PyYAML, which is not installed: pip install pyyaml (or "
+                "write the manifest as TOML)"
             ) from exc
+        return yaml.safe_load, yaml.YAMLError
+    name = "tomllib" if sys.version_info >= (3, 11) else "tomli"
     try:
-        return tomllib.loads(raw.decode("utf-8-sig"))
+        toml = importlib.import_module(name)
+    except ImportError as exc:  # Python 3.10 without tomli
+        raise MissingDependencyError(
+            "a TOML manifest needs tomli on Python 3.10: pip install tomli"
+        ) from exc
+    return toml.loads, toml.TOMLDecodeError
+
+
+def _parsed(raw: bytes, path: str, kind: str) -> Any:
+    """The manifest's text read as ``kind``; an error names the file and the line."""
+    load, error = _parser(kind)
+    try:
+        return load(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise ParseError("is not UTF-8 text", path=path) from None
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        message = str(exc).split(" (at line")[0]
-        raise ParseError(f"is not valid TOML ({message})", path=path, line=line) from None
+    except error as exc:
+        mark = getattr(exc, "problem_mark", None)  # YAML's; TOML's errors have lineno
+        line = int(mark.line) + 1 if mark is not None else getattr(exc, "lineno", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0].split(" (at line")[0]
+        raise ParseError(f"is not valid {kind} ({problem})", path=path, line=line) from None
 
 
 def read_manifest(path: str | os.PathLike[str]) -> Manifest:
@@ -219,7 +206,7 @@ def read_manifest(path: str | os.PathLike[str]) -> Manifest:
     compare = (
         None
         if compare in (None, False)
-        else _options({} if compare is True else compare, COMPARE_KEYS, "compare", where)
+        else _options({} if compare is True else compare, compare_keys(), "compare", where)
     )
     if compare is not None and compare.get("baseline") not in (None, *runs):
         raise InputError(
@@ -263,6 +250,18 @@ def read_manifest(path: str | os.PathLike[str]) -> Manifest:
         mlflow,
         output,
     )
+
+
+def compare_keys() -> tuple[str, ...]:
+    """The keys of ``compare``: the options of :func:`ranklens.analysis.comparison
+    .compare_results` (the test, the correction, the baseline ...), but the inputs."""
+    import inspect
+
+    from ranklens.analysis.comparison import compare_results
+
+    inputs = ("results", "measures", "names", "correlate", "correlate_with", "qrels_labels")
+    parameters = inspect.signature(compare_results).parameters
+    return tuple(p for p in parameters if p not in (*inputs, "progress"))
 
 
 def _stem(path: str) -> str:

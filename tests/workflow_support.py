@@ -1,0 +1,16 @@
+"""What the tests of the experiment workflow share (test_check, test_manifest, test_serve)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+from ranklens.cli import main
+
+
+def run_cli(args: list[str]) -> tuple[int, str, str]:
+    """``ranklens ARGS`` in this process: the exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(args)
+    return code, out.getvalue(), err.getvalue()
