@@ -748,6 +748,17 @@ def judge_prevalence(
     InputError
         The judges have no pair in common, people call none (or every) common pair
         relevant, or sensitivity + specificity <= 1.
+
+    Examples
+    --------
+    People judged four of the six pairs the judge labelled; it missed none of their two
+    relevant ones and called one of their two non-relevant ones relevant:
+
+    >>> human = {"q1": {"a": 1, "b": 0, "c": 1, "d": 0}}
+    >>> llm = {"q1": {"a": 1, "b": 1, "c": 1, "d": 0, "e": 1, "f": 0}}
+    >>> res = judge_prevalence(human, llm)
+    >>> round(res.observed, 4), res.sensitivity, res.specificity, round(res.corrected, 4)
+    (0.6667, 1.0, 0.5, 0.3333)
     """
     if isinstance(threshold, bool) or not isinstance(threshold, int | np.integer):
         raise OptionError(f"threshold must be an integer grade, not {threshold!r}")
