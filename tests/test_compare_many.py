@@ -80,6 +80,17 @@ def subset(qrels: dict, runs: dict, queries: set[str]) -> tuple[dict, dict]:
     return sub_qrels, sub_runs
 
 
+def score_files(evaluated, folder) -> list:
+    """``(results, path)`` of each run's per-topic scores written as ``trec_eval -q``."""
+    out = []
+    for r in evaluated:
+        path = folder / f"{r.run}.txt"
+        with open(path, "w") as handle:
+            write_scores(r, handle, "trec_eval")
+        out.append((r, path))
+    return out
+
+
 def assert_same_pair(a: ranklens.PairStats, b: ranklens.PairStats) -> None:
     for name in STATS:
         x, y = getattr(a, name), getattr(b, name)
@@ -184,12 +195,7 @@ def test_groups_on_scores_and_dataframes_are_groups_on_runs(tmp_path) -> None:
     from_runs = ranklens.compare(qrels, runs, MEASURES, groups=groups, rope=0.02, risk_alpha=2)
     evaluated = ranklens.evaluate(qrels, runs, MEASURES)
     # per-topic score files, without qrels
-    files = []
-    for r in evaluated:
-        path = tmp_path / f"{r.run}.txt"
-        with open(path, "w") as out:
-            write_scores(r, out, "trec_eval")
-        files.append(read_scores(path, name=r.run))
+    files = [read_scores(path, name=r.run) for r, path in score_files(evaluated, tmp_path)]
     from_files = ranklens.compare(None, files, MEASURES, groups=groups, rope=0.02, risk_alpha=2)
     # DataFrames (long: run, query, measure columns), through compare_results
     frame = pd.concat([r.to_pandas().assign(run=r.run) for r in evaluated])
@@ -686,13 +692,7 @@ def test_compare_scores_command_with_groups_rope_and_risk(tmp_path, capsys) -> N
     from ranklens.cli import main
 
     qrels, runs = collection()
-    evaluated = ranklens.evaluate(qrels, runs, MEASURES)
-    paths = []
-    for r in evaluated:
-        path = tmp_path / f"{r.run}.txt"
-        with open(path, "w") as out:
-            write_scores(r, out, "trec_eval")
-        paths.append(str(path))
+    paths = [str(p) for _, p in score_files(ranklens.evaluate(qrels, runs, MEASURES), tmp_path)]
     groups = tmp_path / "groups.tsv"
     groups.write_text("".join(f"{q}\t{g}\n" for q, g in groups_of(qrels).items()))
     args = ["--scores", *paths, "-m", "AP", "--groups", str(groups), "--rope", "0.02"]
@@ -713,3 +713,33 @@ def test_compare_scores_command_with_groups_rope_and_risk(tmp_path, capsys) -> N
                     assert got[key] == value, key
     assert out["groups"]["single"]["notes"]
     assert out["ranks"]["AP"] == {r: list(v) for r, v in cmp.ranks["AP"].items()}
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    hst.integers(2, 6),
+    hst.integers(3, 25),
+    hst.integers(0, 2**32 - 1),
+    hst.sampled_from(["holm", "bh", "none"]),
+)
+def test_rank_interval_invariants(k: int, n: int, seed: int, correction: str) -> None:
+    """best <= worst within 1..k; some run is tied with #1; a run with a significant win
+    over another is ranked apart from it; intervals follow the significant decisions."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    values = np.round(rng.random((n, k)) + np.linspace(0, 0.6, k), 1)  # ties
+    frame = pd.DataFrame(
+        [(f"s{j}", f"q{i}", values[i, j]) for i in range(n) for j in range(k)],
+        columns=["run", "query", "gain"],
+    )
+    cmp = compare_results(list(read_scores(frame)), all_pairs=True, correction=correction)
+    ranks = cmp.ranks["gain"]
+    assert any(best == 1 for best, _ in ranks.values())
+    for run, (best, worst) in ranks.items():
+        assert 1 <= best <= worst <= k
+        assert worst == k - len(cmp.beats(run, "gain"))
+    for a in cmp.runs:
+        for b in cmp.beats(a, "gain"):
+            assert ranks[a][0] < ranks[b][0] or ranks[a][1] < ranks[b][1]
+    f = cmp.friedman("gain")
+    assert sum(f.mean_ranks.values()) == pytest.approx(k * (k + 1) / 2)

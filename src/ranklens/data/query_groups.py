@@ -18,6 +18,7 @@ when the columns are separated by a tab or a comma. Each query belongs to one gr
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Mapping
 from typing import IO, Any
@@ -36,6 +37,19 @@ def _fields(text: str) -> list[str]:
     return text.split()
 
 
+def _text_of(source: Any) -> tuple[str, str]:
+    """``(display name, text)`` of a path (compressed or not), ``-`` or a file object."""
+    if isinstance(source, io.TextIOBase):
+        return getattr(source, "name", None) or "<groups>", str(source.read())
+    from ranklens.data.source import read_bytes
+
+    raw, name = read_bytes(source)
+    try:
+        return name, raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("the query groups file is not UTF-8 text", path=name) from None
+
+
 def read_query_groups(
     source: str | os.PathLike[str] | IO[str],
 ) -> tuple[dict[str, str], dict[str, int]]:
@@ -47,18 +61,7 @@ def read_query_groups(
         A line without exactly two columns, a query given twice, a file without any query
         (naming the file and the line).
     """
-    if isinstance(source, str | os.PathLike):
-        path = os.fspath(source)
-        try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError as error:
-            raise InputError(f"cannot read the query groups: {error.strerror}", path=path) from None
-        except UnicodeDecodeError:
-            raise InputError("the query groups file is not UTF-8 text", path=path) from None
-    else:
-        path = getattr(source, "name", None) or "<groups>"
-        text = source.read()
+    path, text = _text_of(source)
     groups: dict[str, str] = {}
     lines: dict[str, int] = {}
     first = True
