@@ -321,6 +321,25 @@ def test_each_answer_defect_is_reported_at_its_line(
     assert (code, out) == (1, f"{path}:4: {expected}\n")
 
 
+def test_the_2025_layout(tmp_path: Path) -> None:
+    record = {
+        "metadata": {"team_id": "team", "run_id": "r25", "narrative_id": "n1"},
+        "references": ["s1", "s2"],
+        "responses": [{"text": "An answer.", "citations": ["s2", 0]}],
+    }
+    missing = {**record, "metadata": {"narrative_id": "n2"}}
+    dangling = {
+        **record,
+        "metadata": {"run_id": "r25", "topic_id": "n3"},
+        "responses": [{"text": "x", "citations": ["s9"]}],
+    }
+    path = write(tmp_path, "a25.jsonl", jsonl([record, missing, dangling]))
+    assert defects(path, rag=True) == [
+        (2, "missing field 'metadata.run_id'"),
+        (3, "topic 'n3': sentence 1 cites 's9', which is not in its references"),
+    ]
+
+
 def test_the_word_limit_is_an_option(tmp_path: Path) -> None:
     path = write(tmp_path, "a.jsonl", jsonl([answer("t1")]))  # 7 words
     assert defects(path, rag=True, max_words=6) == [

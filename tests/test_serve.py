@@ -58,7 +58,7 @@ def store(tmp_path: Path) -> Path:
         manifest.write_text(
             "qrels: data/qrels.txt\nruns: {base: data/a.run, better: data/b.run}\n"
             f"measures: [nDCG@10, AP, RR]\ncompare: {{baseline: base, test: {test}}}\n"
-            f"output: results/{name}.json\n"
+            f"groups: {{hard: [q2, q3]}}\noutput: results/{name}.json\n"
         )
         write_experiment(manifest)
     return tmp_path / "results"
@@ -145,6 +145,17 @@ def test_the_report_falls_back_to_the_stored_numbers(store: Path) -> None:
     assert "(per-topic scores as given)" in page  # not from the changed run file
     assert '"explanations": {}' in page  # no rankings: no worked computations
     assert f"{load_results(store / 'first.json')['runs']['better']['aggregate']['AP']:.4f}" in page
+
+
+def test_the_index_shows_the_means_by_group(store: Path) -> None:
+    per_query = load_results(store / "first.json")["runs"]["better"]["per_query"]
+    mean = (per_query["q2"]["AP"] + per_query["q3"]["AP"]) / 2
+    with serving(store) as base:
+        page = fetch(base + "/")[1]
+    assert "Means by group of queries" in page
+    row = page.split('<td class="id">hard (2 queries)</td><td>better</td>')[1].split("</tr>")[0]
+    cells = row.replace("<td>", "").split("</td>")[:3]  # nDCG@10, AP, RR
+    assert cells[1] == f"{mean:.4f}"
 
 
 def test_only_the_store_is_served_and_only_to_its_host(store: Path) -> None:

@@ -185,12 +185,14 @@ def index_page(store: ResultsStore) -> str:
             if baseline
             else "no comparison"
         )
+        groups = _groups_table(document, measures)
         sections.append(
             f'<h2 id="{html.escape(relative)}"><a href="{link}">{html.escape(document["name"])}'
             f'</a></h2><p class="meta">{html.escape(relative)} · ranklens '
             f"{html.escape(document['ranklens'])} · {against} · "
             f'<a href="/results/{quote(relative)}">results file</a></p>'
             + table(["run", *map(html.escape, measures)], rows)
+            + groups
             + f'<p class="note">inputs: {inputs}</p>'
         )
     options = "".join(f"<option>{html.escape(p)}</option>" for p in paths)
@@ -204,6 +206,23 @@ def index_page(store: ResultsStore) -> str:
     )
     count = f'<p class="meta">{len(paths)} experiments under {html.escape(store.folder)}</p>'
     return _page("ranklens experiments", count + form + "".join(sections))
+
+
+def _groups_table(document: dict[str, Any], measures: list[str]) -> str:
+    """The means over each group of queries, a row per group and run ('' without groups)."""
+    from ranklens.presentation.reporting._page import table
+
+    rows = [
+        [f"{html.escape(group)} ({entry['queries']} queries)", html.escape(run)]
+        + [_fmt(means.get(m)) for m in measures]
+        for group, entry in document.get("groups", {}).items()
+        for run, means in entry["runs"].items()
+    ]
+    if not rows:
+        return ""
+    return "<h3>Means by group of queries</h3>" + table(
+        ["group", "run", *map(html.escape, measures)], rows
+    )
 
 
 def diff_page(store: ResultsStore, a: str, b: str) -> str | None:
