@@ -3,7 +3,9 @@ judgments (TREC 2024 RAG), and what the citations show without any judgment.
 
 **Support** (Thakur et al., "Support Evaluation for the TREC 2024 RAG Track: Comparing
 Human versus LLM Judges", SIGIR 2025, arXiv:2504.15205). Each (sentence, cited segment)
-pair judged gets a weight :math:`w`: 1 full support, 1/2 partial support, 0 no support.
+pair judged gets a weight :math:`w`: 1 full support, 1/2 partial support, 0 no support. A
+pair is counted once however often the sentence cites the segment (the arrays hold each
+pair once: :func:`ranklens.data.rag.view.support_arrays`).
 For an answer with sentences :math:`S` and judged pairs :math:`J` (:math:`J_s` those of
 sentence :math:`s`):
 
@@ -61,7 +63,8 @@ def _topic_of(offsets: Int64Array) -> Int64Array:
 def support_precision(
     label: npt.NDArray[np.int8], pair_offsets: Int64Array, unknown: str
 ) -> Float64Array:
-    """Per topic: the weights of the judged (sentence, citation) pairs over their number."""
+    """Per topic: the weights of the judged (sentence, cited segment) pairs over their
+    number (each pair once in ``label``)."""
     nq = pair_offsets.shape[0] - 1
     weight, judged = _weights(label, unknown)
     topic = _topic_of(pair_offsets)
