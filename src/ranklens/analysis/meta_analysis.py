@@ -52,7 +52,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -61,7 +61,7 @@ from ranklens.analysis.stats._validate import check_alpha, check_confidence
 from ranklens.analysis.stats.corrections import CORRECTIONS, adjust_p_values
 from ranklens.analysis.stats.random_effects import (
     EFFECTS,
-    PooledEffect,
+    RandomEffects,
     normal_interval,
     paired_effect,
     random_effects,
@@ -126,85 +126,41 @@ class CollectionEffect:
         return math.sqrt(self.variance)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape (``None`` for nan)."""
-        return {
-            "collection": self.collection,
-            "run": self.run,
-            "effect": self.effect,
-            "variance": self.variance,
-            "se": self.se,
-            "n": self.n,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "weight_fixed": _finite(self.weight_fixed),
-            "weight_random": _finite(self.weight_random),
-        }
+        """The JSON shape: every field and ``se`` (``None`` for nan)."""
+        return {k: _finite(v) for k, v in {**asdict(self), "se": self.se}.items()}
 
 
 @dataclass(frozen=True)
-class MetaSummary:
-    """A run's effects pooled over the collections that have it.
+class MetaSummary(RandomEffects):
+    """A run's effects pooled over the collections that have it: the fields of
+    :class:`~ranklens.analysis.stats.random_effects.RandomEffects` and the run's own.
 
     Attributes
     ----------
-    run : the run.
     effect, se, ci_low, ci_high, z, p_value : the DerSimonian-Laird random-effects summary
         (normal interval at the analysis' confidence, two-sided p-value of ``z``).
-    p_value_corrected : ``p_value`` corrected over the runs' summaries.
-    significant : ``p_value_corrected <= alpha``.
     tau2 : the between-collection variance (DerSimonian-Laird, >= 0).
     q, df, q_p_value : Cochran's Q, its degrees of freedom (collections - 1) and the
         p-value of the test of homogeneity (chi-squared).
     i2 : Higgins and Thompson's I^2, the share of the variation of the effects due to
         heterogeneity rather than chance (0 to 1).
     fixed : the fixed-effect (inverse-variance) summary.
+    weights_fixed, weights_random : each collection's relative weight, in the order of
+        ``collections``.
+    run : the run.
+    p_value_corrected : ``p_value`` corrected over the runs' summaries.
+    significant : ``p_value_corrected <= alpha``.
     collections : the collections pooled, in the analysis' order.
     """
 
     run: str
-    effect: float
-    se: float
-    ci_low: float
-    ci_high: float
-    z: float
-    p_value: float
     p_value_corrected: float
     significant: bool
-    tau2: float
-    q: float
-    df: int
-    q_p_value: float
-    i2: float
-    fixed: PooledEffect
     collections: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape."""
-        return {
-            "run": self.run,
-            "effect": self.effect,
-            "se": self.se,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "z": self.z,
-            "p_value": self.p_value,
-            "p_value_corrected": self.p_value_corrected,
-            "significant": self.significant,
-            "tau2": self.tau2,
-            "q": self.q,
-            "df": self.df,
-            "q_p_value": self.q_p_value,
-            "i2": self.i2,
-            "fixed": {
-                "effect": self.fixed.effect,
-                "se": self.fixed.se,
-                "ci_low": self.fixed.ci_low,
-                "ci_high": self.fixed.ci_high,
-                "z": self.fixed.z,
-                "p_value": self.fixed.p_value,
-            },
-            "collections": list(self.collections),
-        }
+        """The JSON shape: ``run`` and every field (``fixed`` a dict of its own)."""
+        return {"run": self.run, **{k: v for k, v in asdict(self).items() if k != "run"}}
 
 
 class _Summaries(dict[str, MetaSummary]):
@@ -263,10 +219,12 @@ class MetaAnalysis:
         """The JSON shape of ``ranklens meta-analysis -f json`` (one analysis)::
 
         {"measure", "baseline", "effect", "confidence", "alpha", "correction",
-         "collections": [...], "runs": [...], "summary": [{run, effect, se, ci_low,
-         ci_high, z, p_value, p_value_corrected, significant, tau2, q, df, q_p_value,
-         i2, fixed: {...}, collections}], "rows": [{collection, run, effect,
-         variance, se, n, ci_low, ci_high, weight_fixed, weight_random}], "notes"}
+         "higher_is_better", "collections": [...], "runs": [...],
+         "summary": [{run, effect, se, ci_low, ci_high, z, p_value, tau2, q, df,
+         q_p_value, i2, fixed: {effect, se, ci_low, ci_high, z, p_value},
+         weights_fixed, weights_random, p_value_corrected, significant, collections}],
+         "rows": [{collection, run, effect, variance, n, ci_low, ci_high, weight_fixed,
+         weight_random, se}], "notes": [...]}
         """
         return {
             "measure": self.measure,
@@ -356,8 +314,9 @@ class MetaAnalysis:
         )
 
 
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
+def _finite(value: Any) -> Any:
+    """``None`` for a non-finite float, anything else as it is."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def _in_collection(error: RanklensError, name: str) -> RanklensError:
@@ -664,21 +623,10 @@ def _pooled(
     corrected = adjust_p_values([p.p_value for p, _ in pooled.values()], correction)
     summary = {
         run: MetaSummary(
+            **vars(p),
             run=run,
-            effect=p.effect,
-            se=p.se,
-            ci_low=p.ci_low,
-            ci_high=p.ci_high,
-            z=p.z,
-            p_value=p.p_value,
             p_value_corrected=float(c),
             significant=bool(c <= alpha),
-            tau2=p.tau2,
-            q=p.q,
-            df=p.df,
-            q_p_value=p.q_p_value,
-            i2=p.i2,
-            fixed=p.fixed,
             collections=have,
         )
         for (run, (p, have)), c in zip(pooled.items(), corrected.tolist(), strict=True)

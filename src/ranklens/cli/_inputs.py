@@ -17,17 +17,20 @@ from typing import Any
 from ranklens.cli import _options
 
 
-def add_scores(p: argparse.ArgumentParser, what: str = "runs") -> None:
-    """``--scores FILE ...`` and ``--no-check-all``."""
+def add_scores(p: argparse.ArgumentParser, what: str = "runs", *, each: str | None = None) -> None:
+    """``--scores FILE ...`` and ``--no-check-all``; with ``each`` (``"collection"``),
+    ``--scores`` is repeated once per ``each`` and keeps its files apart (a list of lists)."""
     p.add_argument(
         "--scores",
-        action="extend",
+        action="extend" if each is None else "append",
         nargs="+",
         default=[],
         metavar="FILE",
         help=f"{what} given as per-topic scores (trec_eval -q output, an AutoJudge "
         "leaderboard, nuggetizer metrics, a CSV/TSV/Parquet table, JSON lines; a file may "
-        "hold several runs); QRELS may then be left out (docs/scores.md)",
+        "hold several runs)"
+        + ("; QRELS may then be left out" if each is None else f"; once per {each}")
+        + " (docs/scores.md)",
     )
     p.add_argument(
         "--no-check-all",

@@ -14,7 +14,7 @@ import json
 import os
 from typing import Any
 
-from ranklens.cli import _options
+from ranklens.cli import _inputs, _options
 
 DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 FORMATS = (*_options.TABLE_FORMATS, "html")
@@ -47,22 +47,7 @@ def register(commands: Any) -> None:
         help="a name for each collection, in order (repeat once per collection; default: "
         "the qrels' file names, or the folder of the first score file)",
     )
-    p.add_argument(
-        "--scores",
-        action="append",
-        nargs="+",
-        default=[],
-        metavar="FILE",
-        help="one collection given as per-topic score files (trec_eval -q output, tables; "
-        "docs/scores.md); repeat --scores once per collection",
-    )
-    p.add_argument(
-        "--no-check-all",
-        dest="check_all",
-        action="store_false",
-        help="read score files whose 'all' lines are not the aggregate of their per-topic "
-        "values (they are refused by default, the difference shown)",
-    )
+    _inputs.add_scores(p, "one collection's runs", each="collection")
     p.add_argument("--baseline", metavar="NAME", help="the baseline run's name (default: first)")
     p.add_argument(
         "--effect",

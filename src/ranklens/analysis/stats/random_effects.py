@@ -92,18 +92,12 @@ class PooledEffect:
 
 
 @dataclass(frozen=True)
-class RandomEffects:
+class RandomEffects(PooledEffect):
     """The DerSimonian-Laird random-effects summary (the fields of :class:`PooledEffect`),
     the between-study variance ``tau2``, Cochran's ``q`` with its ``df`` and p-value,
     ``i2`` (a share, 0 to 1), the fixed-effect summary and each study's relative weight
     in each (summing to 1)."""
 
-    effect: float
-    se: float
-    ci_low: float
-    ci_high: float
-    z: float
-    p_value: float
     tau2: float
     q: float
     df: int
@@ -174,12 +168,7 @@ def random_effects(
     fixed = _pooled(fixed_effect, math.sqrt(1.0 / total), confidence)
     pooled = _pooled(random_effect, math.sqrt(1.0 / total_star), confidence)
     return RandomEffects(
-        effect=pooled.effect,
-        se=pooled.se,
-        ci_low=pooled.ci_low,
-        ci_high=pooled.ci_high,
-        z=pooled.z,
-        p_value=pooled.p_value,
+        **vars(pooled),
         tau2=float(tau2),
         q=float(q),
         df=df,

@@ -84,6 +84,21 @@ def table(
     return "".join(out)
 
 
+STATIC_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
+"""The Content-Security-Policy of a page without a script (inline styles, ``data:`` images)."""
+
+
+def static_head(title: str) -> list[str]:
+    """The opening lines of a page without a script, up to its ``<h1>`` title (escaped)."""
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{STATIC_CSP}">',
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+    ]
+
+
 def page(
     title: str,
     meta: Sequence[str],

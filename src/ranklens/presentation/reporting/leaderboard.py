@@ -12,14 +12,11 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from ranklens.data.output import check_destination, write_atomically
-from ranklens.presentation.reporting._assets import STYLE
-from ranklens.presentation.reporting._page import table
+from ranklens.presentation.reporting._page import static_head, table
 from ranklens.presentation.reporting._svg import figure_svg
 
 if TYPE_CHECKING:
     from ranklens.analysis.leaderboard import LeaderboardComparison
-
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
 
 
 def _cell(value: float) -> str:
@@ -81,11 +78,7 @@ def leaderboard_html(
 ) -> str:
     """The page (a string); ``plots=False`` leaves out the slope charts (no matplotlib)."""
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
-        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
+        *static_head(title),
         f'<p class="meta">A: {escape(labels[0])} · B: {escape(labels[1])}</p>',
         "<h2>Agreement of the orderings</h2>",
         agreement_table(comparisons),

@@ -12,16 +12,13 @@ from typing import TYPE_CHECKING
 from ranklens.data.output import check_destination, write_atomically
 from ranklens.presentation.meta_analysis_format import collection_rows, description, summary_rows
 from ranklens.presentation.plots.forest import plot_forest
-from ranklens.presentation.reporting._assets import STYLE
-from ranklens.presentation.reporting._page import table
+from ranklens.presentation.reporting._page import static_head, table
 from ranklens.presentation.reporting._svg import figure_svg
 
 if TYPE_CHECKING:
     from ranklens.analysis.meta_analysis import MetaAnalysis
 
 __all__ = ["meta_analysis_html", "write_meta_analysis_report"]
-
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -41,13 +38,7 @@ def meta_analysis_html(
     >>> meta_analysis_html([], plots=False).startswith("<!DOCTYPE html>")
     True
     """
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
-        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
-    ]
+    parts = static_head(title)
     if metas:
         parts += [
             f'<p class="meta">{escape(description(metas[0]))}</p>',
