@@ -336,3 +336,26 @@ def test_ranking_measures_on_a_gold_file_name_the_measures_of_answers(tmp_path: 
         ranklens.evaluate(str(path), {"q1": "Paris"}, ["AP"])
     res = ranklens.evaluate(str(path), {"q1": "Paris"}, ["F1"])  # F1 on answers: the token F1
     assert res.per_query["q1"]["F1"] == 1.0
+
+
+BAD_ANSWER = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.lists(st.one_of(st.integers(), st.none(), st.floats(allow_nan=False)), min_size=1),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(BAD_ANSWER, st.sampled_from(["answers", "answer", "gold_answers"]), st.integers(0, 2))
+def test_any_bad_gold_answer_is_refused_as_a_gold_answer(value: Any, field: str, good: int) -> None:
+    """Whatever the bad answer and wherever its record is, the file is read as gold answers
+    (by its topic and answer fields) and the error names the gold answer, its line."""
+    records = [{"qid": f"q{i}", field: ["fine"]} for i in range(good)]
+    records.append({"qid": "bad", field: value})
+    with pytest.raises(InputError) as err:
+        ranklens.rag.read_judgments(records)
+    message = str(err.value)
+    assert "gold answer" in message and "RAG run" not in message
+    assert f"record {good + 1}" in message
