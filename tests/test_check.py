@@ -134,6 +134,10 @@ def test_an_empty_file_and_a_file_of_comments_are_defects(tmp_path: Path) -> Non
     expected = "holds no run lines (the file is empty, or has only blank and '#' lines)"
     assert defects(write(tmp_path, "empty.run", "")) == [(1, expected)]
     assert defects(write(tmp_path, "comments.run", "# only\n\n# comments\n")) == [(1, expected)]
+    # a file of bad lines is not empty: its lines are the defects
+    assert defects(write(tmp_path, "bad.run", "q1 Q0 d1\n")) == [
+        (1, "expected 6 columns (qid Q0 docid rank score tag), found 3")
+    ]
 
 
 def test_invalid_utf8_and_a_lone_carriage_return(tmp_path: Path) -> None:

@@ -106,8 +106,8 @@ def check_run(
             "has a carriage return (\\r) that does not end a line (classic-Mac line ends?); "
             "convert them, e.g. tr '\\r' '\\n'",
         )
-    queries = _scan(data, found)
-    if not queries:
+    queries, lines = _scan(data, found)
+    if not lines:
         found.defect(1, "holds no run lines (the file is empty, or has only blank and '#' lines)")
         return found.findings("run")
     _metadata(data, name, found)
@@ -118,15 +118,18 @@ def check_run(
     return found.findings("run")
 
 
-def _scan(data: bytes, found: Collector) -> dict[str, _Query]:
-    """One pass over the lines: the line defects, and the entries of each query."""
+def _scan(data: bytes, found: Collector) -> tuple[dict[str, _Query], int]:
+    """One pass over the lines: the line defects, the entries of each query, and how many
+    lines hold data (neither blank nor a comment)."""
     queries: dict[str, _Query] = {}
+    lines = 0
     seen: dict[tuple[bytes, bytes], int] = {}
     tags: dict[bytes, int] = {}
     for number, raw in enumerate(data.split(b"\n"), 1):
         fields = raw.split()
         if not fields or fields[0][:1] == b"#":
             continue
+        lines += 1
         if len(fields) != 6:
             found.defect(
                 number,
@@ -176,7 +179,7 @@ def _scan(data: bytes, found: Collector) -> dict[str, _Query]:
             query = queries[qid] = _Query(number)
         value = None if isinstance(score, str) else score
         query.entries.append((number, rank, value, doc.decode("utf-8")))
-    return queries
+    return queries, lines
 
 
 def _metadata(data: bytes, name: str, found: Collector) -> None:
