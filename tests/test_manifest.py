@@ -149,6 +149,8 @@ def test_toml_gives_the_numbers_of_yaml(experiment: Path) -> None:
         (("test: randomization", "tset: randomization"), "compare: unknown key 'tset'"),
         (("baseline: bm25", "baseline: bm26"), "compare: baseline 'bm26' is not one of the runs"),
         (("runs: {", "runs: [{"), "is not valid YAML"),
+        (("test: randomization", "test: magic"), "compare: test must be one of"),
+        (("output:", "conventions: {ties: sideways}\noutput:"), "conventions: ties must be one of"),
     ],
 )
 def test_a_bad_manifest_is_one_line_and_exit_2(

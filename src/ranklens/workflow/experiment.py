@@ -13,10 +13,12 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
+from ranklens.base.errors import InputError, OptionError
 from ranklens.workflow.manifest import Manifest, read_manifest
 from ranklens.workflow.store import FORMAT, META_SUFFIX, dumps, sha256_of
 
@@ -57,7 +59,8 @@ def run_experiment(manifest: Manifest | str | os.PathLike[str]) -> tuple[dict[st
 
     m = manifest if isinstance(manifest, Manifest) else read_manifest(manifest)
     conventions = {**CONVENTION_DEFAULTS, **m.conventions}
-    evaluator = Evaluator(m.resolve(m.qrels), list(m.measures), **conventions)
+    with _named(m, "conventions"):
+        evaluator = Evaluator(m.resolve(m.qrels), list(m.measures), **conventions)
     results = [
         evaluator.evaluate(as_run(m.resolve(path), conventions["duplicates"], name))
         for name, path in m.runs.items()
@@ -70,7 +73,8 @@ def run_experiment(manifest: Manifest | str | os.PathLike[str]) -> tuple[dict[st
 
         chosen = {**COMPARE_DEFAULTS, **m.compare}
         chosen["baseline"] = chosen["baseline"] or next(iter(m.runs))
-        comparison = compare_results(results, **chosen)
+        with _named(m, "compare"):
+            comparison = compare_results(results, **chosen)
         options["compare"] = chosen
     if m.groups:
         options["groups"] = {g: list(q) for g, q in m.groups.items()}
@@ -89,6 +93,15 @@ def run_experiment(manifest: Manifest | str | os.PathLike[str]) -> tuple[dict[st
         "groups": {g: _group_entry(results, q) for g, q in m.groups.items()},
     }
     return document, comparison
+
+
+@contextmanager
+def _named(m: Manifest, key: str) -> Iterator[None]:
+    """An invalid option value given under ``key`` names the manifest and the key."""
+    try:
+        yield
+    except OptionError as exc:
+        raise InputError(f"{key}: {exc}", path=m.path) from None
 
 
 def _version() -> str:
