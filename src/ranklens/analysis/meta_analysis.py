@@ -357,7 +357,9 @@ def _measure_in(cmp: Comparison, measure: Any) -> str | None:
     return None
 
 
-def _comparison(name: str, entry: Any, measures: Sequence[Any], options: Mapping[str, Any]) -> Any:
+def _comparison(
+    name: str, entry: Any, measures: Sequence[Any], options: Mapping[str, Any]
+) -> Comparison:
     """The comparison of one collection: ``entry`` as it is if a Comparison, else
     ``(qrels, runs)`` compared on ``measures``."""
     from ranklens.analysis.comparison import Comparison, compare
