@@ -208,8 +208,6 @@ def _write_report(m: Manifest, report: dict[str, Any], document: dict[str, Any])
 
     path = m.resolve(report["path"])
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    options = document["options"]
-    chosen = dict(options.get("compare", {}))
     write_report(
         path,
         m.resolve(m.qrels),
@@ -219,10 +217,22 @@ def _write_report(m: Manifest, report: dict[str, Any], document: dict[str, Any])
         title=report.get("title", m.name),
         plots=report.get("plots", True),
         explain_limit=report.get("explain_limit", 100),
-        **chosen,
-        **options["conventions"],
+        **report_options(document),
     )
     return path
+
+
+def report_options(document: dict[str, Any]) -> dict[str, Any]:
+    """The options of a results document that :func:`~ranklens.presentation.reporting
+    .build_report` takes (the conventions and the comparison's, those the report shows)."""
+    import inspect
+
+    from ranklens.presentation.reporting import build_report
+
+    accepted = inspect.signature(build_report).parameters
+    options = document["options"]
+    given = {**(options.get("compare") or {}), **options["conventions"]}
+    return {k: v for k, v in given.items() if k in accepted}
 
 
 def _log_mlflow(

@@ -101,6 +101,7 @@ def render_report(results_path: str, document: dict[str, Any]) -> str:
     """The HTML report of one experiment: from its input files when they are unchanged,
     else from the stored numbers (module docstring)."""
     from ranklens.presentation.reporting import build_report, build_scores_report
+    from ranklens.workflow.experiment import report_options
 
     plots = importlib.util.find_spec("matplotlib") is not None
     options = document["options"]
@@ -115,8 +116,7 @@ def render_report(results_path: str, document: dict[str, Any]) -> str:
             options["measures"],
             title=title,
             plots=plots,
-            **chosen,
-            **options["conventions"],
+            **report_options(document),
         )
     results = stored_results(document)
     comparison = None
