@@ -140,12 +140,173 @@ def test_short_options_mean_one_thing_across_commands() -> None:
         assert len(dests) == 1, f"{flag} means {sorted(dests)} in different commands"
 
 
+SERVERS = {"serve": ["--port", "0"]}
+"""Commands that run until stopped (their --example must start and keep running), with
+the options that keep them off a fixed port."""
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_command_runs_its_example(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ranklens COMMAND --example`` alone, as the README promises for every command: the
+    options the example needs take its values (a file written lands in the current
+    folder); a server is still serving after a few seconds."""
+    monkeypatch.chdir(tmp_path)
+    assert _option(COMMANDS[name], "--example") is not None, f"{name} has no --example"
+    if name in SERVERS:
+        command = [sys.executable, "-m", "ranklens", name, "--example", *SERVERS[name]]
+        with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as server:
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                return  # serving
+            finally:
+                server.kill()
+            pytest.fail(
+                f"{name} --example stopped: {server.stderr.read() if server.stderr else ''}"
+            )
+    if name == "serve":  # a server runs until stopped: tests/test_serve.py runs its example
+        return
+    code, out, err = _run([name, "--example", "--quiet"])
+    assert code == (1 if name == "diff" else 0), err  # diff's 1: the two results differ
+    assert out.strip() or list(tmp_path.iterdir()), f"{name} --example wrote nothing"
+    assert "internal error" not in err
+
+
+def test_an_example_default_never_overrides_what_is_given(tmp_path: Path) -> None:
+    code, out, _ = _run(["pool", "--example", "--depth", "2", "--quiet"])
+    assert code == 0 and max(_per_query_counts(out).values()) <= 4  # 2 runs x top 2
+    code, out, _ = _run(["pool", "--example", "--quiet"])
+    assert code == 0 and max(_per_query_counts(out).values()) > 4  # --example's depth 10
+    target = tmp_path / "mine.png"
+    code, _, err = _run(["plot", "roc", "--example", "-o", str(target), "--quiet"])
+    assert code == 0 and target.exists(), err
+    # without --example, what the example filled in is required again, named as an option
+    code, _, err = _run(["topics", "-m", "AP", "--variance", "0.01"])
+    assert code == 2 and "--min-diff" in err and len(err.strip().splitlines()) == 1
+    code, _, err = _run(["explain", *_example_files()])
+    assert code == 2 and "--measure" in err
+
+
+def _per_query_counts(pool: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for line in pool.splitlines():
+        counts[line.split()[0]] = counts.get(line.split()[0], 0) + 1
+    return counts
+
+
+def _example_files() -> list[str]:
+    from ranklens.data.examples import example_paths
+
+    return [str(example_paths()[0]), str(example_paths()[1][0])]
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_one_format_vocabulary(name: str) -> None:
+    """``-f`` names come from one vocabulary (one meaning each); a command that writes a
+    table of results offers all of ``table``, ``csv``, ``tsv`` and ``json``."""
+    action = _option(COMMANDS[name], "--format")
+    if action is None or name in NIST:
+        return
+    choices = tuple(action.choices or ())
+    assert set(choices) <= set(_options.FORMATS), (name, choices)
+    if name == "plot":
+        assert set(choices) == {"png", "svg", "pdf"}
+        return
+    assert action.default == "table" and {"table", "json"} <= set(choices), (name, choices)
+    if {"csv", "tsv"} & set(choices):
+        assert set(_options.TABLE_FORMATS) <= set(choices), (name, choices)
+
+
+def test_tsv_is_csv_with_tabs() -> None:
+    import csv
+
+    for args in (["compare", "--example", "-m", "AP,P@10"], ["curve", "ipr", "--example"]):
+        code, as_csv, _ = _run([*args, "-f", "csv", "--quiet"])
+        assert code == 0
+        code, as_tsv, _ = _run([*args, "-f", "tsv", "--quiet"])
+        assert code == 0
+        rows = list(csv.reader(io.StringIO(as_csv)))
+        assert rows == [line.split("\t") if line else [] for line in as_tsv.split("\n")[:-1]]
+
+
+def test_one_spelling_per_option_with_the_old_ones_as_aliases() -> None:
+    for name, parser in COMMANDS.items():
+        for action in _visible(parser):
+            longs = [o for o in action.option_strings if o.startswith("--")]
+            if set(longs) & {"--resamples", "--permutations", "--bootstrap"}:
+                assert longs[0] == "--resamples", (name, longs)
+            # pool's and check's --qrels are the judgments of their runs (RUN --qrels QRELS)
+            if any("qrels" in o for o in longs) and not (
+                name in ("pool", "check") and longs == ["--qrels"]
+            ):
+                assert longs[0] == _options.SECOND_QRELS, (name, longs)
+            if "--test" in longs:
+                assert "paired-t" not in (action.choices or ()), name
+        positionals = _positionals(parser)
+        first = positionals.index("QRELS") + 1 if "QRELS" in positionals else 0
+        second = [p for p in positionals[first:] if "QRELS" in p]
+        assert all(p == "QRELS_B" for p in second), (name, second)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compare", "--example", "-m", "AP", "--test", "randomization"],
+        ["topics", "--example", "-m", "AP", "--test"],
+    ],
+)
+def test_aliases_give_the_same_output(args: list[str]) -> None:
+    if args[0] == "compare":
+        new = _run([*args, "--resamples", "500", "--quiet"])
+        old = _run([*args, "--permutations", "500", "--quiet"])
+    else:
+        new = _run([*args, "t", "--quiet"])
+        old = _run([*args, "paired-t", "--quiet"])
+    assert new[0] == 0 and new == old
+
+
+def test_explain_table_format_keeps_its_old_name() -> None:
+    args = ["explain", "--example", "-m", "AP", "--quiet"]
+    assert _run([*args, "-f", "text"]) == _run([*args, "-f", "table"]) == _run(args)
+
+
+@pytest.mark.parametrize("name", ["", *sorted(COMMANDS)])
+def test_help_shows_no_doubled_percent(name: str) -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        build_parser().parse_args([name, "--help"] if name else ["--help"])
+    assert "%%" not in out.getvalue()
+
+
+def test_an_error_of_the_python_layer_names_the_option() -> None:
+    code, _, err = _run(["compare", "--example", "--permutations", "0"])
+    assert code == 2 and err.startswith("ranklens: error: --resamples must be"), err
+    code, _, err = _run(["pool", "--example", "--strategy", "rrf"])
+    assert code == 2 and "--budget N" in err and "budget=" not in err, err
+
+
 def test_measures_default_to_one_set() -> None:
     for name, parser in COMMANDS.items():
         measure = _option(parser, "--measure")
         if measure is None or name in NIST or name in ("explain", "plot", "fuse"):
             continue
         assert ",".join(_options.DEFAULT_MEASURES) in (measure.help or ""), name
+
+
+@pytest.mark.parametrize(
+    "text", ["nDCG@10,AP", "NDCG@ 10", "P.5,10 map", "RBP(p=0.8, gain='graded'),AP", "AP ,  RR"]
+)
+def test_measures_parse_alike_in_python_and_on_the_command_line(text: str) -> None:
+    from ranklens.measures.language import parse_measures
+
+    python = [m.name for m in parse_measures(text)]
+    cli = [m.name for m in parse_measures(_options.measure_names([text], ()))]
+    assert python == cli and python
+    code, out, err = _run(["eval", "--example", "-m", text, "--quiet", "-f", "csv"])
+    assert code == 0, err
+    assert list(dict.fromkeys(line.split(",")[2] for line in out.splitlines()[1:3])) == python[:2]
 
 
 def test_measures_split_on_commas_and_spaces() -> None:
@@ -327,3 +488,120 @@ def test_a_reader_that_stops_early_is_not_a_failure() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("means")
+
+
+# ---------------------------------------------------- what a new user meets in messages
+
+
+def _example_run_lines() -> list[list[str]]:
+    return [line.split() for line in run_lines(_example_files()[1])]
+
+
+def test_a_zip_archive_is_named_as_one(tmp_path: Path) -> None:
+    import zipfile
+
+    archive = tmp_path / "run.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("run.txt", "1 Q0 d1 1 0.5 r\n")
+    qrels = _example_files()[0]
+    for args in (["eval", qrels, str(archive)], ["trec-eval", qrels, str(archive)]):
+        code, _, err = _run(args)
+        assert code != 0 and "run.zip: is a zip archive" in err and "unzip it" in err, err
+        assert "line ends" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "header", ["qid Q0 docno rank score runid", "query_id iteration doc_id relevance"]
+)
+def test_a_header_line_is_called_a_header(tmp_path: Path, header: str) -> None:
+    qrels, run = _example_files()
+    target = Path(run if "rank" in header else qrels)
+    path = tmp_path / ("with-header.run" if "rank" in header else "with-header.qrels")
+    import gzip
+
+    path.write_bytes(header.encode() + b"\n" + gzip.decompress(target.read_bytes()))
+    args = [qrels, str(path)] if "rank" in header else [str(path), run]
+    code, _, err = _run(["eval", *args])
+    assert code == 2 and f"{path.name}:1:" in err and "line 1 looks like a header" in err, err
+    # a bad value that is not a header is not called one
+    path.write_text("1 Q0 d1 1 x r\n")
+    code, _, err = _run(
+        ["eval", qrels, str(path)] if "rank" in header else ["eval", str(path), run]
+    )
+    assert code == 2 and "looks like a header" not in err
+
+
+def _write_run(path: Path, rows: list[list[str]]) -> str:
+    path.write_text("".join(" ".join(row) + "\n" for row in rows))
+    return str(path)
+
+
+def test_a_run_with_rank_and_score_swapped_is_said_to_look_so(tmp_path: Path) -> None:
+    rows = _example_run_lines()
+    swapped = _write_run(
+        tmp_path / "swapped.run", [[q, z, d, s, r, t] for q, z, d, r, s, t in rows]
+    )
+    qrels = _example_files()[0]
+    code, _, err = _run(["eval", qrels, swapped, "-m", "AP", "--quiet"])
+    assert code == 0 and "rank and score columns look swapped" in err and "swapped.run" in err
+    assert len([line for line in err.splitlines() if "swapped" in line]) == 1
+    code, _, err = _run(["trec-eval", "-m", "map", qrels, swapped])
+    assert code == 0 and "look swapped" in err
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        "as bundled",  # real scores
+        "ranks as scores",  # score = rank: 1..n with the rank column the same
+        "descending integers",  # n..1, as scores written from ranks are
+        "ascending with gaps",  # 1, 3, 5 ...: not exactly 1..n
+        "one query counts up",  # the others do not
+    ],
+)
+def test_a_normal_run_never_looks_swapped(tmp_path: Path, make: str) -> None:
+    rows = _example_run_lines()
+    by_query: dict[str, list[list[str]]] = {}
+    for row in rows:
+        by_query.setdefault(row[0], []).append(row)
+    out_rows: list[list[str]] = []
+    for i, (_, group) in enumerate(by_query.items()):
+        n = len(group)
+        for j, (q, z, d, r, s, t) in enumerate(group):
+            score = {
+                "as bundled": s,
+                "ranks as scores": str(j + 1),
+                "descending integers": str(n - j),
+                "ascending with gaps": str(2 * j + 1),
+                "one query counts up": str(j + 1) if i == 0 else s,
+            }[make]
+            rank = str(j + 1) if make == "ranks as scores" else r
+            out_rows.append([q, z, d, rank, score, t])
+    path = _write_run(tmp_path / "normal.run", out_rows)
+    code, _, err = _run(["eval", _example_files()[0], path, "-m", "AP", "--quiet"])
+    assert code == 0 and "swapped" not in err, err
+
+
+def test_trec_eval_offers_its_name_for_a_language_name() -> None:
+    qrels, run = _example_files()
+    for given, offered in (("ndcg@10", "ndcg_cut.10"), ("P@5", "P.5"), ("AP", "map")):
+        code, _, err = _run(["trec-eval", "-m", given, qrels, run])
+        assert code != 0 and f"did you mean '{offered}'" in err, err
+
+
+def test_warnings_of_other_packages_are_not_shown_as_ranklens(tmp_path: Path) -> None:
+    import sqlalchemy  # noqa: F401  (a package whose deprecations reached users)
+
+    plugin = tmp_path / "vocab_noisy_plugin.py"
+    plugin.write_text(
+        "import warnings, sqlalchemy\n"
+        "where = sqlalchemy.__file__\n"
+        "warnings.warn_explicit('an old API', DeprecationWarning, where, 1)\n"
+        "warnings.warn_explicit('something else', UserWarning, where, 2)\n"
+        "warnings.warn('the plugin speaks', UserWarning)\n"
+    )
+    code, _, err = _run(["eval", "--example", "-m", "AP", "--quiet", "--plugin", str(plugin)])
+    assert code == 0
+    assert "an old API" not in err
+    assert "ranklens: warning from sqlalchemy: something else" in err
+    assert "ranklens: warning: the plugin speaks" in err

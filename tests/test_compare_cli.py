@@ -139,7 +139,7 @@ def test_names(files: list[str], capsys) -> None:
     [
         (["--baseline", "nope"], "no run named 'nope' to be the baseline"),
         (["--alpha", "2"], "alpha must be a number strictly between 0 and 1"),
-        (["--permutations", "0"], "permutations must be a positive whole number"),
+        (["--permutations", "0"], "--resamples must be a positive whole number"),
         (["--confidence", "0"], "confidence must be a number strictly between 0 and 1"),
         (["--correlate"], "at least 3 runs"),
         (["--name", "x"], "--name given 1 times for 2 runs"),

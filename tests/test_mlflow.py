@@ -418,3 +418,91 @@ def test_command_line_logs_what_it_computed(
         None, {"full": read_scores(files[0]), "trunc": read_scores(files[1])}, ["AP"]
     )
     assert found[0].data.metrics["trunc/AP/p_value"] == cmp.vs_baseline["trunc"]["AP"].p_value
+
+
+# ------------------------------------------- MLflow's failures, and stdout kept clean
+
+
+def test_command_line_stdout_holds_only_the_output(
+    experiment: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``eval --mlflow -f json``: stdout is the JSON alone (MLflow's "View run" lines go
+    to stderr, and nowhere with --quiet)."""
+    from ranklens.cli import main
+
+    args = ["eval", "--example", "-m", "AP", "-f", "json", "--mlflow"]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["measures"] == ["AP"] and out.count("\n") == 1
+    assert "logged to MLflow run" in err
+    assert main([*args, "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["measures"] == ["AP"] and out.count("\n") == 1
+    assert err == ""
+
+
+@pytest.fixture
+def tracking_uri() -> Iterator[Any]:
+    """Point MLflow at another tracking URI for one test (set by the test)."""
+    previous = mlflow.get_tracking_uri()
+    yield mlflow.set_tracking_uri
+    mlflow.set_tracking_uri(previous)
+
+
+def test_a_server_that_is_down_fails_at_once_in_one_line(
+    tracking_uri: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ranklens.cli import main
+
+    dead = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
+    tracking_uri(dead)
+    started = time.monotonic()
+    code = main(["eval", "--example", "-m", "AP", "--mlflow", "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""  # refused before the work
+    assert time.monotonic() - started < 30
+    assert err.startswith(f"ranklens: error: cannot reach the MLflow tracking server at {dead}")
+    assert len(err.splitlines()) == 1 and "internal error" not in err
+
+
+def test_a_store_mlflow_refuses_is_one_line(
+    tracking_uri: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from ranklens.cli import main
+
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
+    store = (tmp_path / "mlruns").as_uri()
+    tracking_uri(store)
+    code = main(["compare", "--example", "-m", "AP", "--mlflow"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith(f"ranklens: error: MLflow could not log to {store}: ")
+    assert "filesystem" in err and "MLFLOW_ALLOW_FILE_STORE" in err  # MLflow's own reason
+    assert len(err.splitlines()) == 1 and "internal error" not in err
+
+
+def test_mlflow_options_without_mlflow_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    from ranklens.cli import main
+
+    for option in ("--mlflow-experiment", "--mlflow-run-name"):
+        assert main(["eval", "--example", option, "x"]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and f"{option} names what --mlflow logs" in err and "--mlflow too" in err
+
+
+def test_the_evaluator_names_a_query_id_column_the_data_lacks(experiment: Any) -> None:
+    import pandas as pd
+
+    rm.register_evaluator()
+    data = pd.DataFrame({"qid": ["q1"], "retrieved": [["a", "b"]], "relevant": [["b"]]})
+    with (
+        mlflow.start_run(),
+        pytest.raises(OptionError, match=r"no column 'question_id' \(its feature columns: qid"),
+    ):
+        mlflow.models.evaluate(
+            data=data, predictions="retrieved", targets="relevant", model_type="retriever",
+            evaluators="ranklens", evaluator_config={"query_id": "question_id"},
+        )  # fmt: skip

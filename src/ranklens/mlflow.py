@@ -254,6 +254,13 @@ class RanklensEvaluator:
             raise OptionError("give the targets column: the relevant documents of each query")
         column_name = config.get("query_id")
         if column_name is not None:
+            columns = [str(c) for c in getattr(features, "columns", ())]
+            if column_name not in columns:
+                raise OptionError(
+                    f"evaluator_config={{'query_id': {column_name!r}}}: the data has no column "
+                    f"{column_name!r} (its feature columns: {', '.join(columns) or 'none'}); "
+                    "name the column holding the query ids, or leave query_id out"
+                )
             query_ids = list(features[column_name])
         elif hasattr(features, "index"):
             query_ids = [str(i) for i in features.index]

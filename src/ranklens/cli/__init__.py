@@ -206,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("default")  # print, never raise
             warnings.showwarning = _one_line_warning
             _import_plugins([*args.plugin, *(getattr(args, "plugin_after", None) or [])])
+            _prepare(args)
             status: int = args.handler(args)
     except KeyboardInterrupt:
         return 130
@@ -216,9 +217,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0  # rich ends the process so when the reader goes (| head): not a failure
         raise
     except Exception as exc:
-        sys.stderr.write(f"ranklens: error: {_error_line(exc)}\n")
+        from ranklens.cli._options import in_cli_words
+
+        line = in_cli_words(_error_line(exc), _subcommand_parser(parser, arguments))
+        sys.stderr.write(f"ranklens: error: {line}\n")
         return EXIT_ERROR
     return status
+
+
+def _prepare(args: argparse.Namespace) -> None:
+    """What every command checks before its work: ``--example``'s values for the options
+    left unset, and the MLflow options (:func:`ranklens.cli._inputs.check_mlflow_options`)."""
+    from ranklens.cli import _inputs, _options
+
+    _options.apply_example_defaults(args)
+    _inputs.check_mlflow_options(args)
 
 
 def _error_line(exc: Exception) -> str:
@@ -249,9 +262,43 @@ def _import_plugins(modules: Sequence[str]) -> None:
         import_plugin(module)
 
 
-def _one_line_warning(message: Warning | str, *args: object, **kwargs: object) -> None:
-    """Warnings as one line on stderr (no source line, no file name of ranklens' own)."""
-    sys.stderr.write(f"ranklens: warning: {message}\n")
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning] = UserWarning,
+    filename: str = "",
+    *args: object,
+    **kwargs: object,
+) -> None:
+    """Warnings as one line on stderr (no source line, no file name of ranklens' own).
+
+    A warning of another package is not shown as ranklens': its deprecations (MLflow's,
+    SQLAlchemy's, ...: addressed to developers, not to the user of a command) are left
+    out, and any other warning it gives names it (``ranklens: warning from sqlalchemy:
+    ...``)."""
+    origin = _warning_origin(category, filename)
+    if origin is None:
+        sys.stderr.write(f"ranklens: warning: {message}\n")
+    elif not issubclass(category, DeprecationWarning | PendingDeprecationWarning | FutureWarning):
+        sys.stderr.write(f"ranklens: warning from {origin}: {message}\n")
+
+
+def _warning_origin(category: type[Warning], filename: str) -> str | None:
+    """``None`` for a warning of ranklens (its class, or raised in its code or in a
+    ``--plugin``'s), else the package that gave it (its top module, by file)."""
+    import os
+
+    if category.__module__.split(".")[0] == "ranklens":
+        return None
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.abspath(filename) if filename else ""
+    if not path or path.startswith(here + os.sep):
+        return None
+    parts = path.split(os.sep)
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts[:-1]:
+            found = parts[parts.index(marker) + 1]
+            return found.removesuffix(".py")
+    return None  # a plugin's file, or code run from elsewhere: the user's own
 
 
 def _tune_numpy() -> None:

@@ -12,6 +12,8 @@ files are evaluated and the scores taken as they are (docs/scores.md). ``--mlflo
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from ranklens.cli import _options
@@ -133,7 +135,9 @@ def log_to_mlflow(args: argparse.Namespace, computed: Any) -> None:
     """With ``--mlflow``: log ``computed`` (Results, several, or a Comparison) to MLflow —
     a new run (named ``--mlflow-run-name``) of the experiment ``--mlflow-experiment``, at
     the tracking server of ``MLFLOW_TRACKING_URI`` — and say where on stderr (unless
-    ``--quiet``)."""
+    ``--quiet``). MLflow's own messages ("View run ...") go to stderr, never into the
+    output on stdout (and nowhere with ``--quiet``); MLflow's failures are one line naming
+    the tracking URI (:func:`mlflow_session`)."""
     if not getattr(args, "mlflow", False):
         return
     import sys
@@ -141,29 +145,125 @@ def log_to_mlflow(args: argparse.Namespace, computed: Any) -> None:
     from ranklens.analysis.comparison import Comparison
     from ranklens.presentation import mlflow_logging
 
-    mlflow = mlflow_logging.mlflow_module()
+    quiet = bool(getattr(args, "quiet", False))
     experiment = getattr(args, "mlflow_experiment", None)
-    run_id = None
-    started = False
-    if run_id is None and mlflow.active_run() is None:
-        if experiment is not None:
-            mlflow.set_experiment(experiment)
-        run_id = mlflow.start_run(run_name=getattr(args, "mlflow_run_name", None)).info.run_id
-        started = True
+    with mlflow_session(quiet) as (mlflow, uri):
+        run_id = None
+        started = False
+        if mlflow.active_run() is None:
+            if experiment is not None:
+                mlflow.set_experiment(experiment)
+            run_name = getattr(args, "mlflow_run_name", None)
+            run_id = mlflow.start_run(run_name=run_name).info.run_id
+            started = True
+        try:
+            if isinstance(computed, Comparison):
+                logged = mlflow_logging.log_comparison(
+                    computed, run_id=run_id, conventions=conventions(args)
+                )
+            else:
+                logged = mlflow_logging.log_results(
+                    computed, run_id=run_id, conventions=conventions(args)
+                )
+        finally:
+            if started:
+                mlflow.end_run()
+    if not quiet:
+        sys.stderr.write(f"ranklens: logged to MLflow run {logged} ({uri})\n")
+
+
+def check_mlflow_options(args: argparse.Namespace) -> None:
+    """Before the work: ``--mlflow-experiment`` or ``--mlflow-run-name`` without
+    ``--mlflow`` is refused (they would be ignored), and with ``--mlflow`` the tracking
+    store must answer and accept (a server that is down, a store MLflow refuses: one line,
+    before anything is computed; :func:`mlflow_session`)."""
+    from ranklens.base.errors import OptionError
+
+    if getattr(args, "mlflow", False):
+        with mlflow_session(quiet=True) as (mlflow, _):
+            mlflow.MlflowClient().search_experiments(max_results=1)
+        return
+    for option in ("mlflow_experiment", "mlflow_run_name"):
+        if getattr(args, option, None) is not None:
+            spelled = "--" + option.replace("_", "-")
+            raise OptionError(
+                f"{spelled} names what --mlflow logs, and nothing is logged without it: "
+                "give --mlflow too"
+            )
+
+
+MLFLOW_RETRIES = "2"
+MLFLOW_TIMEOUT = "30"
+"""The command line's bounds on MLflow's HTTP requests (``MLFLOW_HTTP_REQUEST_MAX_RETRIES``
+and ``MLFLOW_HTTP_REQUEST_TIMEOUT``, seconds) unless the environment sets them: MLflow's
+own (7 retries with backoff, 120 s each) keep a command waiting minutes on a server that
+is down."""
+
+
+@contextlib.contextmanager
+def mlflow_session(quiet: bool) -> Iterator[tuple[Any, str]]:
+    """MLflow and its tracking URI, for the calls of one command: the server checked to be
+    reachable first (an ``http(s)`` URI), its requests' retries and timeout bounded
+    (:data:`MLFLOW_RETRIES`, :data:`MLFLOW_TIMEOUT`), what MLflow prints sent to stderr
+    (nowhere when ``quiet``), and an error of MLflow's one line naming the URI
+    (:class:`~ranklens.base.errors.InputError`)."""
+    import io
+    import os
+    import sys
+
+    from ranklens.base.errors import InputError, RanklensError
+    from ranklens.presentation import mlflow_logging
+
+    mlflow = mlflow_logging.mlflow_module()
+    uri = str(mlflow.get_tracking_uri())
+    check_reachable(uri)
+    bounds = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": MLFLOW_RETRIES}
+    bounds["MLFLOW_HTTP_REQUEST_TIMEOUT"] = MLFLOW_TIMEOUT
+    unset = [name for name in bounds if name not in os.environ]
+    os.environ.update({name: bounds[name] for name in unset})
     try:
-        if isinstance(computed, Comparison):
-            logged = mlflow_logging.log_comparison(
-                computed, run_id=run_id, conventions=conventions(args)
-            )
-        else:
-            logged = mlflow_logging.log_results(
-                computed, run_id=run_id, conventions=conventions(args)
-            )
+        with contextlib.redirect_stdout(io.StringIO() if quiet else sys.stderr):
+            yield mlflow, uri
+    except RanklensError:
+        raise
+    except Exception as exc:
+        if not _is_mlflows(exc):
+            raise
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"MLflow could not log to {uri}: {text}") from None
     finally:
-        if started:
-            mlflow.end_run()
-    if not getattr(args, "quiet", False):
-        sys.stderr.write(f"ranklens: logged to MLflow run {logged} ({mlflow.get_tracking_uri()})\n")
+        for name in unset:
+            os.environ.pop(name, None)
+
+
+def _is_mlflows(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from MLflow or the HTTP client under it."""
+    module = type(exc).__module__
+    return module.split(".")[0] in ("mlflow", "requests", "urllib3")
+
+
+def check_reachable(uri: str, timeout: float = 5.0) -> None:
+    """Refuse, in one line, an ``http(s)`` tracking URI where nothing answers (a server
+    that is down, a wrong port), before MLflow retries for minutes."""
+    from urllib.parse import urlsplit
+
+    from ranklens.base.errors import InputError
+
+    parts = urlsplit(uri)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return
+    import socket
+
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise InputError(
+            f"cannot reach the MLflow tracking server at {uri} ({reason}): start it, or "
+            "set MLFLOW_TRACKING_URI to one that runs"
+        ) from None
 
 
 def results_for(args: argparse.Namespace, entries: list[Any], measures: list[str]) -> list[Any]:

@@ -34,6 +34,35 @@ TIES = ("trec_eval", "input", "docid_asc", "rank")
 QUERY_POLICIES = ("qrels", "both", "run")
 DUPLICATES = ("error", "first", "max")
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+TEST_ALIASES = {"paired-t": "t"}
+"""Other spellings ``--test`` takes for a test of :data:`TESTS` (``topics`` spelled the
+paired t-test ``paired-t``)."""
+
+FORMATS: dict[str, str] = {
+    "table": "aligned text (boxes on a terminal)",
+    "csv": "comma-separated rows under a header row",
+    "tsv": "tab-separated rows under a header row",
+    "json": "one JSON object",
+    "jsonl": "one JSON object per line",
+    "trec": "trec_eval's lines",
+    "markdown": "a Markdown table or page",
+    "latex": "a LaTeX table",
+    "html": "an HTML page",
+    "reference": "the measure's reference page (Markdown)",
+    "png": "a PNG image",
+    "svg": "an SVG image",
+    "pdf": "a PDF document",
+}
+"""The one ``-f/--format`` vocabulary: each name means one kind of output in every
+command. A command offers the names that fit what it writes: every command that prints a
+table of results offers :data:`TABLE_FORMATS` (``table`` the default), plus those of its
+own kind (``trec``, ``jsonl``, ``markdown``, ...); ``plot`` writes images."""
+
+TABLE_FORMATS = ("table", "csv", "tsv", "json")
+"""The formats of every command whose output is a table of results."""
+
+FORMAT_ALIASES = {"text": "table"}
+"""Other spellings of a format (``explain`` called its table ``text``)."""
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR")
@@ -82,13 +111,143 @@ def add_measures(p: argparse.ArgumentParser, default: tuple[str, ...]) -> None:
     )
 
 
-def add_example(p: argparse.ArgumentParser, what: str) -> None:
-    """``--example``: the bundled TREC DL 2019 qrels and two runs."""
+def add_example(
+    p: argparse.ArgumentParser,
+    what: str,
+    defaults: dict[str, Any] | None = None,
+    *,
+    needed: tuple[str, ...] = (),
+    help_text: str | None = None,
+) -> None:
+    """``--example``: the bundled TREC DL 2019 qrels and two runs (``help_text`` instead of
+    the sentence built from ``what``).
+
+    ``defaults`` (by ``dest``) are the values ``--example`` takes for the options the user
+    did not give, so that ``COMMAND --example`` alone runs (:func:`example_defaults`; the
+    options must be declared before); ``needed`` names those of them that are required
+    without ``--example`` (declared optional to argparse, checked by
+    :func:`apply_example_defaults`)."""
+    given = example_defaults(p, defaults or {}, needed=needed)
     p.add_argument(
         "--example",
         action="store_true",
-        help=f"{what} the bundled example (TREC DL 2019 passage qrels, runs bm25 and rerank)",
+        help=(
+            help_text
+            or f"{what} the bundled example (TREC DL 2019 passage qrels, runs bm25 and rerank)"
+        )
+        + given,
     )
+
+
+def option_spellings(p: argparse.ArgumentParser) -> dict[str, str]:
+    """The command line's spelling of each keyword argument the command passes on (an
+    option's ``dest``): its first long option (``permutations`` -> ``--resamples``), plus
+    those recorded by :func:`python_names`."""
+    spellings = {
+        a.dest: next((o for o in a.option_strings if o.startswith("--")), a.option_strings[0])
+        for a in p._actions
+        if a.option_strings and a.dest not in ("help", "plugin_after")
+    }
+    spellings.update(p.get_default("python_names") or {})
+    return spellings
+
+
+def python_names(p: argparse.ArgumentParser, **names: str) -> None:
+    """Record the option that stands for a Python keyword argument whose name differs from
+    the option's ``dest`` (``python_names(p, test_fraction="--holdout")``), so that an error
+    naming the argument names the option on the command line (:func:`in_cli_words`)."""
+    p.set_defaults(python_names={**(p.get_default("python_names") or {}), **names})
+
+
+def in_cli_words(message: str, p: argparse.ArgumentParser) -> str:
+    """An error ``message`` of the Python layers in the command line's words: a keyword
+    argument the message names (``depth=K (--depth K)``, ``permutations must be ...``,
+    ``test_fraction must ...``) becomes the command's option (:func:`option_spellings`).
+
+    Only the forms that name a parameter are rewritten: ``NAME=VALUE (--option VALUE)``,
+    ``NAME=VALUE``, and ``NAME`` opening a requirement (``NAME must``, ``NAME needs``,
+    ``NAME is``, ``NAME has``) where it is not preceded by a word such as ``the``.
+    """
+    import re
+
+    for name, option in sorted(option_spellings(p).items(), key=lambda kv: -len(kv[0])):
+        word = re.escape(name)
+        message = re.sub(rf"(?<![\w.-]){word}=\S+ \((--[\w-]+[^)]*)\)", r"\1", message)
+        message = re.sub(rf"(?<![\w.-]){word}=(?=[\w'\"(\[{{])", f"{option} ", message)
+        message = re.sub(
+            rf"(?:(?<=^)|(?<=[:;,(] )|(?<=give ))\b{word}\b(?= (?:must|needs|is|has) )",
+            option,
+            message,
+        )
+    return message
+
+
+def add_nist_example(p: argparse.ArgumentParser, tool: str) -> None:
+    """``--example`` of a NIST tool's reproduction: the bundled qrels and bm25 run in the
+    tool's input format (:func:`ranklens.data.examples.nist_example`)."""
+    p.add_argument(
+        "--example",
+        action="store_true",
+        help=f"evaluate the bundled example (TREC DL 2019 passage qrels, run bm25) in {tool}'s "
+        "input format",
+    )
+
+
+def nist_inputs(args: argparse.Namespace, tool: str) -> tuple[Any, Any]:
+    """The qrels and run of a NIST tool's reproduction: the files given, or ``--example``'s
+    (:func:`add_nist_example`)."""
+    from ranklens.base.errors import OptionError
+
+    if args.example:
+        if args.qrels is not None:
+            raise OptionError("--example takes no files: it uses the bundled example data")
+        from ranklens.data.examples import nist_example
+
+        return nist_example(tool)
+    if args.qrels is None or args.run is None:
+        raise OptionError("give a qrels file and a run file (or --example)")
+    return args.qrels, args.run
+
+
+def example_defaults(
+    p: argparse.ArgumentParser, defaults: dict[str, Any], *, needed: tuple[str, ...] = ()
+) -> str:
+    """Record the values ``--example`` gives the options (by ``dest``) left unset, and
+    which of them are required otherwise; returns the words for ``--example``'s help
+    ("; unless given: --depth 10")."""
+    spellings = {
+        a.dest: max(a.option_strings, key=len)
+        if a.option_strings
+        else str(a.metavar or a.dest.upper())
+        for a in p._actions
+    }
+    p.set_defaults(
+        example_defaults=dict(defaults),
+        example_needed={dest: spellings.get(dest, dest) for dest in needed},
+    )
+    if not defaults:
+        return ""
+    shown = [
+        f"{spellings.get(dest, dest)} {','.join(map(str, v)) if isinstance(v, list) else v}"
+        for dest, v in defaults.items()
+    ]
+    return "; unless given: " + ", ".join(shown).replace("%", "%%")
+
+
+def apply_example_defaults(args: argparse.Namespace) -> None:
+    """Fill in the ``--example`` defaults of :func:`example_defaults` (the options the user
+    left unset), or, without ``--example``, refuse a needed option that is missing."""
+    from ranklens.base.errors import OptionError
+
+    defaults: dict[str, Any] = getattr(args, "example_defaults", None) or {}
+    needed: dict[str, str] = getattr(args, "example_needed", None) or {}
+    example = bool(getattr(args, "example", False))
+    for dest, value in defaults.items():
+        if example and getattr(args, dest, None) is None:
+            setattr(args, dest, list(value) if isinstance(value, list) else value)
+    for dest, spelling in needed.items():
+        if getattr(args, dest, None) is None:
+            raise OptionError(f"give {spelling} (or --example)")
 
 
 def add_names(p: argparse.ArgumentParser) -> None:
@@ -117,11 +276,11 @@ def given_names(args: argparse.Namespace, count: int) -> list[str | None]:
 
 
 def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = False) -> None:
-    """``-o/--output FILE`` (stdout by default unless ``required``) and ``--force``."""
+    """``-o/--output FILE`` (stdout by default unless ``required``: then no default, and
+    the command refuses its absence unless ``--example`` names a file) and ``--force``."""
     p.add_argument(
         "-o",
         "--output",
-        required=required,
         default=None if required else "-",
         metavar="FILE",
         help=f"write {what} to FILE" + ("" if required else " (default: stdout)"),
@@ -251,10 +410,11 @@ def add_statistics(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline", metavar="NAME", help="the baseline run's name (default: first)")
     p.add_argument(
         "--test",
+        type=test_name,
         choices=TESTS,
         default="t",
-        help="paired test: t (default), wilcoxon (signed-rank), sign, randomization "
-        "(sign flips), bootstrap (studentized shift method)",
+        help="paired test: t (default; also paired-t), wilcoxon (signed-rank), sign, "
+        "randomization (sign flips), bootstrap (studentized shift method)",
     )
     p.add_argument(
         "--correction",
@@ -271,18 +431,106 @@ def add_statistics(p: argparse.ArgumentParser) -> None:
         help="level of the confidence intervals (0.95): t-interval for --test t, percentile "
         "bootstrap otherwise",
     )
-    p.add_argument(
-        "--permutations",
-        type=int,
-        default=10_000,
-        metavar="B",
-        help="random permutations of the randomization test, and bootstrap resamples (10000)",
+    add_resamples(
+        p,
+        10_000,
+        "random permutations of the randomization test, and bootstrap resamples",
+        dest="permutations",
     )
     p.add_argument("--seed", type=int, default=42, help="seed of the random draws (42)")
     p.add_argument(
         "--all-pairs",
         action="store_true",
         help="compare every pair of runs (the correction covers all pairs), and add Tukey's HSD",
+    )
+
+
+def test_name(text: str) -> str:
+    """``--test``'s value: a name of :data:`TESTS` or of its aliases (:data:`TEST_ALIASES`),
+    as the name of :data:`TESTS`."""
+    return TEST_ALIASES.get(text, text)
+
+
+def format_name(text: str) -> str:
+    """``-f``'s value, an alias (:data:`FORMAT_ALIASES`) read as its format."""
+    return FORMAT_ALIASES.get(text, text)
+
+
+def add_format(
+    p: argparse.ArgumentParser,
+    choices: tuple[str, ...] = TABLE_FORMATS,
+    *,
+    default: str | None = "table",
+    help_text: str = "output format",
+) -> None:
+    """``-f/--format``: names of the one vocabulary (:data:`FORMATS`), table by default."""
+    unknown = [name for name in choices if name not in FORMATS]
+    if unknown:
+        raise ValueError(f"formats outside the vocabulary of _options.FORMATS: {unknown}")
+    shown = f" (default: {default})" if default else ""
+    p.add_argument(
+        "-f",
+        "--format",
+        type=format_name,
+        choices=choices,
+        default=default,
+        help=f"{help_text}: {', '.join(choices)}{shown}",
+    )
+
+
+def csv_writer(out: IO[str], fmt: str) -> Any:
+    """A :func:`csv.writer` on ``out`` for ``-f csv`` (commas) or ``-f tsv`` (tabs)."""
+    import csv
+
+    return csv.writer(out, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+
+
+def as_delimited(csv_text: str, fmt: str) -> str:
+    """``csv_text`` (CSV rows) as ``-f fmt`` writes them: unchanged for csv, tab-separated
+    for tsv."""
+    if fmt != "tsv":
+        return csv_text
+    import csv
+
+    out = io.StringIO()
+    csv_writer(out, fmt).writerows(csv.reader(io.StringIO(csv_text)))
+    return out.getvalue()
+
+
+RESAMPLES = ("--resamples", "--permutations", "--bootstrap")
+"""``--resamples B``, the number of random draws (permutations, bootstrap resamples); the
+other spellings are aliases of earlier versions."""
+
+
+def add_resamples(
+    p: argparse.ArgumentParser, default: int, what: str, dest: str = "resamples"
+) -> None:
+    """``--resamples B`` (aliases ``--permutations``, ``--bootstrap``): the random draws,
+    as the keyword argument ``dest`` of the Python function the command calls."""
+    p.add_argument(
+        *RESAMPLES,
+        type=int,
+        default=default,
+        dest=dest,
+        metavar="B",
+        help=f"{what} ({default}; also spelled --permutations or --bootstrap)",
+    )
+
+
+SECOND_QRELS = "--qrels-b"
+"""The spelling of a second set of judgments given as an option (``QRELS_B`` where it is
+a positional argument)."""
+
+
+def add_second_qrels(p: argparse.ArgumentParser, help_text: str, *aliases: str) -> None:
+    """``--qrels-b FILE`` (and the ``aliases`` of earlier versions): a second set of
+    judgments."""
+    p.add_argument(
+        SECOND_QRELS,
+        *aliases,
+        dest="qrels_b",
+        metavar="FILE",
+        help=help_text + (f" (also spelled {', '.join(aliases)})" if aliases else ""),
     )
 
 
@@ -441,40 +689,22 @@ def check_stdin_and_depth(args: argparse.Namespace, *extra_files: Any) -> None:
 
 
 def measure_names(values: list[str] | None, default: tuple[str, ...]) -> list[str]:
-    """The measures of repeated ``-m`` options, each split on whitespace and commas outside
-    parentheses and braces; ``default`` when none was given.
-
-    A comma followed by a digit continues a trec_eval parameter list (``P.5,10``,
-    ``ndcg_cut.10,20``) rather than starting a measure (no measure name starts with one):
+    """The measures of repeated ``-m`` options, each split as Python splits a string of
+    measures (:func:`ranklens.measures.language.split_measure_names`: commas or whitespace
+    outside parentheses and braces; a comma before a digit continues a trec_eval parameter
+    list; ``NDCG@ 10`` is one measure); ``default`` when none was given.
 
     >>> measure_names(["nDCG@10,AP", "P.5,10 RBP(p=0.8,gain='graded')"], ())
     ['nDCG@10', 'AP', 'P.5,10', "RBP(p=0.8,gain='graded')"]
     """
     if not values:
         return list(default)
+    from ranklens.measures.language import split_measure_names
+
     names: list[str] = []
     for value in values:
-        names.extend(_split_measures(value))
+        names.extend(split_measure_names(value))
     return names
-
-
-def _split_measures(value: str) -> list[str]:
-    out: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for i, ch in enumerate(value):
-        depth += ch in "({"
-        depth -= ch in ")}"
-        ends = ch.isspace() or (ch == "," and not value[i + 1 : i + 2].isdigit())
-        if ends and depth == 0:
-            if current:
-                out.append("".join(current))
-                current = []
-        else:
-            current.append(ch)
-    if current:
-        out.append("".join(current))
-    return out
 
 
 def looks_like_qrels(path: str) -> bool:

@@ -11,7 +11,7 @@ from typing import IO, Any
 from ranklens.cli import _inputs, _options
 
 DEFAULT_MEASURES = _options.DEFAULT_MEASURES
-FORMATS = ("table", "markdown", "latex", "csv", "json")
+FORMATS = (*_options.TABLE_FORMATS, "markdown", "latex")
 
 
 def register(commands: Any) -> None:
@@ -45,10 +45,10 @@ def register(commands: Any) -> None:
         help="Kendall's tau and Spearman's rho between the orderings of the runs under each "
         "pair of measures (at least 3 runs)",
     )
-    p.add_argument(
+    _options.add_second_qrels(
+        p,
+        "other qrels: tau and rho between the orderings of the runs under both, per measure",
         "--correlate-qrels",
-        metavar="QRELS",
-        help="other qrels: tau and rho between the orderings of the runs under both, per measure",
     )
     p.add_argument(
         "--power",
@@ -58,7 +58,7 @@ def register(commands: Any) -> None:
         help="the power of the minimum detectable difference and of the queries needed to "
         "detect the observed difference (paired t-test at --alpha; default 0.8)",
     )
-    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_format(p, FORMATS)
     _options.add_output(p, "the comparison")
     p.add_argument(
         "--bounds",
@@ -80,12 +80,12 @@ def run_compare(args: argparse.Namespace) -> int:
     """Handle ``ranklens compare``."""
     from ranklens.base.errors import OptionError
 
-    runs = _inputs.load_run_or_scores(args, 2, args.correlate_qrels)  # run files, scores
+    runs = _inputs.load_run_or_scores(args, 2, args.qrels_b)  # run files, scores
     inputs = [
         args.qrels,
         *args.runs,
         *args.scores,
-        args.correlate_qrels,
+        args.qrels_b,
         args.popularity,
         args.train,
         args.groups,
@@ -114,7 +114,7 @@ def run_compare(args: argparse.Namespace) -> int:
             tukey=args.tukey,
             names=args.names,
             correlate=args.correlate,
-            correlate_qrels=args.correlate_qrels,
+            correlate_qrels=args.qrels_b,
             power=args.power,
             progress=progress,
             popularity=args.popularity,
@@ -152,8 +152,8 @@ def write(cmp: Any, fmt: str, out: IO[str]) -> None:
         out.write(cmp.to_markdown())
     elif fmt == "latex":
         out.write(cmp.to_latex())
-    elif fmt == "csv":
-        out.write(cmp.to_csv())
+    elif fmt in ("csv", "tsv"):
+        out.write(_options.as_delimited(cmp.to_csv(), fmt))
     else:
         _write_table(cmp, out)
 

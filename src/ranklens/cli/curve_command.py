@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 from typing import IO, Any
 
 from ranklens.cli import _options
 
 KINDS = ("pr", "ipr", "roc")
-FORMATS = ("table", "csv", "json")
+FORMATS = _options.TABLE_FORMATS
 
 
 def register(commands: Any) -> None:
@@ -33,10 +32,15 @@ def register(commands: Any) -> None:
     p.add_argument("--kind", choices=KINDS, help="which curve (the same as KIND)")
     p.add_argument("--query", metavar="Q", help="only this query")
     p.add_argument("--rel", type=int, default=1, metavar="N", help="minimum relevant grade")
-    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_format(p, FORMATS)
     _options.add_output(p, "the points")
     _options.add_conventions(p)
-    _options.add_example(p, "draw the curves of (with the bm25 run)")
+    _options.add_example(
+        p,
+        "draw the curves of (with the bm25 run)",
+        help_text="draw the curves of the bundled example (TREC DL 2019 passage qrels, the "
+        "bm25 run); without KIND, pr",
+    )
     _options.add_quiet(p)
     p.set_defaults(handler=run_curve)
 
@@ -73,7 +77,7 @@ def _resolve_kind(args: argparse.Namespace) -> None:
         args.kind_arg, args.qrels, args.run = None, given, args.qrels
     if args.kind_arg is not None and args.kind is not None and args.kind_arg != args.kind:
         raise OptionError(f"two kinds given: {args.kind_arg} and --kind {args.kind}; give one")
-    args.kind = args.kind_arg or args.kind
+    args.kind = args.kind_arg or args.kind or ("pr" if args.example else None)
     if args.kind is None:
         raise OptionError(f"give the curve's kind first: one of {', '.join(KINDS)}")
 
@@ -165,8 +169,8 @@ def _write(payload: dict[str, Any], tables: list[Any], fmt: str, out: IO[str]) -
     if fmt == "json":
         out.write(json.dumps(payload, allow_nan=False) + "\n")
         return
-    if fmt == "csv":
-        writer = csv.writer(out, lineterminator="\n")
+    if fmt in ("csv", "tsv"):
+        writer = _options.csv_writer(out, fmt)
         for i, (_, header, rows) in enumerate(tables):
             if i:
                 out.write("\n")

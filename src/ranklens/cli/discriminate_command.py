@@ -31,13 +31,7 @@ def register(commands: Any) -> None:
     )
     _options.add_files(p, "two or more run files (TREC format)")
     _options.add_measures(p, DEFAULT_MEASURES)
-    p.add_argument(
-        "--resamples",
-        type=int,
-        default=1000,
-        metavar="B",
-        help="bootstrap resamples and Tukey permutations (1000)",
-    )
+    _options.add_resamples(p, 1000, "bootstrap resamples and Tukey permutations")
     p.add_argument("--seed", type=int, default=42, help="seed of the random draws (42)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     p.add_argument(
@@ -64,9 +58,7 @@ def register(commands: Any) -> None:
         metavar="FILE",
         help="write the swap rates of the first measure to FILE (needs matplotlib)",
     )
-    p.add_argument(
-        "-f", "--format", choices=("table", "json", "csv"), default="table", help="output format"
-    )
+    _options.add_format(p)
     _options.add_output(p, "the table")
     _options.add_names(p)
     _options.add_conventions(p)
@@ -134,10 +126,8 @@ def _write(args: argparse.Namespace, dp: Any, swaps: list[Any], out: IO[str]) ->
             payload["swap_rates"] = [row for s in swaps for row in s.to_records()]
         out.write(json.dumps(payload, allow_nan=False) + "\n")
         return
-    if args.format == "csv":
-        import csv
-
-        writer = csv.writer(out, lineterminator="\n")
+    if args.format in ("csv", "tsv"):
+        writer = _options.csv_writer(out, args.format)
         rows = dp.to_records()
         writer.writerow(list(rows[0]))
         for row in rows:

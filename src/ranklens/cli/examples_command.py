@@ -26,6 +26,11 @@ def register(commands: Any) -> None:
     p.add_argument("directory", nargs="?", default=".", help="where to write (default: here)")
     p.add_argument("--force", action="store_true", help="replace files already there")
     _options.add_quiet(p, "the names of the files written")
+    p.add_argument(
+        "--example",
+        action="store_true",
+        help="accepted as by every command: the bundled example is what this command writes",
+    )
     p.set_defaults(handler=run_examples)
 
 

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from ranklens.cli import _options
+
 
 def register(commands: Any) -> None:
     """Add the ``expeval`` subcommand."""
@@ -21,8 +23,9 @@ def register(commands: Any) -> None:
             "and difference (EE-L) per query."
         ),
     )
-    p.add_argument("qrels", help="relevance judgments: qid groups docno rel")
-    p.add_argument("run", help="sampled rankings: qid sample docno rank score [tag]")
+    p.add_argument("qrels", nargs="?", help="relevance judgments: qid groups docno rel")
+    p.add_argument("run", nargs="?", help="sampled rankings: qid sample docno rank score [tag]")
+    _options.add_nist_example(p, "expeval")
     add = p.add_argument
     add(
         "-u",
@@ -77,5 +80,6 @@ def run_expeval_command(args: argparse.Namespace) -> int:
         fixed=args.fixed,
         mean=args.mean,
     )
-    sys.stdout.write(run_expeval(args.qrels, args.run, opts))
+    qrels, run = _options.nist_inputs(args, "expeval")
+    sys.stdout.write(run_expeval(qrels, run, opts))
     return 0

@@ -15,7 +15,7 @@ from typing import IO, Any
 
 from ranklens.cli import _options
 
-FORMATS = ("text", "markdown", "json")
+FORMATS = ("table", "markdown", "json")
 LISTED_QUERIES = 5
 """How many query ids an error about ``--query`` names."""
 
@@ -47,16 +47,16 @@ def register(commands: Any) -> None:
         action="append",
         dest="measures",
         metavar="MEASURE",
-        required=True,
         help="measures, e.g. nDCG@10, AP(norm='ret')@5, ERR(p=0.9): repeat -m or separate "
         "them by commas or spaces (one explanation after another)",
     )
     p.add_argument(
         "-f",
         "--format",
+        type=_options.format_name,
         choices=FORMATS,
-        default="text",
-        help="text (a table; coloured on a terminal), markdown or json",
+        default="table",
+        help="table (coloured on a terminal; also spelled text), markdown or json",
     )
     _options.add_output(p, "the explanations")
     p.add_argument("--digits", type=int, default=4, metavar="N", help="decimals shown (default 4)")
@@ -74,7 +74,12 @@ def register(commands: Any) -> None:
         help="ranks always shown before only the contributing ones are (default 20)",
     )
     _options.add_conventions(p, duplicates=False)
-    _options.add_example(p, "explain on (with the bm25 run)")
+    _options.add_example(
+        p,
+        "explain on (with the bm25 run)",
+        {"measures": ["nDCG@10"], "query": "1037798"},
+        needed=("measures",),
+    )
     _options.add_quiet(p)
     p.set_defaults(handler=run_explain)
 

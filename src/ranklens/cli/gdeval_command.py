@@ -7,6 +7,8 @@ import math
 import sys
 from typing import Any
 
+from ranklens.cli import _options
+
 GDEVAL_VERSION = "1.3"
 
 
@@ -21,8 +23,11 @@ def register(commands: Any) -> None:
             "(grades 0-4) per topic, then amean. The qrels are 'topic 0 docno judgment'."
         ),
     )
-    p.add_argument("qrels", help="qrels file (topic 0 docno judgment; judgments at most 4)")
-    p.add_argument("run", help="run file in TREC format")
+    p.add_argument(
+        "qrels", nargs="?", help="qrels file (topic 0 docno judgment; judgments at most 4)"
+    )
+    p.add_argument("run", nargs="?", help="run file in TREC format")
+    _options.add_nist_example(p, "gdeval")
     add = p.add_argument
     add("-c", action="store_true", dest="complete", help="average over every qrels topic")
     add("-k", default="20", dest="depth", metavar="K", help="evaluation depth (default 20)")
@@ -55,5 +60,6 @@ def run_gdeval_command(args: argparse.Namespace) -> int:
         risk_alpha=risk,
         risk_alpha_text=args.riskAlpha,
     )
-    sys.stdout.write(run_gdeval(args.qrels, args.run, opts))
+    qrels, run = _options.nist_inputs(args, "gdeval")
+    sys.stdout.write(run_gdeval(qrels, run, opts))
     return 0

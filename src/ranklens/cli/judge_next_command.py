@@ -42,7 +42,7 @@ def register(commands: Any) -> None:
         p, "the highest grade a document may get (default: the qrels' highest grade)"
     )
     _options.add_output(p, "the list")
-    _options.add_example(p, "choose documents to judge for")
+    _options.add_example(p, "choose documents to judge for", {"budget": 10, "depth": 10})
     _options.add_quiet(p, "the progress bar and the summary line")
     p.set_defaults(handler=run_judge_next)
 

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from collections.abc import Sequence
@@ -14,7 +13,7 @@ from typing import IO, Any
 
 from ranklens.cli import _inputs, _options
 
-FORMATS = ("table", "csv", "json")
+FORMATS = _options.TABLE_FORMATS
 DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 
 
@@ -33,7 +32,7 @@ def register(commands: Any) -> None:
     _two_qrels(p)
     p.add_argument("--rel", type=int, metavar="N", help="compare relevant (grade >= N) or not")
     p.add_argument("-q", "--per-query", action="store_true", help="also every query")
-    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_format(p, FORMATS)
     _options.add_output(p, "the tables")
     _options.add_example(p, _EXAMPLE_JUDGES)
     _options.add_quiet(p)
@@ -56,7 +55,7 @@ def register(commands: Any) -> None:
     _options.add_names(p)
     p.add_argument("--top-k", type=int, default=5, metavar="K", help="depth of the top-k overlap")
     p.add_argument("--rbo-p", type=float, default=0.9, metavar="P", help="RBO's persistence")
-    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_format(p, FORMATS)
     _options.add_output(p, "the tables")
     p.add_argument("--report", metavar="FILE", help="also write an HTML report with slope charts")
     _options.add_conventions(p)
@@ -98,10 +97,8 @@ def register(commands: Any) -> None:
     )
     # the spelling of earlier versions (--baseline names one run in compare and report)
     p.add_argument("--baseline", dest="baseline", nargs=2, help=argparse.SUPPRESS)
-    p.add_argument(
-        "--replication-qrels", metavar="FILE", help="qrels of the replication's collection"
-    )
-    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_second_qrels(p, "qrels of the replication's collection", "--replication-qrels")
+    _options.add_format(p, FORMATS)
     _options.add_output(p, "the table")
     _options.add_conventions(p)
     _options.add_example(p, "compare the bundled rerank run with its reproduction rerank-repro, on")
@@ -124,7 +121,7 @@ def register(commands: Any) -> None:
         help="human judgments of a random sample of the queries",
     )
     p.add_argument(
-        "llm_qrels", nargs="?", metavar="LLM_QRELS", help="the LLM's judgments of every query"
+        "llm_qrels", nargs="?", metavar="QRELS_B", help="the LLM's judgments of every query"
     )
     p.add_argument("run", nargs="?", metavar="RUN", help="the run file")
     _options.add_measures(p, DEFAULT_MEASURES)
@@ -132,7 +129,7 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--power-tuning", action="store_true", help="weight the LLM term (PPI++) instead of 1"
     )
-    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    _options.add_format(p, FORMATS)
     _options.add_output(p, "the table")
     _options.add_conventions(p, queries=False)
     _options.add_example(
@@ -146,7 +143,7 @@ def register(commands: Any) -> None:
             f"--scores-{side}",
             metavar="FILE",
             help=f"{what}: a per-topic score file of the run (trec_eval -q output, a table; "
-            "instead of QRELS, LLM_QRELS and RUN; docs/scores.md)",
+            "instead of QRELS, QRELS_B and RUN; docs/scores.md)",
         )
     p.set_defaults(handler=run_ppi)
 
@@ -197,8 +194,8 @@ def _write(
     if fmt == "json":
         out.write(json.dumps(json_ready(payload), allow_nan=False) + "\n")
         return
-    if fmt == "csv":
-        writer = csv.writer(out, lineterminator="\n")
+    if fmt in ("csv", "tsv"):
+        writer = _options.csv_writer(out, fmt)
         writer.writerow(header)
         writer.writerows([[repr(v) if isinstance(v, float) else v for v in row] for row in rows])
         return
@@ -328,7 +325,7 @@ def run_reproduction(args: argparse.Namespace) -> int:
         args.original,
         args.reproduced,
     )
-    inputs = [args.qrels, args.original, args.reproduced, args.replication_qrels]
+    inputs = [args.qrels, args.original, args.reproduced, args.qrels_b]
     if args.baseline:
         inputs += list(args.baseline)
     _options.check_output(args, inputs)
@@ -338,7 +335,7 @@ def run_reproduction(args: argparse.Namespace) -> int:
         args.reproduced,
         _measures(args),
         baseline=tuple(args.baseline) if args.baseline else None,
-        qrels_reproduced=args.replication_qrels,
+        qrels_reproduced=args.qrels_b,
         **_conventions(args),
     )
     rows = [[m, *(v[n] for n in NUMBERS)] for m, v in res.items()]

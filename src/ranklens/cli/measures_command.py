@@ -23,8 +23,9 @@ def register(commands: Any) -> None:
     )
     p.add_argument("name", nargs="?", help="a measure name or alias, e.g. AP or nDCG")
     _options.add_quiet(p)
-    p.add_argument(
-        "-f", "--format", choices=("table", "markdown", "json", "reference"), default="table"
+    _options.add_format(p, ("table", "markdown", "json", "reference"))
+    _options.add_example(
+        p, "", {"name": "nDCG"}, help_text="document one measure with its worked example"
     )
     p.set_defaults(handler=run_measures)
 

@@ -7,6 +7,8 @@ import math
 import sys
 from typing import Any
 
+from ranklens.cli import _options
+
 NDEVAL_VERSION = "4.5"
 
 
@@ -21,8 +23,9 @@ def register(commands: Any) -> None:
             "qrels are 'topic subtopic docno judgment'."
         ),
     )
-    p.add_argument("qrels", help="subtopic qrels file (topic subtopic docno judgment)")
-    p.add_argument("run", help="run file in TREC format")
+    p.add_argument("qrels", nargs="?", help="subtopic qrels file (topic subtopic docno judgment)")
+    p.add_argument("run", nargs="?", help="run file in TREC format")
+    _options.add_nist_example(p, "ndeval")
     add = p.add_argument
     add("-alpha", type=float, default=0.5, help="redundancy intolerance (alpha-nDCG, NRBP)")
     add("-beta", type=float, default=0.5, help="patience (NRBP)")
@@ -60,5 +63,6 @@ def run_ndeval_command(args: argparse.Namespace) -> int:
         risk_alpha=risk,
         risk_alpha_text=args.riskAlpha,
     )
-    sys.stdout.write(run_ndeval(args.qrels, args.run, opts))
+    qrels, run = _options.nist_inputs(args, "ndeval")
+    sys.stdout.write(run_ndeval(qrels, run, opts))
     return 0

@@ -40,21 +40,19 @@ def register(commands: Any) -> None:
             "overlaid."
         ),
     )
-    p.add_argument("kind", choices=KINDS, metavar="KIND", help=f"which plot: {', '.join(KINDS)}")
+    p.add_argument(
+        "kind", nargs="?", choices=KINDS, metavar="KIND", help=f"which plot: {', '.join(KINDS)}"
+    )
     _options.add_files(p, "run file(s) (TREC format)")
     p.add_argument(
         "-o",
         "--output",
-        required=True,
         metavar="FILE",
         help="the file to write; its extension (.png, .svg or .pdf) chooses the format "
-        "unless --format does",
+        "unless --format does (with --example, default: example-KIND.png)",
     )
-    p.add_argument(
-        "-f",
-        "--format",
-        choices=FORMATS,
-        help="the file's format (default: from the extension of --output)",
+    _options.add_format(
+        p, FORMATS, default=None, help_text="the file's format (default: from the extension)"
     )
     p.add_argument(
         "--force", action="store_true", help="overwrite FILE if it exists (never an input file)"
@@ -106,7 +104,7 @@ def register(commands: Any) -> None:
     from ranklens.cli import _inputs
 
     _inputs.add_scores(p, "delta, dist: runs")
-    _options.add_example(p, "plot")
+    _options.add_example(p, "plot", {"kind": "pr"}, needed=("kind",))
     _options.add_quiet(p, "the name of the file written")
     p.set_defaults(handler=run_plot)
 
@@ -170,6 +168,12 @@ def _measures(args: argparse.Namespace) -> list[str]:
 
 def run_plot(args: argparse.Namespace) -> int:
     """Handle ``ranklens plot``."""
+    if args.output is None:
+        if not args.example:
+            from ranklens.base.errors import OptionError
+
+            raise OptionError("give -o/--output FILE, a .png, .svg or .pdf file (or --example)")
+        args.output = f"example-{args.kind}.png"
     fmt = _output_format(args.output, args.format)
     _check(args)
     from ranklens.data.output import check_destination, write_atomically

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from typing import IO, Any
 
 from ranklens.cli import _options
 
-FORMATS = ("table", "csv", "json")
+FORMATS = _options.TABLE_FORMATS
 STRATEGIES = ("depth", "rbp", "rrf")
 DEFAULT_MEASURES = _options.DEFAULT_MEASURES
 
@@ -52,8 +51,8 @@ def register(commands: Any) -> None:
         help="judgments for the statistics (implies --stats); the same as giving them first",
     )
     _options.add_measures(p, DEFAULT_MEASURES)
-    p.add_argument("-f", "--format", choices=FORMATS, default="table", help="statistics format")
-    _options.add_example(p, "pool")
+    _options.add_format(p, FORMATS, help_text="statistics format")
+    _options.add_example(p, "pool", {"depth": 10})
     _options.add_quiet(p, "the summary line")
     p.set_defaults(handler=run_pool)
 
@@ -146,8 +145,8 @@ def _write_statistics(stats: Any, fmt: str, out: IO[str]) -> None:
         }
         out.write(json.dumps(json_ready(payload), allow_nan=False) + "\n")
         return
-    if fmt == "csv":
-        writer = csv.writer(out, lineterminator="\n")
+    if fmt in ("csv", "tsv"):
+        writer = _options.csv_writer(out, fmt)
         writer.writerow(header)
         writer.writerows([[repr(v) if isinstance(v, float) else v for v in row] for row in rows])
         return

@@ -38,17 +38,16 @@ def register(commands: Any) -> None:
         "most on the first measure; default 100)",
     )
     p.add_argument("--no-plots", action="store_true", help="leave the plots out (no matplotlib)")
-    p.add_argument(
-        "--qrels-b",
-        metavar="FILE",
-        help="a second set of judgments (e.g. an LLM's): add the leaderboards under both, "
+    _options.add_second_qrels(
+        p,
+        "a second set of judgments (e.g. an LLM's): add the leaderboards under both, "
         "compared, with a slope chart per measure (three runs or more)",
     )
     _options.add_item_data(p)
     _options.add_statistics(p)
     _options.add_leaderboard_statistics(p)
     _options.add_conventions(p)
-    _options.add_example(p, "report on")
+    _options.add_example(p, "report on", {"output": "example-report.html"})
     _options.add_quiet(p, "the progress bar and the name of the file written")
     # -q stays for scripts that used it; it is not shown, as -q means --per-query in eval
     p.add_argument("-q", dest="quiet", action="store_true", help=argparse.SUPPRESS)
@@ -61,8 +60,10 @@ def run_report(args: argparse.Namespace) -> int:
     from ranklens.base.errors import OptionError
     from ranklens.presentation.reporting import write_report
 
-    if args.output == "-":
-        raise OptionError("--output must be a file name (the report is one HTML file)")
+    if args.output in ("-", None):
+        raise OptionError(
+            "give -o/--output FILE, a file name (the report is one HTML file; or --example)"
+        )
     if args.scores:  # runs given as per-topic scores: docs/scores.md
         entries = _inputs.load_run_or_scores(args, 1)
         measures = _inputs.measures_for(args, entries, DEFAULT_MEASURES)

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from ranklens.cli import _options
+
 
 def register(commands: Any) -> None:
     """Add the ``sample-eval`` subcommand."""
@@ -20,8 +22,9 @@ def register(commands: Any) -> None:
             "stratum judgment', judgment -1 for a pooled document that was not sampled."
         ),
     )
-    p.add_argument("qrels", help="stratified qrels (topic 0 docno stratum judgment)")
-    p.add_argument("run", help="run file in TREC format")
+    p.add_argument("qrels", nargs="?", help="stratified qrels (topic 0 docno stratum judgment)")
+    p.add_argument("run", nargs="?", help="run file in TREC format")
+    _options.add_nist_example(p, "sample-eval")
     p.add_argument("-q", action="store_true", dest="per_topic", help="also every topic")
     p.add_argument("--quiet", action="store_true", help="accepted for symmetry")
     p.set_defaults(handler=run_sample_eval_command)
@@ -31,5 +34,6 @@ def run_sample_eval_command(args: argparse.Namespace) -> int:
     """Handle ``ranklens sample-eval``."""
     from ranklens.frontends.sample_eval import run_sample_eval
 
-    sys.stdout.write(run_sample_eval(args.qrels, args.run, per_topic=args.per_topic))
+    qrels, run = _options.nist_inputs(args, "sample-eval")
+    sys.stdout.write(run_sample_eval(qrels, run, per_topic=args.per_topic))
     return 0

@@ -36,9 +36,8 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--min-diff",
         type=float,
-        required=True,
         metavar="D",
-        help="the smallest difference to detect (paired-t: between two systems; anova: "
+        help="the smallest difference to detect (t: between two systems; anova: "
         "between the best and the worst system); for ci, the largest expected width of "
         "the confidence interval",
     )
@@ -55,13 +54,15 @@ def register(commands: Any) -> None:
         "--variance",
         type=float,
         metavar="V",
-        help="the variance instead of runs: of the per-topic differences (paired-t), or "
+        help="the variance instead of runs: of the per-topic differences (t), or "
         "within systems (anova, ci)",
     )
     p.add_argument(
         "--test",
-        choices=TESTS,
-        help="paired-t, anova or ci (default: all three with runs, paired-t with --variance)",
+        type=_options.test_name,
+        choices=("t", "anova", "ci"),
+        help="t (the paired t-test; also spelled paired-t), anova or ci (default: all three "
+        "with runs, t with --variance)",
     )
     p.add_argument(
         "--systems",
@@ -72,12 +73,10 @@ def register(commands: Any) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     p.add_argument("--power", type=float, default=0.8, help="the power wanted (0.8)")
     _options.add_measures(p, DEFAULT_MEASURES)
-    p.add_argument(
-        "-f", "--format", choices=("table", "json"), default="table", help="output format"
-    )
+    _options.add_format(p, ("table", "json"))
     _options.add_output(p, "the table")
     _options.add_conventions(p)
-    _options.add_example(p, "estimate the variance from")
+    _options.add_example(p, "estimate the variance from", {"min_diff": 0.05}, needed=("min_diff",))
     _options.add_quiet(p)
     score_inputs.add_scores(p, "existing runs to estimate the variance from")
     p.set_defaults(handler=run_topics)
@@ -118,6 +117,8 @@ def run_topics(args: argparse.Namespace) -> int:
     from ranklens.analysis.stats.power import topic_set_size
     from ranklens.base.errors import OptionError
 
+    if args.test == "t":  # the command line's name of the paired t-test; Python's "paired-t"
+        args.test = "paired-t"
     scored = score_inputs.read_score_files(args)  # runs given as per-topic scores
     qrels, runs = (args.qrels, list(args.runs)) if scored else _inputs(args)
     _options.check_output(args, [qrels, *runs, *args.scores])

@@ -15,6 +15,7 @@ system ``dense`` between them, ``rerank-repro`` (a reproduction of ``rerank``), 
 from __future__ import annotations
 
 import gzip
+import io
 from importlib import resources
 from pathlib import Path
 
@@ -111,3 +112,43 @@ def _holds(target: Path, content: bytes) -> bool:
         )
     except OSError:
         return False
+
+
+NIST_EXAMPLE_TOOLS = ("ndeval", "gdeval", "sample-eval", "expeval")
+"""The NIST tools' reproductions :func:`nist_example` gives the example to."""
+
+
+def nist_example(tool: str) -> tuple[io.BytesIO, io.BytesIO]:
+    """The bundled qrels and bm25 run in the input format of the NIST tool ``tool`` (one of
+    :data:`NIST_EXAMPLE_TOOLS`), as named in-memory files.
+
+    ndeval: the queries numbered 1-43 in order (it reads numeric topics up to 1000009),
+    each with one subtopic; gdeval: the files as they are (grades 0-3); sample-eval: every
+    judgment in one stratum sampled whole (so infAP is AP); expeval: ``qid docno rel`` and
+    one sampled ranking (sample 1) per query.
+
+    >>> qrels, run = nist_example("ndeval")
+    >>> qrels.name, qrels.read().split(b"\\n")[0]
+    ('example-ndeval.qrels', b'1 1 1017759 0')
+    """
+    if tool not in NIST_EXAMPLE_TOOLS:
+        raise OptionError(f"no example for {tool!r}: one of {', '.join(NIST_EXAMPLE_TOOLS)}")
+    qrels_path, run_paths = example_paths()
+    qrels = [line.split() for line in gzip.decompress(qrels_path.read_bytes()).splitlines()]
+    run = [line.split() for line in gzip.decompress(run_paths[0].read_bytes()).splitlines()]
+    number = {qid: str(i).encode() for i, qid in enumerate(dict.fromkeys(q[0] for q in qrels), 1)}
+    if tool == "ndeval":
+        qrels = [[number[q], b"1", d, g] for q, _, d, g in qrels]
+        run = [[number[q], *rest] for q, *rest in run if q in number]
+    elif tool == "sample-eval":
+        qrels = [[q, b"0", d, b"1", g] for q, _, d, g in qrels]
+    elif tool == "expeval":
+        qrels = [[q, d, g] for q, _, d, g in qrels]
+        run = [[q, b"1", *rest] for q, _, *rest in run]
+
+    def named(rows: list[list[bytes]], suffix: str) -> io.BytesIO:
+        data = io.BytesIO(b"".join(b" ".join(row) + b"\n" for row in rows))
+        data.name = f"example-{tool}.{suffix}"
+        return data
+
+    return named(qrels, "qrels"), named(run, "run")

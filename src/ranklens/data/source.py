@@ -16,6 +16,10 @@ Source = str | os.PathLike[str] | IO[bytes] | IO[str]
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
 _BOM = BOM = b"\xef\xbb\xbf"
 _LONE_CR = re.compile(rb"\r(?!\n)")
+ZIP_MESSAGE = (
+    "is a zip archive, which ranklens does not read: unzip it (unzip FILE) and give the "
+    "file inside (plain text, .gz, .bz2 or .xz)"
+)
 LONE_CR_MESSAGE = (
     "has a carriage return (\\r) that does not end a line: the file seems to use "
     "classic-Mac line ends, which ranklens does not read (they would make it one long "
@@ -203,6 +207,8 @@ def _decompress(raw: bytes | mmap.mmap, name: str) -> bytes | mmap.mmap:
                 raise InputError(
                     f"is not a valid {kind} file: it is corrupt or truncated ({exc})", path=name
                 ) from None
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        raise InputError(ZIP_MESSAGE, path=name)
     return raw
 
 

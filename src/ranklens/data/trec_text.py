@@ -106,14 +106,22 @@ def _line_text(content: object, line: int) -> bytes:
 
 
 def _likely_cause(message: str, kind: int, content: object, line: int) -> str:
-    """What a column-count error most likely means: swapped files, CSV, 3-column files."""
-    if "expected" not in message or not 0 < line <= 1000:  # a wrong format fails early
-        return ""
+    """What a column-count error most likely means: swapped files, CSV, 3-column files;
+    and a first line of column names (a header, which TREC files do not have)."""
+    header = line == 1 and ("is not a number" in message or "is not an integer" in message)
+    if not header and ("expected" not in message or not 0 < line <= 1000):
+        return ""  # a wrong format fails early
     try:
         text = _line_text(content, line)
     except (TypeError, ValueError):
         return ""
     fields = text.split()
+    if header and fields and all(f[:1].isalpha() and not f.isdigit() for f in fields):
+        return (
+            f"; line {line} looks like a header (column names): TREC files have none; delete "
+            "it (e.g. tail -n +2 FILE > FILE.trec), or name the file .csv or .tsv to read it "
+            "as a table with a header row"
+        )
     if text.count(b",") >= 2 and len(fields) <= 2:
         return (
             "; this looks like CSV (comma-separated): TREC files are separated by whitespace; "
@@ -223,6 +231,14 @@ def read_run(
     wanted = bool(ranks) or (ranks is None and deferred is None)
     parsed, read_ranks, where, header = _parse(source, _RUN, ranks_wanted=wanted)
     qids, q_offsets, doc_data, doc_offsets, scores, lines, tag = parsed
+    if _scores_count_up(scores, q_offsets, lines):
+        column = read_ranks if read_ranks is not None else _ranks_of(deferred)
+        if column is not None and not np.array_equal(column, scores):
+            import warnings
+
+            from ranklens.base.errors import InputWarning
+
+            warnings.warn(InputWarning(SWAPPED_COLUMNS.format(name=where)), stacklevel=3)
     return {
         "qids": tuple(qids),
         "q_offsets": q_offsets,
@@ -235,6 +251,45 @@ def read_run(
         "ranks": deferred if deferred is not None else read_ranks,
         "metadata": header,
     }
+
+
+SWAPPED_COLUMNS = (
+    "{name}: the rank and score columns look swapped: the score column (the 5th) holds "
+    "exactly 1, 2, ..., n in each query in file order and the rank column (the 4th) other "
+    "numbers, so the document of each query's last line ranks first (ranklens ranks by "
+    "score); swap the columns, e.g. awk '{{t = $4; $4 = $5; $5 = t; print}}' FILE"
+)
+"""The warning of a run read from a TREC file whose rank and score columns look swapped
+(:func:`_scores_count_up`)."""
+
+
+def _scores_count_up(scores: np.ndarray, q_offsets: Int64Array, lines: Int64Array) -> bool:
+    """Whether the scores of every query are exactly the integers 1, 2, ..., n in the
+    order of the file's lines (the rank column's content), with at least one query of two
+    documents or more: what a run whose rank and score columns were swapped holds. A run
+    whose scores are real scores fails at its first few values, so this costs nothing
+    there."""
+    if len(scores) < 2 or scores[0] != 1.0:
+        return False  # the first line of a query has score 1
+    if not np.all(scores[:64] == np.floor(scores[:64])):
+        return False
+    sizes = np.diff(q_offsets)
+    if sizes.size == 0 or sizes.max() < 2:
+        return False
+    segment = np.repeat(np.arange(sizes.size), sizes)
+    order = np.lexsort((lines, segment))
+    within = np.arange(len(scores)) - np.repeat(q_offsets[:-1], sizes) + 1
+    return bool(np.array_equal(scores[order], within.astype(scores.dtype)))
+
+
+def _ranks_of(deferred: FileRanks | None) -> Int64Array | None:
+    """The rank column of a run file read without it (``None`` if it cannot be had)."""
+    if deferred is None:
+        return None
+    try:
+        return deferred.load()
+    except InputError:
+        return None
 
 
 def format_score(value: float) -> str:

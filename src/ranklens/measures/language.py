@@ -153,10 +153,46 @@ def parse_ir_measure(text: str) -> Measure:
     return spec.make(**params)
 
 
+def split_measure_names(text: str) -> list[str]:
+    """The measures of one string: separated by commas or whitespace, the same in Python
+    and on the command line (``-m``).
+
+    A comma or space inside parentheses or braces belongs to the measure's parameters; a
+    comma followed by a digit continues a trec_eval parameter list (``P.5,10``: no measure
+    name starts with a digit); whitespace next to ``@``, ``=``, ``(`` or ``)`` is not a
+    separator (``NDCG@ 10`` is one measure):
+
+    >>> split_measure_names("nDCG@10,AP P.5,10 NDCG@ 10 RBP(p=0.8, gain='graded')")
+    ['nDCG@10', 'AP', 'P.5,10', 'NDCG@ 10', "RBP(p=0.8, gain='graded')"]
+    """
+    out: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch in "({"
+        depth -= ch in ")}"
+        if ch.isspace():
+            before = "".join(current).rstrip()[-1:]
+            after = text[i:].lstrip()[:1]
+            ends = not (before in ("@", "=", "(") or after in ("@", "=", "(", ")", ","))
+        else:
+            ends = ch == "," and not text[i + 1 : i + 2].isdigit()
+        if ends and depth == 0:
+            if "".join(current).strip():
+                out.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        out.append("".join(current).strip())
+    return out
+
+
 def parse_measures(names: Iterable[str | Measure] | str | Measure) -> list[Measure]:
     """Parse measure names (either language, nicknames expanded), keeping the first of
-    repeated measures, in order. One name (a str) is one measure; ir_measures' measure
-    objects (``ir_measures.nDCG@10``) are read by their name.
+    repeated measures, in order. A str holds one measure or several separated by commas or
+    spaces (:func:`split_measure_names`, as ``-m`` on the command line reads them);
+    ir_measures' measure objects (``ir_measures.nDCG@10``) are read by their name.
 
     Raises
     ------
@@ -171,8 +207,13 @@ def parse_measures(names: Iterable[str | Measure] | str | Measure) -> list[Measu
         )
     out: dict[str, Measure] = {}
     for item in names:
-        for measure in (item,) if isinstance(item, Measure) else parsed_text(_as_text(item)):
-            out.setdefault(measure.name, measure)
+        if isinstance(item, Measure):
+            out.setdefault(item.name, item)
+            continue
+        text = _as_text(item)
+        for one in (split_measure_names(text) or [text]) if isinstance(item, str) else [text]:
+            for measure in parsed_text(one):
+                out.setdefault(measure.name, measure)
     return list(out.values())
 
 
@@ -243,7 +284,7 @@ def _parse_any(text: str, hints: bool = True) -> list[Measure]:
 
 
 def _suggestions(text: str) -> str:
-    """"Did you mean" for an unknown name, in both languages and without repeats: a name
+    """ "Did you mean" for an unknown name, in both languages and without repeats: a name
     run together with its cut-off (``ndcg_cut10``) is offered in trec_eval's form
     (``ndcg_cut.10``) and in ranklens' (``nDCG@10``); otherwise the closest names."""
     from ranklens.measures import peer_names, trec_names

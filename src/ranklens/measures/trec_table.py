@@ -393,6 +393,9 @@ def _suggest(name: str) -> str:
     if not close:
         lower = {p.lower(): p for p in pool}
         close = [lower[name.lower()]] if name.lower() in lower else []
+    same = _trec_spelling(name)
+    if same is not None:
+        close = [same, *(c for c in close if c != same)][:3]
     hint = f" (did you mean {' or '.join(repr(c) for c in close)}?" if close else " ("
     if any(ch in name for ch in "@(") or name in _language_names():
         hint += " " if close else ""
@@ -403,6 +406,25 @@ def _suggest(name: str) -> str:
     elif not close:
         hint += "'ranklens trec-eval -m all_trec' computes every trec_eval measure"
     return hint + ")"
+
+
+def _trec_spelling(name: str) -> str | None:
+    """trec_eval's ``-m`` name of the measure ``name`` of ranklens' measure language
+    (``ndcg@10`` -> ``ndcg_cut.10``, ``P@5`` -> ``P.5``), or ``None``."""
+    from ranklens.base.errors import MeasureError
+    from ranklens.measures.language import parse_measure
+    from ranklens.measures.trec_names import trec_value_name
+
+    try:
+        value_name = trec_value_name(parse_measure(name))
+    except MeasureError:
+        return None
+    if value_name is None:
+        return None
+    if value_name in BY_NAME:
+        return value_name
+    base, _, cutoff = value_name.rpartition("_")
+    return f"{base}.{cutoff}" if base in BY_NAME else None
 
 
 def _language_names() -> set[str]:
