@@ -456,7 +456,35 @@ def to_markdown(cmp: Comparison) -> str:
         lines += ["", "Rank correlation of the orderings of the runs:", ""]
         header, rows = correlation_rows(cmp)
         lines += _markdown_table(header, rows, 2)
+    for title, (header, rows), right_from, note in _many_runs_tables(cmp):
+        lines += ["", f"{title}:", ""]
+        lines += _markdown_table(header, rows, right_from)
+        if note:
+            lines += ["", note]
     return "\n".join(lines) + "\n"
+
+
+def _many_runs_tables(
+    cmp: Comparison,
+) -> list[tuple[str, tuple[list[str], list[list[str]]], int, str]]:
+    """``(title, (header, rows), first right-aligned column, note)`` of the tables of a
+    comparison of many runs that apply: the probability of being better and the risk
+    (with a ROPE or a risk weight given), the rank intervals and Friedman's test (all
+    pairs), the query groups."""
+    out = []
+    if cmp.rope is not None or cmp.risk_alpha is not None:
+        out.append(
+            ("Probability of being better, risk", bayes_risk_rows(cmp), 3, bayes_risk_title(cmp))
+        )
+    if cmp.pairs:
+        out.append(("Rank intervals", rank_rows(cmp), 1, RANKS_NOTE))
+        friedman = friedman_rows(cmp)
+        if friedman[1]:
+            out.append(("Friedman's test", friedman, 1, ""))
+    if cmp.groups:
+        notes = " ".join(note for part in cmp.groups.values() for note in part.notes)
+        out.append((f"Groups (run - {cmp.baseline})", group_rows(cmp), 1, notes))
+    return out
 
 
 def to_latex(cmp: Comparison) -> str:
@@ -620,23 +648,10 @@ def write_table(cmp: Comparison, out: IO[str], extra: Sequence[ExtraTable] = ())
     if cmp.correlation:
         header, rows = correlation_rows(cmp)
         console.print(table(header, rows, 2, "rank correlation of the orderings of the runs"))
-    if cmp.rope is not None or cmp.risk_alpha is not None:
-        header, rows = bayes_risk_rows(cmp)
-        console.print(table(header, rows, 3, "probability of being better, risk"))
-        console.print(bayes_risk_title(cmp), markup=False, soft_wrap=True)
-    if cmp.pairs:
-        header, rows = rank_rows(cmp)
-        console.print(table(header, rows, 1, "rank intervals"))
-        console.print(RANKS_NOTE, markup=False, soft_wrap=True)
-        header, rows = friedman_rows(cmp)
-        if rows:
-            console.print(table(header, rows, 1, "Friedman's test"))
-    if cmp.groups:
-        header, rows = group_rows(cmp)
-        console.print(table(header, rows, 1, f"groups (run - {cmp.baseline})"))
-        for part in cmp.groups.values():
-            for note in part.notes:
-                console.print(note, markup=False, soft_wrap=True)
+    for title, (header, rows), right_from, note in _many_runs_tables(cmp):
+        console.print(table(header, rows, right_from, title[0].lower() + title[1:]))
+        if note:
+            console.print(note, markup=False, soft_wrap=True)
     for header, rows, right_from, title in extra:
         console.print(table(header, rows, right_from, title))
 
