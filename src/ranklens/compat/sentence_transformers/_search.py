@@ -52,46 +52,65 @@ class TopDocuments:
         self.score_name = score_name
         self.scores: Any = None
         self.positions: Any = None
+        self._ranks_on_device: Any = None
 
     def add(self, pair_scores: Any, start: int) -> None:
-        """Take the ``(queries, chunk)`` scores of the corpus entries ``start`` onwards."""
+        """Take the ``(queries, chunk)`` scores of the corpus entries ``start`` onwards.
+
+        The candidates of a chunk are its ``max_k + 1`` best scores (one ``torch.topk``,
+        which ranks NaN first): they hold its first ``max_k`` documents unless the last two
+        candidates tie, and only the rows where they tie are chosen again, by corpus id. So
+        no pass over the whole chunk is added to the model's ``topk``.
+        """
         torch = self.torch
         n = int(pair_scores.shape[1])
         if n == 0:
             return
-        if bool(torch.isnan(pair_scores).any()):
+        k = min(self.max_k + 1, n)
+        values, index = torch.topk(pair_scores, k, dim=1, largest=True, sorted=False)
+        if bool(torch.isnan(values).any()):  # topk ranks NaN first: any NaN is here
             raise InputError(
                 f"the score function {self.score_name!r} gave NaN scores (for corpus entries "
                 f"{start} to {start + n - 1}): check the model's embeddings (NaN or infinite "
                 "values)"
             )
-        k = min(self.max_k, n)
-        values, index = torch.topk(pair_scores, k, dim=1, largest=True, sorted=False)
-        ranks = self.corpus_ranks[start : start + n].to(pair_scores.device)
-        threshold = values.min(dim=1, keepdim=True).values
-        tied = (pair_scores >= threshold).sum(dim=1) > k
-        if bool(tied.any()):
-            # torch.topk picks any of the documents tied at the k-th score: take those with
-            # the smallest corpus ids, as sentence-transformers does
-            rows = torch.nonzero(tied).flatten()
-            chosen, limit = pair_scores[rows], threshold[rows]
-            total = int(self.corpus_ranks.shape[0])
-            keys = torch.where(chosen > limit, ranks, 2 * total)
-            keys = torch.where(chosen == limit, ranks + total, keys)
-            best = keys.topk(k, dim=1, largest=False).indices
-            index[rows] = best
-            values[rows] = chosen.gather(1, best)
+        if k > self.max_k:
+            # where the last two candidates tie, which of the tied documents are among the
+            # first max_k depends on their corpus ids: those rows are chosen again by id
+            lowest = values.min(dim=1, keepdim=True).values
+            tied = torch.nonzero((values == lowest).sum(dim=1) > 1).flatten()
+            if tied.numel():
+                chosen = self._by_id(pair_scores[tied], lowest[tied], start, k)
+                index[tied] = chosen
+                values[tied] = pair_scores[tied].gather(1, chosen)
         positions = index + start
         if self.scores is not None:
             values = torch.cat([self.scores, values], dim=1)
             positions = torch.cat([self.positions, positions], dim=1)
         self.scores, self.positions = self._ordered(values, positions)
 
+    def _ranks(self, device: Any) -> Any:
+        """:attr:`corpus_ranks` on ``device`` (copied there once)."""
+        if self._ranks_on_device is None or self._ranks_on_device.device != device:
+            self._ranks_on_device = self.corpus_ranks.to(device)
+        return self._ranks_on_device
+
+    def _by_id(self, scores: Any, lowest: Any, start: int, k: int) -> Any:
+        """The column of the ``k`` best entries of each row of ``scores`` by score, then
+        corpus id: every score above the row's ``lowest``, then the entries at ``lowest``
+        with the smallest ids (integer keys, so no row is sorted whole)."""
+        torch = self.torch
+        total = int(self.corpus_ranks.shape[0])
+        ranks = self._ranks(scores.device)[start : start + scores.shape[1]]
+        keys = torch.where(scores > lowest, ranks, 2 * total)
+        keys = torch.where(scores == lowest, ranks + total, keys)
+        return keys.topk(k, dim=1, largest=False).indices
+
     def _ordered(self, values: Any, positions: Any) -> tuple[Any, Any]:
         """The first ``max_k`` candidates of each row by score, descending, then corpus id,
         ascending."""
         torch = self.torch
-        ranks = self.corpus_ranks.to(positions.device)[positions]
+        ranks = self._ranks(positions.device)[positions]
         by_id = torch.sort(ranks, dim=1, stable=True).indices
         # + 0.0: -0.0 becomes 0.0, equal to it as in Python (a radix sort would part them)
         by_score = torch.sort(values.gather(1, by_id) + 0.0, dim=1, descending=True, stable=True)
