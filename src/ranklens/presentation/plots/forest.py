@@ -93,10 +93,11 @@ def plot_forest(
 
     ax.set_xlabel(f"{EFFECT_LABELS[meta.effect]} of {meta.measure}, {run} - {meta.baseline}")
     ax.grid(True, axis="x", alpha=0.3)
+    tau2 = f"{summary.tau2:.2e}" if summary.tau2 else "0"
     ax.set_title(
         title
         if title is not None
-        else f"{run} vs {meta.baseline}: tau² = {summary.tau2:.4g}, I² = {summary.i2:.0%} "
+        else f"{run} vs {meta.baseline}: tau² = {tau2}, I² = {summary.i2:.0%} "
         f"({meta.confidence:.0%} intervals)"
     )
     return fig
