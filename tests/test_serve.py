@@ -159,7 +159,10 @@ def test_the_index_shows_the_means_by_group(store: Path) -> None:
 
 
 def test_only_the_store_is_served_and_only_to_its_host(store: Path) -> None:
+    (store / "broken.json").write_text('{"format": "ranklens.results/1", "name": ')
     with serving(store) as base:
+        status, index = fetch(base + "/")
+        assert status == 200 and "broken.json:1: is not JSON" in index and "first" in index
         assert fetch(base + "/results/first.json")[1] == (store / "first.json").read_text()
         assert fetch(base + "/results/first.json.meta.json")[0] == 404
         assert fetch(base + "/results/../data/qrels.txt")[0] == 404

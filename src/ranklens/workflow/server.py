@@ -153,7 +153,11 @@ def index_page(store: ResultsStore) -> str:
     paths = store.paths()
     sections = []
     for relative in paths:
-        document = load_results(os.path.join(store.folder, relative))
+        try:
+            document = load_results(os.path.join(store.folder, relative))
+        except InputError as exc:  # one broken file, not the page
+            sections.append(f"<h2>{html.escape(relative)}</h2><p>{html.escape(str(exc))}</p>")
+            continue
         link = f"/experiment/{quote(relative)}"
         comparison = document.get("comparison") or {}
         stats = {r["name"]: r.get("vs_baseline", {}) for r in comparison.get("runs", [])}
