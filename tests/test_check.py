@@ -420,8 +420,13 @@ AGREEMENT = settings(
 """Generated files, the same ones on every run."""
 
 
+FIELD = st.text(alphabet="q1d2 .\teE+-#x\r\x00\x0b\udcff", max_size=6)
+"""A damaged field: digits, signs, exponents, comment marks, whitespace, NUL, invalid UTF-8."""
+DAMAGED_LINES = st.lists(FIELD, min_size=0, max_size=8).map(" ".join)
+
+
 @AGREEMENT
-@given(lines=st.lists(RUN_LINES, max_size=8), compress=st.booleans())
+@given(lines=st.lists(RUN_LINES | DAMAGED_LINES, max_size=8), compress=st.booleans())
 def test_check_agrees_with_the_strict_run_reader(
     tmp_path_factory: pytest.TempPathFactory, lines: list[str], compress: bool
 ) -> None:
