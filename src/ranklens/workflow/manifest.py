@@ -281,13 +281,16 @@ def _runs(value: Any, where: str) -> dict[str, str]:
 
 
 def _measures(value: Any, where: str) -> tuple[str, ...]:
-    from ranklens.measures.language import parse_measure
+    """The canonical names of the measures: a list, or one string (separated as the
+    measure language separates them); trec_eval's names stand for all they name
+    (``P.5,10`` is P@5 and P@10)."""
+    from ranklens.measures.language import parse_measures
 
-    names = [n.strip() for n in value.split(",")] if isinstance(value, str) else value
+    names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         raise InputError("'measures' must be a list of measure names ([nDCG@10, AP])", path=where)
     try:
-        return tuple(dict.fromkeys(parse_measure(n).name for n in names))
+        return tuple(dict.fromkeys(m.name for m in parse_measures(names)))
     except MeasureError as exc:
         raise InputError(f"measures: {exc}", path=where) from None
 
