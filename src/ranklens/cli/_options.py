@@ -416,20 +416,10 @@ def add_statistics(p: argparse.ArgumentParser) -> None:
         help="paired test: t (default; also paired-t), wilcoxon (signed-rank), sign, "
         "randomization (sign flips), bootstrap (studentized shift method)",
     )
-    p.add_argument(
-        "--correction",
-        choices=CORRECTIONS,
-        default="holm",
-        help="correction over the comparisons of each measure: holm (default), bonferroni, "
-        "bh (Benjamini-Hochberg), none",
-    )
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    p.add_argument(
-        "--confidence",
-        type=float,
-        default=0.95,
-        help="level of the confidence intervals (0.95): t-interval for --test t, percentile "
-        "bootstrap otherwise",
+    add_levels(
+        p,
+        "the comparisons of each measure",
+        "t-interval for --test t, percentile bootstrap otherwise",
     )
     add_resamples(
         p,
@@ -564,6 +554,25 @@ def add_leaderboard_statistics(p: argparse.ArgumentParser) -> None:
 
 
 LEADERBOARD_STATISTICS = ("groups", "rope", "risk_alpha")
+
+
+def add_levels(p: argparse.ArgumentParser, corrected_over: str, intervals: str) -> None:
+    """``--correction`` (over ``corrected_over``), ``--alpha`` and ``--confidence`` (of the
+    ``intervals``)."""
+    p.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help=f"correction over {corrected_over}: holm (default), bonferroni, "
+        "bh (Benjamini-Hochberg), none",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help=f"level of the confidence intervals (0.95): {intervals}",
+    )
 
 
 STATISTICS = (

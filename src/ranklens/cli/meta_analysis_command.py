@@ -56,20 +56,7 @@ def register(commands: Any) -> None:
         help="the effect pooled: the mean paired difference (default), its standardised mean "
         "difference d_z, or Hedges' g_z (d_z with the small-sample correction)",
     )
-    p.add_argument(
-        "--correction",
-        choices=_options.CORRECTIONS,
-        default="holm",
-        help="correction of the pooled p-values over the runs: holm (default), bonferroni, "
-        "bh (Benjamini-Hochberg), none",
-    )
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    p.add_argument(
-        "--confidence",
-        type=float,
-        default=0.95,
-        help="level of the normal confidence intervals (0.95)",
-    )
+    _options.add_levels(p, "the runs' pooled p-values", "normal intervals")
     p.add_argument(
         "--plot",
         metavar="FILE",
