@@ -610,6 +610,8 @@ def test_cli_files_scores_and_names(tmp_path: Path) -> None:
         (["QRELS", "RUN"], "at least 2 collections, not 1"),
         (["QRELS", "RUN", "QRELS", "RUN", "--collection", "x"], "--collection given 1 times"),
         (["--example", "--effect", "g_z", "--alpha", "2"], "alpha must be"),
+        (["--example", "--collection", "x"], "--example takes no files or --collection"),
+        (["QRELS", "RUN", "--scores", "RUN"], "cannot tell the format"),
     ],
 )
 def test_cli_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:

@@ -77,18 +77,13 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=run_meta_analysis)
 
 
-def _stem(path: str) -> str:
-    from ranklens.data.naming import file_stem
-
-    return file_stem(path)
-
-
 def _default_names(paths: list[str]) -> list[str]:
     """The qrels' (or first score files') stems; their folders' names where the stems
     repeat; refused where both repeat."""
     from ranklens.base.errors import OptionError
+    from ranklens.data.naming import file_stem
 
-    stems = [_stem(p) for p in paths]
+    stems = [file_stem(p) for p in paths]
     if len(set(stems)) == len(stems):
         return stems
     folders = [os.path.basename(os.path.dirname(os.path.abspath(p))) for p in paths]
@@ -106,8 +101,10 @@ def collections_of(args: argparse.Namespace) -> dict[str, Any]:
     from ranklens.base.errors import OptionError
 
     if args.example:
-        if args.qrels is not None or args.scores:
-            raise OptionError("--example takes no files: it uses the bundled example data")
+        if args.qrels is not None or args.scores or args.collections:
+            raise OptionError(
+                "--example takes no files or --collection names: it uses the bundled example"
+            )
         from ranklens.analysis.meta_analysis import example_collections
 
         return dict(example_collections())
