@@ -457,7 +457,7 @@ def to_markdown(cmp: Comparison) -> str:
         header, rows = correlation_rows(cmp)
         lines += _markdown_table(header, rows, 2)
     for title, (header, rows), right_from, note in _many_runs_tables(cmp):
-        lines += ["", f"{title}:", ""]
+        lines += ["", f"{title[0].upper()}{title[1:]}:", ""]
         lines += _markdown_table(header, rows, right_from)
         if note:
             lines += ["", note]
@@ -474,16 +474,16 @@ def _many_runs_tables(
     out = []
     if cmp.rope is not None or cmp.risk_alpha is not None:
         out.append(
-            ("Probability of being better, risk", bayes_risk_rows(cmp), 3, bayes_risk_title(cmp))
+            ("probability of being better, risk", bayes_risk_rows(cmp), 3, bayes_risk_title(cmp))
         )
     if cmp.pairs:
-        out.append(("Rank intervals", rank_rows(cmp), 1, RANKS_NOTE))
+        out.append(("rank intervals", rank_rows(cmp), 1, RANKS_NOTE))
         friedman = friedman_rows(cmp)
         if friedman[1]:
             out.append(("Friedman's test", friedman, 1, ""))
     if cmp.groups:
         notes = " ".join(note for part in cmp.groups.values() for note in part.notes)
-        out.append((f"Groups (run - {cmp.baseline})", group_rows(cmp), 1, notes))
+        out.append((f"groups (run - {cmp.baseline})", group_rows(cmp), 1, notes))
     return out
 
 
@@ -649,7 +649,7 @@ def write_table(cmp: Comparison, out: IO[str], extra: Sequence[ExtraTable] = ())
         header, rows = correlation_rows(cmp)
         console.print(table(header, rows, 2, "rank correlation of the orderings of the runs"))
     for title, (header, rows), right_from, note in _many_runs_tables(cmp):
-        console.print(table(header, rows, right_from, title[0].lower() + title[1:]))
+        console.print(table(header, rows, right_from, title))
         if note:
             console.print(note, markup=False, soft_wrap=True)
     for header, rows, right_from, title in extra:
