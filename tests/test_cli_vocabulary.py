@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ranklens.cli import COMMAND_GROUPS, _options, build_parser, main
 
@@ -584,8 +586,8 @@ def test_a_normal_run_never_looks_swapped(tmp_path: Path, make: str) -> None:
 
 def test_trec_eval_offers_its_name_for_a_language_name() -> None:
     qrels, run = _example_files()
-    for given, offered in (("ndcg@10", "ndcg_cut.10"), ("P@5", "P.5"), ("AP", "map")):
-        code, _, err = _run(["trec-eval", "-m", given, qrels, run])
+    for name, offered in (("ndcg@10", "ndcg_cut.10"), ("P@5", "P.5"), ("AP", "map")):
+        code, _, err = _run(["trec-eval", "-m", name, qrels, run])
         assert code != 0 and f"did you mean '{offered}'" in err, err
 
 
@@ -605,3 +607,33 @@ def test_warnings_of_other_packages_are_not_shown_as_ranklens(tmp_path: Path) ->
     assert "an old API" not in err
     assert "ranklens: warning from sqlalchemy: something else" in err
     assert "ranklens: warning: the plugin speaks" in err
+
+
+MEASURE_NAMES = [
+    "nDCG@10",
+    "AP",
+    "P.5,10",
+    "ndcg_cut.10,20",
+    "NDCG@ 10",
+    "RBP(p=0.8, gain='graded')",
+    "AP(norm = 'ret')@5",
+    "map",
+    "ERR@20",
+    "R@100",
+]
+
+
+@given(
+    names=st.lists(st.sampled_from(MEASURE_NAMES), min_size=1, max_size=6),
+    separators=st.lists(st.sampled_from([",", " ", ", ", " ,  ", "\t", " , "]), min_size=6),
+)
+@settings(max_examples=200, deadline=None)
+def test_a_string_of_measures_splits_back_into_its_names(
+    names: list[str], separators: list[str]
+) -> None:
+    from ranklens.measures.language import parse_measures, split_measure_names
+
+    text = "".join(n + sep for n, sep in zip(names, separators, strict=False)).rstrip(", \t")
+    assert split_measure_names(text) == names
+    assert _options.measure_names([text], ()) == names
+    assert [m.name for m in parse_measures(text)] == [m.name for m in parse_measures(names)]

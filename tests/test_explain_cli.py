@@ -14,6 +14,7 @@ import pytest
 import ranklens
 from ranklens.cli import main
 from ranklens.cli.explain_command import write
+from ranklens.data.examples import example_paths
 from ranklens.presentation.explanation import explain_measures
 
 QRELS = "q1 0 d1 3\nq1 0 d2 2\nq1 0 d3 3\nq1 0 d4 0\nq1 0 d5 1\nq2 0 d1 1\n"
@@ -131,8 +132,12 @@ def test_unknown_query_names_the_files(files, capsys) -> None:
 
 
 def test_example_data(capsys) -> None:
-    code, _, err = run_cli(["explain", "--example", "-m", "AP"], capsys)
+    qrels, runs = example_paths()
+    code, _, err = run_cli(["explain", str(qrels), str(runs[0]), "-m", "AP"], capsys)
     assert code == 2 and "--query is needed" in err and "43 queries" in err
+    # --example alone explains nDCG@10 on the example's first query
+    code, out, _ = run_cli(["explain", "--example"], capsys)
+    assert code == 0 and "nDCG@10, query 1037798, run bm25" in out
     code, out, _ = run_cli(["explain", "--example", "--query", "1037798", "-m", "AP"], capsys)
     assert code == 0 and "AP, query 1037798, run bm25" in out
 

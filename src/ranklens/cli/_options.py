@@ -141,12 +141,14 @@ def add_example(
 
 def option_spellings(p: argparse.ArgumentParser) -> dict[str, str]:
     """The command line's spelling of each keyword argument the command passes on (an
-    option's ``dest``): its first long option (``permutations`` -> ``--resamples``), plus
-    those recorded by :func:`python_names`."""
+    option's ``dest``): its first long option (``permutations`` -> ``--resamples``; the
+    NIST tools' single-dash flags are their tools' and keep their messages), plus those
+    recorded by :func:`python_names`."""
     spellings = {
-        a.dest: next((o for o in a.option_strings if o.startswith("--")), a.option_strings[0])
+        a.dest: next(o for o in a.option_strings if o.startswith("--"))
         for a in p._actions
-        if a.option_strings and a.dest not in ("help", "plugin_after")
+        if any(o.startswith("--") for o in a.option_strings)
+        and a.dest not in ("help", "plugin_after")
     }
     spellings.update(p.get_default("python_names") or {})
     return spellings

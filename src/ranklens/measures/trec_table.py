@@ -409,22 +409,33 @@ def _suggest(name: str) -> str:
 
 
 def _trec_spelling(name: str) -> str | None:
-    """trec_eval's ``-m`` name of the measure ``name`` of ranklens' measure language
-    (``ndcg@10`` -> ``ndcg_cut.10``, ``P@5`` -> ``P.5``), or ``None``."""
-    from ranklens.base.errors import MeasureError
-    from ranklens.measures.language import parse_measure
-    from ranklens.measures.trec_names import trec_value_name
+    """trec_eval's ``-m`` name of ``name`` (``NAME`` or ``NAME@K``) in ranklens' measure
+    language, case aside (``ndcg@10`` -> ``ndcg_cut.10``, ``P@5`` -> ``P.5``, ``AP`` ->
+    ``map``), or ``None``."""
+    from ranklens.measures.registry import ALIASES, REGISTRY
 
-    try:
-        value_name = trec_value_name(parse_measure(name))
-    except MeasureError:
+    found = re.fullmatch(r"([A-Za-z][\w-]*)(?:@(\d+(?:\.\d+)?))?", name.strip())
+    if found is None:
         return None
-    if value_name is None:
+    base, cutoff = found.groups()
+    names = {n.lower(): n for n in (*REGISTRY, *ALIASES)}
+    spec = lookup(names.get(base.lower(), base))
+    if spec is None or spec.trec_name is None:
+        return None
+    with_at, _, without_at = spec.trec_name.partition("|")
+    if cutoff is None:
+        value_name = without_at
+    elif with_at and spec.at is not None:
+        number = float(cutoff)
+        value_name = with_at.format(at=int(number) if number.is_integer() else number)
+    else:
+        return None
+    if not value_name:
         return None
     if value_name in BY_NAME:
         return value_name
-    base, _, cutoff = value_name.rpartition("_")
-    return f"{base}.{cutoff}" if base in BY_NAME else None
+    stem, _, parameter = value_name.rpartition("_")
+    return f"{stem}.{parameter}" if stem in BY_NAME else None
 
 
 def _language_names() -> set[str]:
