@@ -288,6 +288,57 @@ def _check_against_statsmodels_pooled(
         assert (pooled.ci_low, pooled.ci_high) == pytest.approx(tuple(fixed), abs=1e-12)
 
 
+_per_query = st.lists(  # per collection: queries x (baseline, run), values on a grid (ties)
+    st.integers(2, 12).flatmap(
+        lambda n: st.lists(
+            st.tuples(st.integers(0, 10), st.integers(0, 10)), min_size=n, max_size=n
+        )
+    ),
+    min_size=2,
+    max_size=5,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_per_query, st.sampled_from(["difference", "d_z"]))
+def test_scores_given_as_results_pool_as_numpy_and_statsmodels_do(
+    per_collection: list[list[tuple[int, int]]], effect: str
+) -> None:
+    from ranklens.evaluation.results import Results
+    from ranklens.measures import parse_measure
+
+    ap = parse_measure("AP")
+    collections = {}
+    for c, pairs in enumerate(per_collection):
+        queries = tuple(f"q{i:02d}" for i in range(len(pairs)))
+        values = np.array(pairs, dtype=np.float64) / 10
+        collections[f"c{c}"] = (
+            None,
+            [Results(name, (ap,), queries, values[:, [j]]) for j, name in enumerate(("b", "r"))],
+        )
+    usable = []
+    for pairs in per_collection:
+        d = np.array([r - b for b, r in pairs], dtype=np.float64) / 10
+        if np.all(d == d[0]):
+            continue  # no variance: left out, with a note
+        mean, sd, n = float(np.mean(d)), float(np.std(d, ddof=1)), len(d)
+        if effect == "difference":
+            usable.append((mean, sd**2 / n))
+        else:
+            usable.append((mean / sd, 1 / n + (mean / sd) ** 2 / (2 * n)))
+    if len(usable) < 2:
+        with pytest.raises(InputError, match="nothing to pool"):
+            ranklens.meta_analysis(collections, "AP", effect=effect)
+        return
+    meta = ranklens.meta_analysis(collections, "AP", effect=effect)
+    summary = meta.summary["r"]
+    assert len(summary.collections) == len(usable)
+    mine = [r for r in meta.rows if r.variance > 0]
+    assert [r.effect for r in mine] == pytest.approx([e for e, _ in usable], abs=1e-12)
+    assert [r.variance for r in mine] == pytest.approx([v for _, v in usable], rel=1e-9)
+    _check_against_statsmodels(summary, [e for e, _ in usable], [v for _, v in usable])
+
+
 # ----------------------------------------------------------------------------- real data
 
 
