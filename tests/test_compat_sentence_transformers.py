@@ -298,8 +298,10 @@ def test_csv_and_predictions_files_are_sentence_transformers(tmp_path) -> None:
             assert mine[0] == theirs[0]
             for a, b in zip(theirs[1:], mine[1:], strict=True):
                 assert np.allclose(
-                    [float(x) for x in a.split(",")], [float(x) for x in b.split(",")],
-                    rtol=0, atol=TOLERANCE,
+                    [float(x) for x in a.split(",")],
+                    [float(x) for x in b.split(",")],
+                    rtol=0,
+                    atol=TOLERANCE,
                 )
         else:
             assert [json.loads(line) for line in mine] == [json.loads(line) for line in theirs]
@@ -364,7 +366,9 @@ def test_inside_the_trainer_beside_sentence_transformers(tmp_path) -> None:
     from tokenizers.pre_tokenizers import Whitespace
 
     words = [f"w{i}" for i in range(30)]
-    tokenizer = Tokenizer(WordLevel({"[UNK]": 0} | {w: i + 1 for i, w in enumerate(words)}, "[UNK]"))
+    tokenizer = Tokenizer(
+        WordLevel({"[UNK]": 0} | {w: i + 1 for i, w in enumerate(words)}, "[UNK]")
+    )
     tokenizer.pre_tokenizer = Whitespace()
     torch.manual_seed(0)
     model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=6)], device="cpu")
@@ -413,7 +417,7 @@ def test_inside_the_trainer_beside_sentence_transformers(tmp_path) -> None:
 
 
 def test_bad_data_is_one_clear_error() -> None:
-    queries, corpus, relevant, vectors = make_data(1)
+    queries, corpus, relevant, _ = make_data(1)
     cases = [
         ((queries, {}, relevant), "the corpus is empty"),
         ((queries, corpus, {"other": {"d0"}}), "no query has relevant documents"),
@@ -458,9 +462,15 @@ def test_embeddings_of_the_wrong_shape_are_one_clear_error() -> None:
     queries, corpus, relevant, vectors = make_data(1)
     ours = InformationRetrievalEvaluator(queries, corpus, relevant, corpus_chunk_size=10)
     for model, message in (
-        (WrongModel(vectors, query_rows=-1), r"query embeddings have shape \(\d+, 3\) for \d+ inputs"),
+        (
+            WrongModel(vectors, query_rows=-1),
+            r"query embeddings have shape \(\d+, 3\) for \d+ inputs",
+        ),
         (WrongModel(vectors, document_rows=-1), r"document embeddings have shape \(9, 3\) for 10"),
-        (WrongModel(vectors, document_width=2), "document embeddings have 5 dimensions and its query embeddings 3"),
+        (
+            WrongModel(vectors, document_width=2),
+            "document embeddings have 5 dimensions and its query embeddings 3",
+        ),
     ):
         with pytest.raises(InputError, match=message):
             ours(model)

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -245,7 +245,9 @@ def prepare(
     measures: dict[str, dict[int, Measure]] = {}
     for family, argument, pattern in FAMILIES:
         ks = list(dict.fromkeys(cutoffs[argument]))
-        measures[family] = dict(zip(ks, parse_measures([pattern.format(k=k) for k in ks]), strict=True))
+        measures[family] = dict(
+            zip(ks, parse_measures([pattern.format(k=k) for k in ks]), strict=True)
+        )
     every = list({m.name: m for by_k in measures.values() for m in by_k.values()}.values())
     # ties="input": each run lists a query's documents in sentence-transformers' order
     evaluator = Evaluator(Qrels.from_dict(qrels), every, ties="input")
@@ -301,7 +303,6 @@ def evaluator_class() -> type:
     ``BaseEvaluator``."""
     base = require_sentence_transformers()
     import torch
-
     from sentence_transformers.util.similarity import SimilarityFunction
 
     def similarity(main_score_function: Any) -> Any:
@@ -347,7 +348,9 @@ def evaluator_class() -> type:
             super().__init__()
             for what, given in (("queries", queries), ("corpus", corpus)):
                 if not isinstance(given, Mapping):
-                    raise InputError(f"{what} must be a dict of id -> text, not {type(given).__name__}")
+                    raise InputError(
+                        f"{what} must be a dict of id -> text, not {type(given).__name__}"
+                    )
             if not isinstance(relevant_docs, Mapping):
                 raise InputError(
                     "relevant_docs must be a dict of query id -> set of corpus ids, not "
@@ -438,13 +441,18 @@ def evaluator_class() -> type:
             **kwargs: Any,
         ) -> dict[str, float]:
             if epoch != -1:
-                out_txt = f" after epoch {epoch}" if steps == -1 else f" in epoch {epoch} after {steps} steps"
+                out_txt = (
+                    f" after epoch {epoch}"
+                    if steps == -1
+                    else f" in epoch {epoch} after {steps} steps"
+                )
             else:
                 out_txt = ""
             if self.truncate_dim is not None:
                 out_txt += f" (truncated to {self.truncate_dim})"
             logger.info(
-                f"Information Retrieval Evaluation of the model on the {self.name} dataset{out_txt}:"
+                "Information Retrieval Evaluation of the model on the "
+                f"{self.name} dataset{out_txt}:"
             )
             headers_changed = False
             if self._score_functions_from_model:
@@ -456,7 +464,9 @@ def evaluator_class() -> type:
                     self.csv_headers = ["epoch", "steps"]
                     self._append_csv_headers(self.score_function_names)
                     self.primary_metric = None
-            scores = self.compute_all_metrics(model, *args, output_path=output_path, **kwargs)
+            # extra positional arguments are corpus_model and corpus_embeddings, as there
+            compute = cast(Callable[..., Any], self.compute_all_metrics)
+            scores = compute(model, *args, output_path=output_path, **kwargs)
             if output_path is not None and self.write_csv:
                 self._write_csv(output_path, scores, epoch, steps, headers_changed)
             if not self.primary_metric:
@@ -525,8 +535,13 @@ def evaluator_class() -> type:
             if not self.score_functions:
                 self.score_functions = self._model_score_functions(model)
             prepared = self._prepared
-            max_k = max(max(self.mrr_at_k), max(self.ndcg_at_k), max(self.accuracy_at_k),
-                        max(self.precision_recall_at_k), max(self.map_at_k))
+            max_k = max(
+                max(self.mrr_at_k),
+                max(self.ndcg_at_k),
+                max(self.accuracy_at_k),
+                max(self.precision_recall_at_k),
+                max(self.map_at_k),
+            )
             query_embeddings = self.embed_inputs(
                 model,
                 self.queries,
@@ -573,9 +588,7 @@ def evaluator_class() -> type:
             starts = range(0, n, self.corpus_chunk_size)
             if not self.show_progress_bar:
                 return starts
-            from tqdm import tqdm
-
-            return tqdm(starts, desc="Corpus Chunks")
+            return require("tqdm", MODULE).tqdm(starts, desc="Corpus Chunks")
 
         def _chunk_embeddings(
             self, corpus_model: Any, corpus_embeddings: Any, start: int, end: int
@@ -599,7 +612,9 @@ def evaluator_class() -> type:
             """sentence-transformers' predictions file: one JSON line per query, its top
             documents with their scores."""
             os.makedirs(output_path, exist_ok=True)
-            path = os.path.join(output_path, self.predictions_file.replace(".jsonl", f"_{name}.jsonl"))
+            path = os.path.join(
+                output_path, self.predictions_file.replace(".jsonl", f"_{name}.jsonl")
+            )
             ids = self.corpus_ids
             with open(path, mode="w", encoding="utf-8") as out:
                 for i, query_id in enumerate(self.queries_ids):
@@ -651,8 +666,13 @@ def evaluator_class() -> type:
                 logger.info(f"MAP@{k}: {value:.4f}")
 
         def get_config_dict(self) -> dict[str, Any]:
-            keys = ("truncate_dim", "query_prompt", "query_prompt_name", "corpus_prompt",
-                    "corpus_prompt_name")
+            keys = (
+                "truncate_dim",
+                "query_prompt",
+                "query_prompt_name",
+                "corpus_prompt",
+                "corpus_prompt_name",
+            )
             return {key: getattr(self, key) for key in keys if getattr(self, key) is not None}
 
     cls = InformationRetrievalEvaluator
