@@ -176,6 +176,18 @@ def test_warnings_ties_ranks_queries_and_unjudged(tmp_path: Path) -> None:
     assert code == 0 and out.splitlines()[0] == f"{run}:1: warning: {lines[1]}"
 
 
+def test_a_rank_given_twice_is_a_warning(tmp_path: Path) -> None:
+    found = ranklens.check(write(tmp_path, "r.run", "q1 Q0 a 1 3 s\nq1 Q0 b 1 2 s\n"))
+    assert found.ok
+    assert [(f.line, f.message) for f in found] == [
+        (
+            2,
+            "query 'q1': rank 1 is given to more than one document (lines 1 and 2); "
+            "documents are ranked by score, not by the rank column",
+        )
+    ]
+
+
 def test_many_warnings_of_a_kind_are_summed_up(tmp_path: Path) -> None:
     queries = WARNINGS_PER_KIND + 5
     text = "".join(f"q{i} Q0 a 1 1.0 s\nq{i} Q0 b 2 1.0 s\n" for i in range(queries))
@@ -341,6 +353,17 @@ def test_the_2025_layout(tmp_path: Path) -> None:
     assert defects(path, rag=True) == [
         (2, "missing field 'metadata.run_id'"),
         (3, "topic 'n3': sentence 1 cites 's9', which is not in its references"),
+    ]
+
+
+def test_a_json_array_is_not_json_lines(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.json", "\n[\n" + json.dumps(answer("t1")) + "\n]\n")
+    assert defects(path, rag=True) == [
+        (
+            2,
+            "the file is one JSON array: a TREC RAG answer file holds one JSON object per "
+            "line (JSON lines)",
+        )
     ]
 
 
