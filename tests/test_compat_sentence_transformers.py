@@ -509,3 +509,38 @@ def test_on_the_gpu_the_values_are_the_cpus() -> None:
     peer, ours = both(queries, corpus, relevant, corpus_chunk_size=70, score_functions=SCORES)
     assert_same(peer(OnGpu(vectors)), ours(OnGpu(vectors)))
     assert_same(ours(FixedModel(vectors)), ours(OnGpu(vectors)))
+
+
+def test_as_the_evaluator_of_nanobeir() -> None:
+    """NanoBEIREvaluator builds one evaluator per dataset from its
+    ``information_retrieval_class``: with this class, its aggregated dict is the same. The
+    datasets are generated here in place of the Hub's."""
+    from sentence_transformers.sentence_transformer.evaluation import NanoBEIREvaluator
+
+    collections = {name: make_data(seed, n_docs=60) for seed, name in enumerate(["a", "b"])}
+    vectors = {}
+    for name, (queries, corpus, _, vecs) in collections.items():
+        texts = {t: f"{name} {t}" for t in (*queries.values(), *corpus.values())}
+        vectors |= {texts[t]: v for t, v in vecs.items()}
+
+    def subsets(self, subset, split, required_columns):
+        name = "a" if split == "NanoMSMARCO" else "b"
+        queries, corpus, relevant, _ = collections[name]
+        if subset == "corpus":
+            return [{"_id": c, "text": f"{name} {t}"} for c, t in corpus.items()]
+        if subset == "queries":
+            return [{"_id": q, "text": f"{name} {t}"} for q, t in queries.items()]
+        return [{"query-id": q, "corpus-id": d} for q, ds in relevant.items() for d in ds]
+
+    made = {}
+    for key, cls in (("peer", Peer), ("ours", InformationRetrievalEvaluator)):
+        nano = type(
+            "Nano",
+            (NanoBEIREvaluator,),
+            {"information_retrieval_class": cls, "_load_dataset_subset_split": subsets},
+        )
+        made[key] = nano(dataset_names=["msmarco", "nfcorpus"], ndcg_at_k=[5, 10])
+    model = FixedModel(vectors)
+    assert_same(made["peer"](model), made["ours"](model))
+    assert made["ours"].primary_metric == made["peer"].primary_metric
+    assert [list(e.results) for e in made["ours"].evaluators] == [["cosine"], ["cosine"]]
