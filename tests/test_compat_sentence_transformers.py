@@ -544,3 +544,16 @@ def test_as_the_evaluator_of_nanobeir() -> None:
     assert_same(made["peer"](model), made["ours"](model))
     assert made["ours"].primary_metric == made["peer"].primary_metric
     assert [list(e.results) for e in made["ours"].evaluators] == [["cosine"], ["cosine"]]
+
+
+def test_the_log_lines_are_sentence_transformers(caplog) -> None:
+    queries, corpus, relevant, vectors = make_data(12)
+    peer, ours = both(queries, corpus, relevant, name="logged", **CUTOFFS)
+    logged = {}
+    for key, tool in (("peer", peer), ("ours", ours)):
+        caplog.clear()
+        with caplog.at_level("INFO"):
+            tool(FixedModel(vectors), epoch=1, steps=5)
+        logged[key] = [r.getMessage() for r in caplog.records if r.levelname == "INFO"]
+    assert logged["ours"] == logged["peer"]
+    assert len(logged["ours"]) > 10

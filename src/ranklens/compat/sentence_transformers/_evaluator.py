@@ -40,6 +40,17 @@ FAMILIES = (
 """sentence-transformers' metric families, in the order of its results, each with the
 constructor argument holding its cut-offs and the ranklens measure that computes it."""
 
+LOG_LINES = (
+    ("accuracy@k", "Accuracy", True),
+    ("precision@k", "Precision", True),
+    ("recall@k", "Recall", True),
+    ("mrr@k", "MRR", False),
+    ("ndcg@k", "NDCG", False),
+    ("map@k", "MAP", False),
+)
+"""The lines sentence-transformers logs for a score function: family, label, as a
+percentage."""
+
 SIMILARITY_NAMES = ("cosine", "dot", "euclidean", "manhattan")
 MISSING_RELEVANT = ("error", "count")
 
@@ -652,18 +663,10 @@ def evaluator_class() -> type:
             )
 
         def output_scores(self, scores: Mapping[str, Mapping[int, float]]) -> None:
-            for k, value in scores["accuracy@k"].items():
-                logger.info(f"Accuracy@{k}: {value * 100:.2f}%")
-            for k, value in scores["precision@k"].items():
-                logger.info(f"Precision@{k}: {value * 100:.2f}%")
-            for k, value in scores["recall@k"].items():
-                logger.info(f"Recall@{k}: {value * 100:.2f}%")
-            for k, value in scores["mrr@k"].items():
-                logger.info(f"MRR@{k}: {value:.4f}")
-            for k, value in scores["ndcg@k"].items():
-                logger.info(f"NDCG@{k}: {value:.4f}")
-            for k, value in scores["map@k"].items():
-                logger.info(f"MAP@{k}: {value:.4f}")
+            for family, label, percent in LOG_LINES:
+                for k, value in scores[family].items():
+                    shown = f"{value * 100:.2f}%" if percent else f"{value:.4f}"
+                    logger.info(f"{label}@{k}: {shown}")
 
         def get_config_dict(self) -> dict[str, Any]:
             keys = (
