@@ -161,14 +161,20 @@ def python_names(p: argparse.ArgumentParser, **names: str) -> None:
     p.set_defaults(python_names={**(p.get_default("python_names") or {}), **names})
 
 
+REQUIREMENTS = "must|needs|is|has|goes|takes|applies|cannot"
+"""The verbs after a parameter's name that make a message name the parameter
+(:func:`in_cli_words`)."""
+
+
 def in_cli_words(message: str, p: argparse.ArgumentParser) -> str:
     """An error ``message`` of the Python layers in the command line's words: a keyword
     argument the message names (``depth=K (--depth K)``, ``permutations must be ...``,
     ``test_fraction must ...``) becomes the command's option (:func:`option_spellings`).
 
     Only the forms that name a parameter are rewritten: ``NAME=VALUE (--option VALUE)``,
-    ``NAME=VALUE``, and ``NAME`` opening a requirement (``NAME must``, ``NAME needs``,
-    ``NAME is``, ``NAME has``) where it is not preceded by a word such as ``the``.
+    ``NAME=VALUE``, and ``NAME`` opening a requirement (``NAME must``, ``needs``, ``is``,
+    ``has``, ``goes``, ``takes``, ``applies``, ``cannot``) at the start of the message or
+    of a clause, not after a word such as ``the``.
     """
     import re
 
@@ -177,7 +183,7 @@ def in_cli_words(message: str, p: argparse.ArgumentParser) -> str:
         message = re.sub(rf"(?<![\w.-]){word}=\S+ \((--[\w-]+[^)]*)\)", r"\1", message)
         message = re.sub(rf"(?<![\w.-]){word}=(?=[\w'\"(\[{{])", f"{option} ", message)
         message = re.sub(
-            rf"(?:(?<=^)|(?<=[:;,(] )|(?<=give ))\b{word}\b(?= (?:must|needs|is|has) )",
+            rf"(?:(?<=^)|(?<=[:;,(] )|(?<=give ))\b{word}\b(?= (?:{REQUIREMENTS}) )",
             option,
             message,
         )
@@ -212,11 +218,17 @@ def nist_inputs(args: argparse.Namespace, tool: str) -> tuple[Any, Any]:
 
 
 def example_defaults(
-    p: argparse.ArgumentParser, defaults: dict[str, Any], *, needed: tuple[str, ...] = ()
+    p: argparse.ArgumentParser,
+    defaults: dict[str, Any],
+    *,
+    needed: tuple[str, ...] = (),
+    unless: tuple[str, ...] = (),
 ) -> str:
     """Record the values ``--example`` gives the options (by ``dest``) left unset, and
     which of them are required otherwise; returns the words for ``--example``'s help
-    ("; unless given: --depth 10")."""
+    ("; unless given: --depth 10"), added to that help where ``--example`` is declared
+    already. ``unless``: options (by ``dest``) whose value, given, stands in for the
+    defaults (``--scale`` instead of ``--thresholds``): none is filled in then."""
     spellings = {
         a.dest: max(a.option_strings, key=len)
         if a.option_strings
@@ -225,6 +237,7 @@ def example_defaults(
     }
     p.set_defaults(
         example_defaults=dict(defaults),
+        example_unless=tuple(unless),
         example_needed={dest: spellings.get(dest, dest) for dest in needed},
     )
     if not defaults:
@@ -233,7 +246,11 @@ def example_defaults(
         f"{spellings.get(dest, dest)} {','.join(map(str, v)) if isinstance(v, list) else v}"
         for dest, v in defaults.items()
     ]
-    return "; unless given: " + ", ".join(shown).replace("%", "%%")
+    words = "; unless given: " + ", ".join(shown).replace("%", "%%")
+    declared = next((a for a in p._actions if "--example" in a.option_strings), None)
+    if declared is not None:  # --example declared before: its help says it
+        declared.help = f"{declared.help}{words}"
+    return words
 
 
 def apply_example_defaults(args: argparse.Namespace) -> None:
@@ -244,6 +261,9 @@ def apply_example_defaults(args: argparse.Namespace) -> None:
     defaults: dict[str, Any] = getattr(args, "example_defaults", None) or {}
     needed: dict[str, str] = getattr(args, "example_needed", None) or {}
     example = bool(getattr(args, "example", False))
+    unless: tuple[str, ...] = getattr(args, "example_unless", None) or ()
+    if any(getattr(args, dest, None) is not None for dest in unless):
+        defaults = {}
     for dest, value in defaults.items():
         if example and getattr(args, dest, None) is None:
             setattr(args, dest, list(value) if isinstance(value, list) else value)

@@ -135,7 +135,7 @@ def register(commands: Any) -> None:
         help="leave out (unjudged) documents shown fewer than N times (1)",
     )
     _options.add_output(p, "the qrels")
-    _options.example_defaults(p, {"thresholds": "0.1,0.3,0.5"})
+    _options.example_defaults(p, {"thresholds": "0.1,0.3,0.5"}, unless=("scale",))
     p.set_defaults(handler=run_click_qrels)
 
     p = commands.add_parser(
