@@ -184,6 +184,9 @@ def test_an_example_default_never_overrides_what_is_given(tmp_path: Path) -> Non
     target = tmp_path / "mine.png"
     code, _, err = _run(["plot", "roc", "--example", "-o", str(target), "--quiet"])
     assert code == 0 and target.exists(), err
+    # an option that stands for the example's value keeps it out (--scale for --thresholds)
+    code, out, err = _run(["click-qrels", "--example", "--scale", "100", "--quiet"])
+    assert code == 0 and max(int(line.split()[3]) for line in out.splitlines()) > 3, err
     # without --example, what the example filled in is required again, named as an option
     code, _, err = _run(["topics", "-m", "AP", "--variance", "0.01"])
     assert code == 2 and "--min-diff" in err and len(err.strip().splitlines()) == 1
