@@ -481,7 +481,8 @@ class Comparison:
 
         By default one row per run and measure: ``run, measure, mean, baseline, delta,
         p_value, p_value_corrected, ci_low, ci_high, effect_size, wins, ties, losses,
-        significant``, the statistics being ``run - baseline`` (``None`` on the baseline's
+        significant, mdd, power, topics_needed, prob_better, urisk, trisk``, the
+        statistics being ``run - baseline`` (``None`` on the baseline's
         own rows). With ``pairs=True``, one row per pair compared and measure (every pair
         with ``all_pairs``): ``run`` against ``against`` (``run - against``) with the same
         statistics and both means.

@@ -252,6 +252,9 @@ _STATS = (
     "mdd",
     "power",
     "topics_needed",
+    "prob_better",
+    "urisk",
+    "trisk",
 )
 
 
@@ -272,6 +275,9 @@ def _stats_row(st: PairStats | None) -> dict[str, Any]:
         "mdd": st.mdd,
         "power": st.power,
         "topics_needed": st.topics_needed,
+        "prob_better": st.prob_better,
+        "urisk": st.urisk,
+        "trisk": st.trisk,
     }
 
 

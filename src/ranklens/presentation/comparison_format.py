@@ -552,13 +552,16 @@ def to_csv(cmp: Comparison) -> str:
             "mdd",
             "power",
             "topics_needed",
+            "prob_better",
+            "urisk",
+            "trisk",
         ]
     )
 
     def row(run: str, m: str, against: str, st: PairStats | None) -> list[str]:
         head = [run, m, _csv_number(cmp.means[run][m]), against]
         if st is None:
-            return head + [""] * (len(stat_keys) + 7)
+            return head + [""] * (len(stat_keys) + 10)
         numbers = [
             st.delta,
             st.p_value,
@@ -577,6 +580,9 @@ def to_csv(cmp: Comparison) -> str:
             _csv_number(st.mdd),
             _csv_number(st.power),
             "" if st.topics_needed is None else str(st.topics_needed),
+            _csv_number(st.prob_better),
+            _csv_number(st.urisk),
+            _csv_number(st.trisk),
         ]
 
     for run in cmp.runs:
