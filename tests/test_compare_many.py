@@ -538,12 +538,14 @@ def test_cli_groups_rope_risk_in_table_and_json(tmp_path, capsys) -> None:
     assert out["ranks"]["AP"][cmp.runs[0]] == list(cmp.ranks["AP"][cmp.runs[0]])
     assert out["friedman"]["AP"]["statistic"] == pytest.approx(cmp.friedman("AP").statistic)
     assert out["runs"][1]["vs_baseline"]["AP"]["urisk"] == cmp.vs_baseline[first]["AP"].urisk
+    assert out["risk_across_runs"]["AP"]["georisk"] == pytest.approx(cmp.georisk("AP"))
+    assert out["risk_across_runs"]["nDCG@10"]["zrisk"] == pytest.approx(cmp.zrisk("nDCG@10"))
     assert (
         main(["compare", *args, "--groups", str(groups), "--rope", "0.01", "--risk-alpha", "2"])
         == 0
     )
     text = capsys.readouterr().out
-    for title in ("rank intervals", "Friedman", "groups", "P(better)", "URisk"):
+    for title in ("rank intervals", "Friedman", "groups", "P(better)", "URisk", "GeoRisk"):
         assert title in text, title
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ranklens.base.errors import InputError, OptionError
+
 if TYPE_CHECKING:
     from ranklens.analysis.comparison import Comparison, Correlation, PairStats
 
@@ -109,6 +111,10 @@ def to_dict(cmp: Comparison) -> dict[str, Any]:
         out["rope"] = cmp.rope
     if cmp.risk_alpha is not None:
         out["risk_alpha"] = cmp.risk_alpha
+        out["risk_across_runs"] = {
+            m: {kind: {r: finite(v) for r, v in values.items()} for kind, values in per.items()}
+            for m, per in risk_across_runs(cmp).items()
+        }
     if cmp.pairs:
         out["ranks"] = {
             m: {r: list(interval) for r, interval in cmp.ranks[m].items()} for m in cmp.measures
@@ -118,6 +124,20 @@ def to_dict(cmp: Comparison) -> dict[str, Any]:
         out["notes"] = list(cmp.notes)
     if cmp.groups:
         out["groups"] = {g: group_dict(part) for g, part in cmp.groups.items()}
+    return out
+
+
+def risk_across_runs(cmp: Comparison) -> dict[str, dict[str, dict[str, float]]]:
+    """``{measure: {"zrisk": {run: v}, "georisk": {run: v}}}`` for the measures where they
+    are defined (higher is better, per-query values >= 0, at least one query)."""
+    out = {}
+    for m in cmp.measures:
+        if not cmp.higher_is_better[m] or len(cmp.queries) < 1:
+            continue
+        try:
+            out[m] = {"zrisk": cmp.zrisk(m), "georisk": cmp.georisk(m)}
+        except (InputError, OptionError):  # negative values, a run-level measure
+            continue
     return out
 
 

@@ -293,6 +293,33 @@ def bayes_risk_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+RISK_ACROSS_NOTE = (
+    "ZRisk, GeoRisk: each run against all the runs at once (Dincer, Macdonald and Ounis "
+    "2016); higher is better."
+)
+
+
+def risk_across_rows(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of ZRisk and GeoRisk of each run (with a risk weight given), for
+    the measures where they are defined."""
+    from ranklens.analysis.comparison_data import risk_across_runs
+
+    if cmp.risk_alpha is None:
+        return [], []
+    per = risk_across_runs(cmp)
+    header = ["run"]
+    for m in per:
+        header += [f"{m} ZRisk", f"{m} GeoRisk"]
+    rows = []
+    if per:
+        for run in cmp.runs:
+            row = [run]
+            for values in per.values():
+                row += [number(values["zrisk"][run], signed=True), number(values["georisk"][run])]
+            rows.append(row)
+    return header, rows
+
+
 RANKS_NOTE = (
     "Rank intervals: best = 1 + the runs significantly better, worst = k - the runs "
     "significantly worse (the corrected pairwise tests); =1: tied with the first."
@@ -476,6 +503,9 @@ def _many_runs_tables(
         out.append(
             ("probability of being better, risk", bayes_risk_rows(cmp), 3, bayes_risk_title(cmp))
         )
+    across = risk_across_rows(cmp)
+    if across[1]:
+        out.append(("risk against all runs", across, 1, RISK_ACROSS_NOTE))
     if cmp.pairs:
         out.append(("rank intervals", rank_rows(cmp), 1, RANKS_NOTE))
         friedman = friedman_rows(cmp)
