@@ -557,3 +557,21 @@ def test_the_log_lines_are_sentence_transformers(caplog) -> None:
         logged[key] = [r.getMessage() for r in caplog.records if r.levelname == "INFO"]
     assert logged["ours"] == logged["peer"]
     assert len(logged["ours"]) > 10
+
+
+def test_the_runs_and_qrels_give_the_report_and_other_measures() -> None:
+    """``evaluator.runs`` with ``evaluator.qrels`` under ties="input" give the same numbers
+    to ranklens.evaluate and to the HTML report."""
+    from ranklens.presentation.reporting import build_report
+
+    queries, corpus, relevant, vectors = make_data(13, n_docs=120)
+    peer, ours = both(queries, corpus, relevant, corpus_chunk_size=50)
+    model = FixedModel(vectors)
+    theirs = peer(model)
+    ours(model)
+    run = ours.runs["cosine"]
+    again = ranklens.evaluate(ours.qrels, run, ["nDCG@10", "AP(norm='min')@100"], ties="input")
+    assert abs(again["nDCG@10"] - theirs["cosine_ndcg@10"]) <= TOLERANCE
+    assert abs(again["AP(norm='min')@100"] - theirs["cosine_map@100"]) <= TOLERANCE
+    html = build_report(ours.qrels, {"model": run}, ["nDCG@10"], ties="input", plots=False)
+    assert f"{theirs['cosine_ndcg@10']:.4f}" in html

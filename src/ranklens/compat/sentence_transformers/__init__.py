@@ -32,7 +32,9 @@ only the queries with relevant documents are evaluated, each query's mean taken 
 
 After a call, ``evaluator.results`` holds a :class:`ranklens.Results` per score function:
 the value of every query, so two checkpoints or two models compare with
-:func:`ranklens.compare` (paired tests, intervals), and reports and plots take them.
+:func:`ranklens.compare` (paired tests, intervals) and plots take them; ``evaluator.runs``
+(each query's top documents) with ``evaluator.qrels`` give any other measure and the
+report, under ``ties="input"``.
 
 The class is built on first access; it needs sentence-transformers (and so torch): ``pip
 install 'ranklens[sentence-transformers]'``.

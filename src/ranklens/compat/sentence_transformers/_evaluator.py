@@ -62,8 +62,10 @@ finds each query's top documents with every score function, and returns the same
 (``"{name}_{score function}_ndcg@10"``, ...) with the same values; ``primary_metric``,
 ``greater_is_better``, the CSV file and the predictions file are sentence-transformers'
 too. After a call, :attr:`results` holds a :class:`ranklens.Results` per score function
-(per-query values, for :func:`ranklens.compare`, reports and plots) and :attr:`runs` the
-:class:`ranklens.Run` of each query's top documents.
+(per-query values, for :func:`ranklens.compare` and plots) and :attr:`runs` the
+:class:`ranklens.Run` of each query's top documents, which with :attr:`qrels` (the
+relevant documents as ranklens qrels of grade 1) give every other measure and the report
+(``ties="input"`` keeps sentence-transformers' order of equal scores).
 
 Parameters
 ----------
@@ -424,6 +426,7 @@ def evaluator_class() -> type:
                 {argument: getattr(self, argument) for _, argument, _ in FAMILIES},
                 missing_relevant,
             )
+            self.qrels = self._prepared.evaluator.qrels
 
         def _append_csv_headers(self, score_function_names: Sequence[str]) -> None:
             for score_name in score_function_names:
