@@ -745,3 +745,13 @@ def test_rank_interval_invariants(k: int, n: int, seed: int, correction: str) ->
             assert ranks[a][0] < ranks[b][0] or ranks[a][1] < ranks[b][1]
     f = cmp.friedman("gain")
     assert sum(f.mean_ranks.values()) == pytest.approx(k * (k + 1) / 2)
+
+
+def test_groups_refuse_run_level_measures() -> None:
+    qrels, runs = collection()
+    with pytest.raises(OptionError, match="Coverage@10: computed over the whole run"):
+        ranklens.compare(qrels, runs, ["Coverage@10", "AP"], groups=groups_of(qrels), num_items=500)
+    cmp = ranklens.compare(qrels, runs, ["Coverage@10", "AP"], num_items=500, risk_alpha=1)
+    st_ = cmp.vs_baseline["r1"]["Coverage@10"]  # a bootstrap over users: no per-query values
+    assert math.isnan(st_.prob_better) and math.isnan(st_.urisk) and st_.verdict is None
+    assert "Coverage@10" not in cmp.to_dict()["risk_across_runs"]
