@@ -670,6 +670,7 @@ def test_report_shows_ranks_friedman_risk_and_groups(tmp_path) -> None:
         "Rank intervals",
         "Friedman",
         "Query groups",
+        "Risk against all runs",
     ):
         assert heading in html, heading
     assert "critical difference" in html and "differences per query group" in html

@@ -446,6 +446,11 @@ def _many_runs_html(cmp: Comparison) -> str:
     parts = ["<h3>Probability of being better, risk</h3>"]
     parts.append(_escaped_table(*cf.bayes_risk_rows(cmp)))
     parts.append(f'<p class="note">{escape(cf.bayes_risk_title(cmp))}</p>')
+    header, rows = cf.risk_across_rows(cmp)
+    if rows:
+        parts.append("<h3>Risk against all runs</h3>")
+        parts.append(_escaped_table(header, rows))
+        parts.append(f'<p class="note">{escape(cf.RISK_ACROSS_NOTE)}</p>')
     if cmp.pairs:
         header, rows = cf.rank_rows(cmp)
         tied = {m: cmp.tied_with_first(m) for m in cmp.measures}
