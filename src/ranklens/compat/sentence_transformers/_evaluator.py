@@ -282,8 +282,8 @@ def _shape(embeddings: Any) -> tuple[int, ...] | None:
     return None if shape is None else tuple(int(s) for s in shape)
 
 
-def check_embeddings(embeddings: Any, count: int, what: str, width: int | None = None) -> None:
-    """Refuse embeddings that are not one row of ``width`` values per input."""
+def check_embeddings(embeddings: Any, count: int, what: str, width: int | None = None) -> int:
+    """Refuse embeddings that are not one row of ``width`` values per input; their width."""
     shape = _shape(embeddings)
     if shape is None or len(shape) != 2 or shape[0] != count:
         found = "no shape" if shape is None else f"shape {shape}"
@@ -298,6 +298,7 @@ def check_embeddings(embeddings: Any, count: int, what: str, width: int | None =
             f"embeddings {width}: queries and documents must be embedded in one space (the "
             "same model, or the same truncate_dim)"
         )
+    return shape[1]
 
 
 def check_scores(scores: Any, queries: int, documents: int, name: str) -> None:
@@ -563,8 +564,7 @@ def evaluator_class() -> type:
                 prompt_name=self.query_prompt_name,
                 prompt=self.query_prompt,
             )
-            check_embeddings(query_embeddings, len(self.queries), "query")
-            width = _shape(query_embeddings)[1]  # type: ignore[index]
+            width = check_embeddings(query_embeddings, len(self.queries), "query")
             tops = {
                 name: TopDocuments(torch, max_k, prepared.corpus_ranks, name)
                 for name in self.score_functions
