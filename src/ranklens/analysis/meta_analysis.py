@@ -22,10 +22,12 @@ Policies where the data are short:
   :attr:`MetaSummary.collections`, and a line in :attr:`MetaAnalysis.notes`); a run with
   an effect in one collection only has no summary (nothing to pool; a note says so, and
   looking it up in :attr:`MetaAnalysis.summary` raises a ``KeyError`` that says so);
-- a run whose per-query differences from the baseline are all equal in a collection (a
-  variance of 0, so no inverse-variance weight; a small collection where the run ties the
-  baseline on every query): that collection's row is kept (variance 0, no weight) and left
-  out of the run's pooling, with a note.
+- a run whose per-query differences from the baseline are all equal in a collection, up to
+  the rounding of the values subtracted
+  (:func:`~ranklens.analysis.stats.random_effects.constant`; a variance of 0, so no
+  inverse-variance weight; a small collection where the run ties the baseline on every
+  query): that collection's row is kept (variance 0, no weight) and left out of the run's
+  pooling, with a note.
 
 Examples
 --------
@@ -62,6 +64,7 @@ from ranklens.analysis.stats.corrections import CORRECTIONS, adjust_p_values
 from ranklens.analysis.stats.random_effects import (
     EFFECTS,
     RandomEffects,
+    constant,
     normal_interval,
     paired_effect,
     random_effects,
@@ -545,8 +548,8 @@ def meta_analysis(
             if run == base_name:
                 continue
             d = _differences(cmp, measure_names[name], base_name, run)
-            if len(d) >= 2 and bool(np.all(d == d[0])):  # no variance: not pooled (a note)
-                value = float(d[0]) if effect == "difference" else math.nan
+            if len(d) >= 2 and constant(d):  # no variance: not pooled (a note)
+                value = math.fsum(d.tolist()) / len(d) if effect == "difference" else math.nan
                 rows.append(CollectionEffect(name, run, value, 0.0, len(d), value, value))
                 continue
             try:
@@ -591,10 +594,10 @@ def _pooled(
     weighted: list[CollectionEffect] = []
     for run in runs:
         present = [r for r in rows if r.run == run]
-        constant = [r.collection for r in present if r.variance == 0]
-        if constant:
+        tied = [r.collection for r in present if r.variance == 0]
+        if tied:
             notes.append(
-                f"{run}: left out in {', '.join(constant)}, where every per-query difference "
+                f"{run}: left out in {', '.join(tied)}, where every per-query difference "
                 "from the baseline is the same (a variance of 0 has no inverse-variance weight)"
             )
         mine = [r for r in present if r.variance > 0]

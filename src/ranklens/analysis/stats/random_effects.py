@@ -65,8 +65,10 @@ _stats: Any = importlib.import_module("scipy.stats")  # untyped: scipy ships no 
 
 __all__ = [
     "EFFECTS",
+    "ROUNDING",
     "PooledEffect",
     "RandomEffects",
+    "constant",
     "normal_interval",
     "paired_effect",
     "random_effects",
@@ -180,6 +182,25 @@ def random_effects(
     )
 
 
+ROUNDING = 1e-12
+"""Differences whose spread is at most this share of their magnitude are equal up to the
+rounding of the values they were subtracted from (:func:`constant`)."""
+
+
+def constant(differences: Sequence[float] | Float64Array) -> bool:
+    """Whether the differences are one value repeated, up to rounding: their spread is at
+    most :data:`ROUNDING` times their largest magnitude (at least 1). Subtracting stored
+    values leaves such noise (``0.4 - 0.3`` is not ``0.3 - 0.2`` in binary), whose variance
+    would give a collection an inverse-variance weight of 1e30.
+
+    >>> constant([0.4 - 0.3, 0.3 - 0.2]), constant([0.1, 0.2])
+    (True, False)
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    spread = float(np.max(d) - np.min(d))
+    return spread <= ROUNDING * max(1.0, float(np.max(np.abs(d))))
+
+
 def paired_effect(differences: Sequence[float] | Float64Array, effect: str) -> tuple[float, float]:
     r"""The effect of one study of paired values and its variance, from the per-query
     differences :math:`d_1..d_n` (:math:`\bar d` their mean, :math:`s` their standard
@@ -204,8 +225,8 @@ def paired_effect(differences: Sequence[float] | Float64Array, effect: str) -> t
     Raises
     ------
     InputError
-        Fewer than 2 differences (3 for ``"g_z"``), or differences that are all equal
-        (their variance is 0: no inverse-variance weight).
+        Fewer than 2 differences (3 for ``"g_z"``), or differences that are all equal up to
+        rounding (:func:`constant`; their variance is 0: no inverse-variance weight).
 
     Examples
     --------
@@ -221,10 +242,10 @@ def paired_effect(differences: Sequence[float] | Float64Array, effect: str) -> t
     least = 3 if effect == "g_z" else 2
     if n < least:
         raise InputError(f"{n} paired queries: the variance of {effect!r} needs at least {least}")
-    if bool(np.all(d == d[0])):
+    if constant(d):
         raise InputError(
-            f"every per-query difference is {float(d[0])!r}: their variance is 0, so the "
-            "effect has no inverse-variance weight"
+            f"every per-query difference is {float(d[0])!r} (up to rounding): their variance "
+            "is 0, so the effect has no inverse-variance weight"
         )
     mean = math.fsum(d.tolist()) / n
     sd = math.sqrt(math.fsum(((d - mean) ** 2).tolist()) / (n - 1))
