@@ -271,19 +271,17 @@ def logn_isr(ctx: Context) -> Float64Array:
 
 def _borda(ctx: Context, weights: Float64Array | None) -> Float64Array:
     """Borda points: ``c - r + 1`` for a retrieved document, ``(c - n_i + 1) / 2`` for a
-    candidate of a query the run has but did not retrieve."""
+    candidate of a query the run has but did not retrieve; the runs' (weighted) points
+    added in run order, ``((0 + w_0 p_0) + w_1 p_1) + ...``, as ranx adds them."""
     pool = ctx.pool
     c = pool.candidates().astype(np.float64)
-    per_run = []
-    out = np.zeros(pool.num_docs, dtype=np.float64)
-    for i, r in enumerate(_ranks(ctx)):
-        fill = np.where(pool.run_len[i] > 0, (c - pool.run_len[i] + 1) / 2.0, 0.0)
-        w = 1.0 if weights is None else weights[i]
-        out += w * fill[pool.doc_query]
-        q = pool.query[i]
-        per_run.append(c[q] - (r - 1) - fill[q])
-    out += pool.total(per_run, weights)
-    return out
+    points = [c[pool.query[i]] - (r - 1) for i, r in enumerate(_ranks(ctx))]
+    fill = [
+        np.where(pool.run_len[i] > 0, (c - pool.run_len[i] + 1) / 2.0, 0.0)
+        for i in range(pool.num_runs)
+    ]
+    values, _ = pool.dense(points, fill)
+    return _wsum(values, weights)
 
 
 def bordafuse(ctx: Context) -> Float64Array:
@@ -323,21 +321,36 @@ def probfuse(ctx: Context) -> Float64Array:
     return ctx.pool.total(per_run)
 
 
+def _sum_in_order(values: Float64Array) -> float:
+    """``((0 + v_0) + v_1) + ...``: the sum in order, as Python's and numba's ``sum``."""
+    total = 0.0
+    for v in values.tolist():
+        total += v
+    return total
+
+
 def slidefuse(ctx: Context) -> Float64Array:
     """SlideFuse: ``sum_i`` the mean of ``P_i`` over ranks ``r_i - w .. r_i + w``."""
     w = int(ctx.params["w"])
     per_run = []
     for i, rank in enumerate(_ranks(ctx)):
         probs = _param_array(ctx, "probs", i)
-        total = np.zeros(probs.shape[0] + 1, dtype=np.float64)
-        np.cumsum(probs, out=total[1:])
         p = rank - 1
         n = _run_len_of_entries(ctx, i)
         a = np.maximum(p - w, 0)
         b = np.minimum(p + w, n - 1)
         stop = np.minimum(b + 1, probs.shape[0])
         start = np.minimum(a, probs.shape[0])
-        per_run.append((total[stop] - total[start]) / (b - a + 1))
+        # each window summed left to right, as ranx sums it (a cumulative sum's
+        # difference can differ in the last bit and so reorder near-equal documents)
+        key = start * (probs.shape[0] + 1) + stop
+        windows, where = np.unique(key, return_inverse=True)
+        sums = np.array(
+            [_sum_in_order(probs[k // (probs.shape[0] + 1) : k % (probs.shape[0] + 1)])
+             for k in windows.tolist()],
+            dtype=np.float64,
+        )
+        per_run.append(sums[where] / (b - a + 1))
     return ctx.pool.total(per_run)
 
 
@@ -345,13 +358,13 @@ def bayesfuse(ctx: Context) -> Float64Array:
     """Log-odds per rank; a run that has the query but not the document adds the minimum."""
     pool = ctx.pool
     per_run = []
-    has = np.zeros(pool.num_docs, dtype=np.float64)
     for i, rank in enumerate(_ranks(ctx)):
         odds = np.append(_param_array(ctx, "log_odds", i), MIN_LOG_ODDS)
-        per_run.append(odds[np.minimum(rank - 1, odds.shape[0] - 1)] - MIN_LOG_ODDS)
-        has += pool.run_len[i][pool.doc_query] > 0
-    out: Float64Array = pool.total(per_run) + MIN_LOG_ODDS * has
-    return out
+        per_run.append(odds[np.minimum(rank - 1, odds.shape[0] - 1)])
+    fill = np.full(len(pool.qids), MIN_LOG_ODDS)
+    # the runs added in order, ((0 + o_0) + o_1) + ..., as ranx adds them
+    values, _ = pool.dense(per_run, [fill] * pool.num_runs)
+    return _wsum(values)
 
 
 def mapfuse(ctx: Context) -> Float64Array:

@@ -242,10 +242,13 @@ def empty_qrels(source: str = "<dict>") -> _Qrels:
     )
 
 
-def ranked_dict(run: _Run, queries: Iterable[str], ties: TiePolicy) -> dict[str, dict[str, float]]:
+def ranked_dict(
+    run: _Run, queries: Iterable[str], ties: TiePolicy | None
+) -> dict[str, dict[str, float]]:
     """``{q_id: {doc_id: score}}`` for every query of ``queries`` (in that order; ``{}``
-    where the run has none), documents in ranked order."""
-    order = run.ranking(ties)
+    where the run has none), documents in ranked order (``ties=None``: in the run's row
+    order, which is ranx's dict order)."""
+    order = np.arange(len(run.scores)) if ties is None else run.ranking(ties)
     docs = run.docids()
     scores = run.scores.tolist()
     bounds = run.q_offsets.tolist()

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from ranklens.base.errors import OptionError
-from ranklens.base.types import TIE_POLICIES, TiePolicy
+from ranklens.base.types import TiePolicy
 from ranklens.compat.ranx import _convert
 from ranklens.compat.ranx._errors import ranx_errors
+from ranklens.compat.ranx._order import ranx_run_order, reordered
 from ranklens.compat.ranx.data_structures._entries import Entries, read_parquet
 from ranklens.data.run import Run as _Run
 
@@ -34,11 +35,25 @@ def get_file_kind(path: str = "run.json", kind: str | None = None) -> str:
     return _convert.file_kind(path, kind, _convert.RUN_KINDS)
 
 
-def check_ties(ties: str) -> TiePolicy:
-    """``ties`` if it is a tie policy ranklens has."""
-    if ties not in TIE_POLICIES:
-        raise OptionError(f"ties must be one of {list(TIE_POLICIES)}, not {ties!r}")
-    return ties
+RanxTies: TypeAlias = Literal["ranx", "trec_eval", "input", "docid_asc"]
+"""The module's ``ties`` option: ``"ranx"`` (default) orders equal scores as ranx does (its
+numba sort, :mod:`ranklens.compat.ranx._order`); the others are ranklens' policies
+(:data:`ranklens.base.types.TiePolicy`), ``"trec_eval"`` document id descending."""
+
+RANX_TIES: tuple[str, ...] = ("ranx", "trec_eval", "input", "docid_asc")
+
+
+def check_ties(ties: str) -> RanxTies:
+    """``ties`` if it is one of the module's tie policies (:data:`RanxTies`)."""
+    if ties not in RANX_TIES:
+        raise OptionError(f"ties must be one of {list(RANX_TIES)}, not {ties!r}")
+    return ties  # type: ignore[return-value]
+
+
+def ranklens_ties(ties: RanxTies) -> TiePolicy:
+    """The ranklens policy that ranks a table as ``ties`` asks: ``"input"`` for ``"ranx"``
+    (the tables of this module hold ranx's order)."""
+    return "input" if ties == "ranx" else ties
 
 
 class Run(Entries[_Run]):
@@ -48,8 +63,8 @@ class Run(Entries[_Run]):
     (``{metric: {q_id: value}}``), :attr:`mean_scores` and :attr:`std_scores`, as ranx
     does. :attr:`run` is ``{q_id: {doc_id: score}}``, queries sorted and each query's
     documents ranked; queries without documents (``{"q_3": {}}``) are kept, as ranx keeps
-    them. Equal scores are ranked by ranklens' tie policy (trec_eval's: document id
-    descending) where ranx's order is its sort's.
+    them. Equal scores are in ranx's order: its numba sort's, reproduced
+    (:mod:`ranklens.compat.ranx._order`), on the dict's order.
 
     Parameters
     ----------
@@ -84,16 +99,19 @@ class Run(Entries[_Run]):
         self.mean_scores: dict[str, float] = {}
         self.std_scores: dict[str, float] = {}
         self.sorted = run is not None
-        if run is None or isinstance(run, _Run):
-            self._init_entries(run, None)
+        if run is None:
+            self._init_entries(None, None)
+        elif isinstance(run, _Run):
+            self._init_entries(reordered(run, ranx_run_order), None)
         else:
             self._init_entries(*self._read(run))
 
     def _read(self, content: Mapping[Any, Mapping[str, Any]]) -> tuple[_Run, list[str]]:
-        return _convert.run_from_dict(content, self.name or "run")
+        table, order = _convert.run_from_dict(content, self.name or "run")
+        return reordered(table, ranx_run_order), order
 
     def _ordered(self, table: _Run, queries: Iterable[str]) -> dict[str, dict[str, Any]]:
-        return _convert.ranked_dict(table, queries, "trec_eval")
+        return _convert.ranked_dict(table, queries, None)
 
     @property
     def run(self) -> dict[str, dict[str, float]]:
@@ -190,7 +208,7 @@ class Run(Entries[_Run]):
     @ranx_errors
     def sort(self) -> None:
         """Sort the queries by id and each query's documents by score, decreasing (equal
-        scores by document id, descending)."""
+        scores as ranx's sort orders them)."""
         super().sort()
 
     @ranx_errors
@@ -204,7 +222,7 @@ class Run(Entries[_Run]):
         chosen = set(wanted)
         kept = [q for q in table.qids if q in chosen]
         if len(kept) != table.num_queries:
-            table = self._read(_convert.ranked_dict(table, kept, "trec_eval"))[0]
+            table = self._read(_convert.ranked_dict(table, kept, None))[0]
         self._set_table(table, wanted)
         self.sorted = True
         return self
@@ -212,13 +230,15 @@ class Run(Entries[_Run]):
     # --- out --------------------------------------------------------------------------
 
     @ranx_errors
-    def to_dict(self, ties: str = "trec_eval") -> dict[str, dict[str, float]]:
+    def to_dict(self, ties: str = "ranx") -> dict[str, dict[str, float]]:
         """``{q_id: {doc_id: score}}`` (a copy), each query's documents ranked (equal scores
-        by ``ties``; ``"input"``: in the order they were given)."""
-        if check_ties(ties) == "trec_eval":
+        by ``ties``: ranx's order by default, or a ranklens policy such as
+        ``"trec_eval"``)."""
+        policy = check_ties(ties)
+        if policy in ("ranx", "input"):
             return {q: dict(docs) for q, docs in self._view_form().items()}
         table, queries = self._table_form()
-        return _convert.ranked_dict(table, queries, ties)  # type: ignore[arg-type]
+        return _convert.ranked_dict(table, queries, policy)
 
     @ranx_errors
     def save(self, path: str | os.PathLike[str] = "run.json", kind: str | None = None) -> None:

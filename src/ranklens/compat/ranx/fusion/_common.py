@@ -18,7 +18,7 @@ def combine(runs: Sequence[Any], method: str, name: str, **params: Any) -> Run:
     if isinstance(runs, Run) or not isinstance(runs, Sequence) or len(runs) == 0:
         raise RanxAssertionError("a fusion method takes a list of runs")
     chosen = {key: value for key, value in params.items() if value is not None}
-    return fused_run(runs, method, None, chosen, name, "trec_eval")
+    return fused_run(runs, method, None, chosen, name, "ranx")
 
 
 def trained(method: str, qrels: Qrels | Any, runs: Sequence[Any], **options: Any) -> Any:
@@ -27,4 +27,5 @@ def trained(method: str, qrels: Qrels | Any, runs: Sequence[Any], **options: Any
     from ranklens.fusion import train
 
     tables = [run_side(run)[0] for run in runs]
-    return next(iter(train(method, qrels_side(qrels)[0], tables, **options).values()))
+    found = train(method, qrels_side(qrels)[0], tables, ties="input", **options)
+    return next(iter(found.values()))

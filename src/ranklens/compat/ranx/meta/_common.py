@@ -21,6 +21,7 @@ import numpy as np
 from ranklens.base.errors import MeasureError, OptionError
 from ranklens.base.types import Float64Array, TiePolicy
 from ranklens.compat.ranx import _convert
+from ranklens.compat.ranx._order import dict_order, ranx_run_order, reordered
 from ranklens.compat.ranx._errors import (
     QueryMismatchError,
     RanxAssertionError,
@@ -63,15 +64,24 @@ def qrels_side(qrels: QrelsLike) -> tuple[_Qrels, list[str]]:
     )
 
 
-def run_side(run: RunLike) -> tuple[_Run, list[str]]:
-    """A run in any form ranx (or ranklens) takes, as a table and every query id."""
+def run_side(run: RunLike, sort: bool = True) -> tuple[_Run, list[str]]:
+    """A run in any form ranx (or ranklens) takes, as a table and every query id; each
+    query's rows in ranx's order (a :class:`Run`'s; a plain dict's as ranx's ``evaluate``
+    sorts it, ``descending_sort``), which ranking with ``ties="input"`` keeps.
+
+    With ``sort``, a :class:`Run` not sorted (a normalised run, ``add_score``) is sorted
+    first, in place, as ranx's ``to_typed_list`` sorts it before an evaluation; ranx's
+    fusion functions read the run's dict as it is (``sort=False``)."""
     if isinstance(run, Run):
+        if sort and not run.sorted:
+            run.sort()
         table, queries = run._table_form()
         return table, list(queries)
     if isinstance(run, _Run):
-        return run, list(run.qids)
+        return reordered(run, ranx_run_order), list(run.qids)
     if isinstance(run, Mapping):
-        return _convert.run_from_dict(run, "run")
+        table, order = _convert.run_from_dict(run, "run")
+        return reordered(table, dict_order), order
     if isinstance(run, str | os.PathLike):
         return run_side(Run.from_file(run))
     if _is_frame(run):

@@ -17,7 +17,7 @@ from ranklens.compat.ranx._errors import (
     ranx_errors,
 )
 from ranklens.compat.ranx.data_structures.report import Report
-from ranklens.compat.ranx.data_structures.run import Run, check_ties
+from ranklens.compat.ranx.data_structures.run import RanxTies, Run, check_ties, ranklens_ties
 from ranklens.compat.ranx.meta._common import (
     QrelsLike,
     RunLike,
@@ -118,7 +118,7 @@ def compare(
     show_percentages: bool = False,
     make_comparable: bool = False,
     *,
-    ties: TiePolicy = "trec_eval",
+    ties: RanxTies = "ranx",
 ) -> Report:
     """ranx's ``compare``: evaluate ``runs`` and test every pair of them.
 
@@ -171,7 +171,7 @@ def compare(
         model_names.append(model)
         tables.append(table)
     measures, column = measures_of(names, max(longest(table) for table in tables))
-    scorer = Scorer(qrels_table, qrels_order, measures, policy)
+    scorer = Scorer(qrels_table, qrels_order, measures, ranklens_ties(policy))
     values = {
         model: scorer.values(table)[:, column]
         for model, table in zip(model_names, tables, strict=True)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ranklens.base.types import TiePolicy
 from ranklens.compat.ranx._errors import RanxEmptyInputError, ranx_errors
-from ranklens.compat.ranx.data_structures.run import Run, check_ties
+from ranklens.compat.ranx.data_structures.run import RanxTies, Run, check_ties, ranklens_ties
 from ranklens.compat.ranx.meta._common import (
     QrelsLike,
     RunLike,
@@ -35,7 +35,7 @@ def evaluate(
     save_results_in_run: bool = True,
     make_comparable: bool = False,
     *,
-    ties: TiePolicy = "trec_eval",
+    ties: RanxTies = "ranx",
 ) -> Any:
     """ranx's ``evaluate``: the mean of each metric over the qrels' queries.
 
@@ -65,8 +65,9 @@ def evaluate(
         qrels do not judge; otherwise both must have the same queries (ranx's rule). The
         run itself is not changed (ranx's is).
     ties
-        How equal scores are ranked (ranx's order of ties is its sort's): ``"trec_eval"``
-        (default, document id descending) or ``"input"`` (the order of the dict or file).
+        How equal scores are ranked: ``"ranx"`` (default) as ranx ranks them (its sort's
+        order, :mod:`ranklens.compat.ranx._order`), or ranklens' policy ``"trec_eval"``
+        (document id descending, the same for every order of the input).
 
     Returns
     -------
@@ -96,7 +97,9 @@ def evaluate(
     if not both.queries:
         raise RanxEmptyInputError("the qrels hold no query: there is nothing to evaluate")
     measures, column = measures_of(names, longest(both.run))
-    scorer = Scorer(both.qrels, both.queries, measures, policy if both.tied_order else "input")
+    scorer = Scorer(
+        both.qrels, both.queries, measures, ranklens_ties(policy) if both.tied_order else "input"
+    )
     values = scorer.values(both.run)[:, column]
     if not return_mean:
         return_std = False

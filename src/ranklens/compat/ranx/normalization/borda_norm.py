@@ -16,14 +16,15 @@ __all__ = ["borda_norm"]
 def borda_norm(runs: Sequence[Any]) -> list[Run]:
     """Borda points over the candidates of all ``runs`` (``(c - r + 1) / c``; a run without
     a candidate gives it the mean of the points left), one run per input."""
-    from ranklens.fusion import normalize as normalize_runs
+    from ranklens.compat.ranx.meta.fuse import normalised_tables
 
-    sides = [run_side(run) for run in runs]
+    sides = [run_side(run, sort=False) for run in runs]
     out = []
     for run, (_, queries), normalised in zip(
-        runs, sides, normalize_runs([table for table, _ in sides], "borda"), strict=True
+        runs, sides, normalised_tables([table for table, _ in sides], "borda", "rank"), strict=True
     ):
-        fresh = Run(normalised, run.name if isinstance(run, Run) else None)
+        fresh = Run(None, run.name if isinstance(run, Run) else None)
         fresh._set_table(normalised, queries)
+        fresh.sorted = False
         out.append(fresh)
     return out
