@@ -173,7 +173,7 @@ def test_plain_dicts_and_tied_runs_as_ranx_sorts_them():
     # ranklens' own policy stays available
     by_id = compat.Run(runs[1]).to_dict(ties="trec_eval")
     for docs in by_id.values():
-        ranked = sorted(docs.items(), key=lambda item: (-item[1], [-ord(c) for c in item[0]]))
+        ranked = sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)
         assert list(docs) == [d for d, _ in ranked]
 
 

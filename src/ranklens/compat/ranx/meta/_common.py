@@ -64,14 +64,15 @@ def qrels_side(qrels: QrelsLike) -> tuple[_Qrels, list[str]]:
     )
 
 
-def run_side(run: RunLike, sort: bool = True) -> tuple[_Run, list[str]]:
+def run_side(run: RunLike, sort: bool = True, ranx_order: bool = True) -> tuple[_Run, list[str]]:
     """A run in any form ranx (or ranklens) takes, as a table and every query id; each
     query's rows in ranx's order (a :class:`Run`'s; a plain dict's as ranx's ``evaluate``
     sorts it, ``descending_sort``), which ranking with ``ties="input"`` keeps.
 
     With ``sort``, a :class:`Run` not sorted (a normalised run, ``add_score``) is sorted
     first, in place, as ranx's ``to_typed_list`` sorts it before an evaluation; ranx's
-    fusion functions read the run's dict as it is (``sort=False``)."""
+    fusion functions read the run's dict as it is (``sort=False``). Without
+    ``ranx_order`` a plain dict keeps its own order (``ties="input"``)."""
     if isinstance(run, Run):
         if sort and not run.sorted:
             run.sort()
@@ -81,7 +82,7 @@ def run_side(run: RunLike, sort: bool = True) -> tuple[_Run, list[str]]:
         return reordered(run, ranx_run_order), list(run.qids)
     if isinstance(run, Mapping):
         table, order = _convert.run_from_dict(run, "run")
-        return reordered(table, dict_order), order
+        return (reordered(table, dict_order) if ranx_order else table), order
     if isinstance(run, str | os.PathLike):
         return run_side(Run.from_file(run))
     if _is_frame(run):
@@ -116,8 +117,9 @@ def check_queries(qrels: Sequence[str], run: Sequence[str]) -> None:
         )
 
 
-def pair(qrels: QrelsLike, run: RunLike, make_comparable: bool) -> Pair:
-    """Both sides read, their queries checked (unless ``make_comparable``)."""
+def pair(qrels: QrelsLike, run: RunLike, make_comparable: bool, ranx_order: bool = True) -> Pair:
+    """Both sides read, their queries checked (unless ``make_comparable``); a plain dict
+    run in ranx's order with ``ranx_order`` (:func:`run_side`)."""
     arrays = (_convert.is_array_form(qrels), _convert.is_array_form(run))
     if any(arrays):
         if not all(arrays):
@@ -128,7 +130,7 @@ def pair(qrels: QrelsLike, run: RunLike, make_comparable: bool) -> Pair:
         tables = _convert.tables_from_arrays(qrels, run)
         return Pair(tables.qrels, tables.run, tables.queries, False)
     qrels_table, qrels_order = qrels_side(qrels)
-    run_table, run_order = run_side(run)
+    run_table, run_order = run_side(run, ranx_order=ranx_order)
     if not make_comparable:
         check_queries(qrels_order, run_order)
     return Pair(qrels_table, run_table, tuple(qrels_order), True)

@@ -165,7 +165,7 @@ def compare(
         model = given if given is not None else f"run_{i + 1}"
         if model in model_names:
             raise OptionError(f"two runs are named {model!r}; give each run its own name")
-        table, order = run_side(run)
+        table, order = run_side(run, ranx_order=policy == "ranx")
         if not make_comparable:
             check_queries(qrels_order, order)
         model_names.append(model)

@@ -93,7 +93,7 @@ def evaluate(
     names = metric_names(metrics)
     check_threads(threads)
     policy = check_ties(ties)
-    both = pair(qrels, run, make_comparable)
+    both = pair(qrels, run, make_comparable, policy == "ranx")
     if not both.queries:
         raise RanxEmptyInputError("the qrels hold no query: there is nothing to evaluate")
     measures, column = measures_of(names, longest(both.run))

@@ -78,7 +78,9 @@ def normalised_tables(tables: Sequence[_Run], norm: str, ties: TiePolicy) -> lis
         return list(tables)
     inverted = norm == "inverted"
     given = [negated(t) for t in tables] if inverted else list(tables)
-    if ties == "rank":
+    if ties == "rank" and inverted:
+        ties = "input"  # min-max reads no rank; the negated scores are not in rank order
+    elif ties == "rank":
         given = [row_ranked(t) for t in given]
     out = normalize_runs(given, "min-max" if inverted else norm, ties=ties)
     inputs = [_doc_lists(t) for t in tables]
