@@ -21,6 +21,7 @@ _EXTRA_OF = {
     "lz4": "ranx",
     "cbor2": "ranx",
     "sentence_transformers": "sentence-transformers",
+    "llama_index": "llama-index",
 }
 
 

@@ -9,6 +9,8 @@ is a change of import:
 - :mod:`ranklens.compat.ranx`: ``from ranklens.compat.ranx import Qrels, Run, evaluate``
 - :mod:`ranklens.compat.torchmetrics`: ``from ranklens.compat.torchmetrics import
   RetrievalMAP``
+- :mod:`ranklens.compat.llama_index`: ``from ranklens.compat.llama_index import HitRate,
+  MRR, NDCG``
 
 This package imports nothing by itself; each submodule imports only what it needs (the
 ir_measures provider imports ir_measures; the torchmetrics classes, built on first use,
