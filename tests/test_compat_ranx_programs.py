@@ -14,21 +14,35 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ranx = pytest.importorskip("ranx")
 import ranx.fusion as ranx_fusion  # noqa: E402
-import ranx.normalization  # noqa: E402
+from numba import njit  # noqa: E402
+from ranx.normalization import borda_norm as ranx_borda_norm  # noqa: E402
 
 import ranklens.compat.ranx as compat  # noqa: E402
 import ranklens.compat.ranx.fusion as compat_fusion  # noqa: E402
-import ranklens.compat.ranx.normalization  # noqa: E402
 from ranklens.compat.ranx._order import quicksort_argsort  # noqa: E402
+from ranklens.compat.ranx.normalization import borda_norm as compat_borda_norm  # noqa: E402
 
 # numba warns about casts inside ranx; pytest turns warnings into errors
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-METRICS = ["ndcg@5", "ndcg@10", "map@10", "mrr", "precision@5", "recall@10", "hits@10",
-           "r-precision", "f1@10", "rbp.8", "hit_rate@5"]
+METRICS = [
+    "ndcg@5",
+    "ndcg@10",
+    "map@10",
+    "mrr",
+    "precision@5",
+    "recall@10",
+    "hits@10",
+    "r-precision",
+    "f1@10",
+    "rbp.8",
+    "hit_rate@5",
+]
 LAST_BITS = {"rbp.8"}
 
 TRAINERS = {
@@ -86,11 +100,16 @@ def fused_pairs(qrels, runs, norm):
     rx_qrels, cp_qrels = ranx.Qrels(qrels), compat.Qrels(qrels)
     out = []
     for method, params in PLAIN.items():
-        out.append((method, ranx.fuse(rx_runs, norm, method, dict(params)),
-                    compat.fuse(cp_runs, norm, method, dict(params))))
+        out.append(
+            (
+                method,
+                ranx.fuse(rx_runs, norm, method, dict(params)),
+                compat.fuse(cp_runs, norm, method, dict(params)),
+            )
+        )
     if norm == "borda":
-        rx_norm = ranx.normalization.borda_norm(rx_runs)
-        cp_norm = compat.normalization.borda_norm(cp_runs)
+        rx_norm = ranx_borda_norm(rx_runs)
+        cp_norm = compat_borda_norm(cp_runs)
     else:
         rx_norm = [ranx.normalize(r, norm) for r in rx_runs] if norm else rx_runs
         cp_norm = [compat.normalize(r, norm) for r in cp_runs] if norm else cp_runs
@@ -99,13 +118,25 @@ def fused_pairs(qrels, runs, norm):
         cp_params = getattr(compat_fusion, trainer)(cp_qrels, cp_norm, **options)
         assert len(cp_params) == len(rx_params)
         for a, b in zip(rx_params, cp_params, strict=True):
-            np.testing.assert_allclose(np.hstack([b]).astype(float), np.hstack([a]).astype(float),
-                                       rtol=1e-12, atol=0)
-        key = {"posfuse": "probs", "probfuse": "probs", "segfuse": "probs",
-               "slidefuse": "probs", "bayesfuse": "log_odds", "mapfuse": "map_scores"}[method]
+            np.testing.assert_allclose(
+                np.hstack([b]).astype(float), np.hstack([a]).astype(float), rtol=1e-12, atol=0
+            )
+        key = {
+            "posfuse": "probs",
+            "probfuse": "probs",
+            "segfuse": "probs",
+            "slidefuse": "probs",
+            "bayesfuse": "log_odds",
+            "mapfuse": "map_scores",
+        }[method]
         extra = {"w": 3} if method == "slidefuse" else {}
-        out.append((method, ranx.fuse(rx_runs, norm, method, {key: rx_params, **extra}),
-                    compat.fuse(cp_runs, norm, method, {key: rx_params, **extra})))
+        out.append(
+            (
+                method,
+                ranx.fuse(rx_runs, norm, method, {key: rx_params, **extra}),
+                compat.fuse(cp_runs, norm, method, {key: rx_params, **extra}),
+            )
+        )
     return rx_qrels, cp_qrels, out
 
 
@@ -114,8 +145,9 @@ def check_fused(method, rx_run, cp_run):
     assert list(cp_dict) == list(rx_dict), method
     for qid, docs in rx_dict.items():
         assert list(cp_dict[qid]) == list(docs), (method, qid)
-        np.testing.assert_allclose(list(cp_dict[qid].values()), list(docs.values()),
-                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            list(cp_dict[qid].values()), list(docs.values()), rtol=1e-9, atol=1e-12
+        )
 
 
 @pytest.mark.parametrize(("seed", "norm"), [(1, "min-max"), (2, None), (3, "borda")])
@@ -177,15 +209,16 @@ def test_plain_dicts_and_tied_runs_as_ranx_sorts_them():
         assert list(docs) == [d for d, _ in ranked]
 
 
-def test_quicksort_argsort_is_numbas():
-    from numba import njit
+@njit(cache=False)
+def numba_argsort(keys):
+    return np.argsort(keys)
 
-    @njit(cache=False)
-    def numba_argsort(keys):
-        return np.argsort(keys)
 
-    rng = random.Random(5)
-    for _ in range(300):
-        n = rng.randint(1, 120)
-        keys = [float(rng.randint(0, rng.choice([1, 2, 5, 30]))) for _ in range(n)]
-        assert quicksort_argsort(keys) == numba_argsort(np.array(keys)).tolist()
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=120), st.integers(1, 4))
+def test_quicksort_argsort_is_numbas(values, spread):
+    keys = [float(v // spread) for v in values]
+    order = quicksort_argsort(keys)
+    assert sorted(order) == list(range(len(keys)))
+    assert [keys[i] for i in order] == sorted(keys)
+    assert order == numba_argsort(np.array(keys, dtype=np.float64)).tolist()

@@ -346,8 +346,10 @@ def slidefuse(ctx: Context) -> Float64Array:
         key = start * (probs.shape[0] + 1) + stop
         windows, where = np.unique(key, return_inverse=True)
         sums = np.array(
-            [_sum_in_order(probs[k // (probs.shape[0] + 1) : k % (probs.shape[0] + 1)])
-             for k in windows.tolist()],
+            [
+                _sum_in_order(probs[k // (probs.shape[0] + 1) : k % (probs.shape[0] + 1)])
+                for k in windows.tolist()
+            ],
             dtype=np.float64,
         )
         per_run.append(sums[where] / (b - a + 1))

@@ -13,8 +13,10 @@ sorted the fast way: the result is the same).
 
 >>> quicksort_argsort([0.5, 0.1, 0.5, 0.3])
 [1, 3, 0, 2]
->>> ranx_run_order([1.0] * 17)[:4]
-[0, 1, 2, 3]
+>>> ranx_run_order([1.0] * 5)  # up to 15 documents: insertion sort, the dict's order
+[0, 1, 2, 3, 4]
+>>> ranx_run_order([1.0] * 17)  # 17 equal scores: the partitions move them
+[15, 14, 13, 12, 11, 10, 9, 16, 8, 6, 5, 4, 3, 2, 1, 0, 7]
 """
 
 from __future__ import annotations

@@ -238,7 +238,7 @@ class Run(Entries[_Run]):
         if policy in ("ranx", "input"):
             return {q: dict(docs) for q, docs in self._view_form().items()}
         table, queries = self._table_form()
-        return _convert.ranked_dict(table, queries, policy)
+        return _convert.ranked_dict(table, queries, ranklens_ties(policy))
 
     @ranx_errors
     def save(self, path: str | os.PathLike[str] = "run.json", kind: str | None = None) -> None:

@@ -21,13 +21,13 @@ import numpy as np
 from ranklens.base.errors import MeasureError, OptionError
 from ranklens.base.types import Float64Array, TiePolicy
 from ranklens.compat.ranx import _convert
-from ranklens.compat.ranx._order import dict_order, ranx_run_order, reordered
 from ranklens.compat.ranx._errors import (
     QueryMismatchError,
     RanxAssertionError,
     RanxInputError,
     describe,
 )
+from ranklens.compat.ranx._order import dict_order, ranx_run_order, reordered
 from ranklens.compat.ranx.data_structures.qrels import Qrels
 from ranklens.compat.ranx.data_structures.run import Run
 from ranklens.data.qrels import Qrels as _Qrels

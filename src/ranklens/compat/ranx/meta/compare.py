@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ranklens.base.errors import OptionError
-from ranklens.base.types import Float64Array, TiePolicy
+from ranklens.base.types import Float64Array
 from ranklens.compat.ranx._errors import (
     RanxAssertionError,
     RanxEmptyInputError,

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.base.types import TiePolicy
 from ranklens.compat.ranx._errors import RanxEmptyInputError, ranx_errors
 from ranklens.compat.ranx.data_structures.run import RanxTies, Run, check_ties, ranklens_ties
 from ranklens.compat.ranx.meta._common import (

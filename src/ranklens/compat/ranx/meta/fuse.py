@@ -8,13 +8,13 @@ from typing import Any
 from ranklens.base.errors import OptionError
 from ranklens.base.types import TiePolicy
 from ranklens.compat.ranx._convert import run_from_dict
-from ranklens.compat.ranx._order import ranx_run_order, reordered, row_ranked
 from ranklens.compat.ranx._errors import (
     QueryMismatchError,
     RanxAssertionError,
     ranx_errors,
 )
-from ranklens.compat.ranx.data_structures.run import RanxTies, Run, check_ties, ranklens_ties
+from ranklens.compat.ranx._order import ranx_run_order, reordered, row_ranked
+from ranklens.compat.ranx.data_structures.run import RanxTies, Run, check_ties
 from ranklens.compat.ranx.meta._common import RunLike, run_side
 from ranklens.data.run import Run as _Run
 
@@ -95,7 +95,13 @@ def normalised_tables(tables: Sequence[_Run], norm: str, ties: TiePolicy) -> lis
 
 def _in_order(table: _Run, order: Mapping[str, Sequence[str]]) -> _Run:
     """``table`` with each query's rows in the order ``order`` lists its documents."""
-    scores = dict(zip(zip(table.query_of_entries().tolist(), table.docids()), table.scores.tolist(), strict=True))
+    scores = dict(
+        zip(
+            zip(table.query_of_entries().tolist(), table.docids(), strict=True),
+            table.scores.tolist(),
+            strict=True,
+        )
+    )
     out: dict[str, dict[str, float]] = {}
     for j, q in enumerate(table.qids):
         out[q] = {d: scores[(j, d)] for d in order[q]}
