@@ -11,7 +11,7 @@ from ranklens.base.errors import OptionError
 from ranklens.base.types import TiePolicy
 from ranklens.compat.ranx import _convert
 from ranklens.compat.ranx._errors import ranx_errors
-from ranklens.compat.ranx._order import ranx_run_order, reordered
+from ranklens.compat.ranx._order import reordered
 from ranklens.compat.ranx.data_structures._entries import Entries, read_parquet
 from ranklens.data.run import Run as _Run
 
@@ -102,13 +102,13 @@ class Run(Entries[_Run]):
         if run is None:
             self._init_entries(None, None)
         elif isinstance(run, _Run):
-            self._init_entries(reordered(run, ranx_run_order), None)
+            self._init_entries(reordered(run), None)
         else:
             self._init_entries(*self._read(run))
 
     def _read(self, content: Mapping[Any, Mapping[str, Any]]) -> tuple[_Run, list[str]]:
         table, order = _convert.run_from_dict(content, self.name or "run")
-        return reordered(table, ranx_run_order), order
+        return reordered(table), order
 
     def _ordered(self, table: _Run, queries: Iterable[str]) -> dict[str, dict[str, Any]]:
         return _convert.ranked_dict(table, queries, None)

@@ -27,7 +27,7 @@ from ranklens.compat.ranx._errors import (
     RanxInputError,
     describe,
 )
-from ranklens.compat.ranx._order import dict_order, ranx_run_order, reordered
+from ranklens.compat.ranx._order import reordered
 from ranklens.compat.ranx.data_structures.qrels import Qrels
 from ranklens.compat.ranx.data_structures.run import Run
 from ranklens.data.qrels import Qrels as _Qrels
@@ -79,10 +79,10 @@ def run_side(run: RunLike, sort: bool = True, ranx_order: bool = True) -> tuple[
         table, queries = run._table_form()
         return table, list(queries)
     if isinstance(run, _Run):
-        return reordered(run, ranx_run_order), list(run.qids)
+        return reordered(run), list(run.qids)
     if isinstance(run, Mapping):
         table, order = _convert.run_from_dict(run, "run")
-        return (reordered(table, dict_order) if ranx_order else table), order
+        return (reordered(table, "dict") if ranx_order else table), order
     if isinstance(run, str | os.PathLike):
         return run_side(Run.from_file(run))
     if _is_frame(run):

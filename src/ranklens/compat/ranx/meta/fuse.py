@@ -13,7 +13,7 @@ from ranklens.compat.ranx._errors import (
     RanxAssertionError,
     ranx_errors,
 )
-from ranklens.compat.ranx._order import ranx_run_order, reordered, row_ranked
+from ranklens.compat.ranx._order import reordered, row_ranked
 from ranklens.compat.ranx.data_structures.run import RanxTies, Run, check_ties
 from ranklens.compat.ranx.meta._common import RunLike, run_side
 from ranklens.data.run import Run as _Run
@@ -77,6 +77,11 @@ def normalised_tables(tables: Sequence[_Run], norm: str, ties: TiePolicy) -> lis
     if norm == "none":
         return list(tables)
     inverted = norm == "inverted"
+    if norm != "borda" and not inverted:
+        # one run at a time: ranklens' normalised run then keeps the rows' order
+        if ties == "rank":
+            return [normalize_runs([row_ranked(t)], norm, ties=ties)[0] for t in tables]
+        return [normalize_runs([t], norm, ties=ties)[0] for t in tables]
     given = [negated(t) for t in tables] if inverted else list(tables)
     if ties == "rank" and inverted:
         ties = "input"  # min-max reads no rank; the negated scores are not in rank order
@@ -90,7 +95,7 @@ def normalised_tables(tables: Sequence[_Run], norm: str, ties: TiePolicy) -> lis
         return [_in_order(t, order) for t in out]
     # ranklens' normalised tables follow the pool of all the runs: back to each run's order
     kept = [_in_order(t, lists) for t, lists in zip(out, inputs, strict=True)]
-    return [reordered(t, ranx_run_order) for t in kept] if inverted else kept
+    return [reordered(t) for t in kept]
 
 
 def _in_order(table: _Run, order: Mapping[str, Sequence[str]]) -> _Run:
@@ -160,7 +165,11 @@ def ranx_condorcet(tables: Sequence[_Run], weights: Sequence[float] | None, name
 def ranx_fused(fused: _Run, method: str, tables: Sequence[_Run]) -> _Run:
     """``fused`` with each query's rows in ranx's order: the fused dict's insertion order
     (:func:`_insertion_orders`), sorted by ranx's sort (``Run.sort``)."""
-    return reordered(_in_order(fused, _insertion_orders(method, tables)), ranx_run_order)
+    if method in ("bordafuse", "w_bordafuse"):
+        fused = _in_order(fused, _insertion_orders(method, tables))
+    # otherwise ranklens' fused rows are already in the order the documents were first met
+    # over the runs (its pool's), which is ranx's insertion order
+    return reordered(fused)
 
 
 def fused_run(
