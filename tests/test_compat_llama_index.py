@@ -10,6 +10,7 @@ and :func:`retrieval_results` gives each query the value ``compute`` gives.
 
 from __future__ import annotations
 
+import pickle
 import sys
 
 import pytest
@@ -125,6 +126,8 @@ def test_classes_are_llama_index_classes_with_its_names_and_fields() -> None:
     assert compat.resolve_metrics(["mrr", "ndcg"]) == [compat.MRR, compat.NDCG]
     with pytest.raises(ValueError, match="Invalid metric name: cohere"):
         compat.resolve_metrics(["cohere"])
+    granular = compat.MRR(use_granular_mrr=True, duplicates="first")
+    assert pickle.loads(pickle.dumps(granular)) == granular
     with pytest.raises(ValueError, match="duplicates"):
         compat.HitRate(duplicates="max")
     with pytest.raises(ValueError, match="mode"):
@@ -180,9 +183,11 @@ def test_inside_llama_index_retriever_evaluator() -> None:
         assert got.metric_vals_dict == pytest.approx(want, abs=TOLERANCE)
         assert named.evaluate(query, expected).metric_dict.keys() == set(compat.METRIC_REGISTRY)
         evaluated.append(got)
-    # RetrievalEvalResult objects give ranklens Results, each query's values compute's
+    # RetrievalEvalResult objects give ranklens Results, each query's values compute's;
+    # LlamaIndex's own metric objects name the same measures
     results = compat.retrieval_results(evaluated, ours.metrics)
     assert isinstance(results, ranklens.Results)
+    assert compat.retrieval_results(evaluated, theirs.metrics).per_query == results.per_query
     assert results.query_values("AP") == pytest.approx(
         {
             q: peer.AveragePrecision().compute(expected_ids=e, retrieved_ids=r).score
