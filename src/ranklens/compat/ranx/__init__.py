@@ -18,8 +18,12 @@ that every ``ranx`` import has a counterpart here. ranx is never imported.
 Metric names are ranx's (``ndcg@10``, ``map@100``, ``mrr``, ``precision@5``, ``hits@k``,
 ``hit_rate@k``, ``r-precision``, ``ndcg_burges@k``, ``rbp.95``, ``-lN`` relevance levels
 ...; :mod:`ranklens.measures.peer_names`); ranklens names are accepted too. The numbers are
-ranklens' measures, equal to ranx's; where they are not (ties, bpref with negative grades,
-ranx's own bugs) docs/coming-from.md says which and why.
+ranklens' measures, equal to ranx's; where they are not (bpref with negative grades, the
+last bits of ``rbp`` and of the p-values, ranx's own bugs) docs/coming-from.md says which
+and why. Tied documents are in ranx's order by default (its numba sort reproduced,
+:mod:`ranklens.compat.ranx._order`; fused runs included); ``ties="trec_eval"`` on
+:func:`evaluate`, :func:`compare`, :func:`fuse`, :func:`normalize` and ``Run.to_dict`` is
+ranklens' policy instead.
 
 Errors raised through this module are ranklens errors and also the builtin class ranx
 raises in the same place (``AssertionError``, ``ValueError``, ``NotImplementedError``;
