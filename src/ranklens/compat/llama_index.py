@@ -186,7 +186,7 @@ def granular_rr() -> str:
     return GRANULAR_RR
 
 
-def _texts(ids: Sequence[Any], query: str, what: str) -> list[str]:
+def _texts(ids: Sequence[Any], where: str, what: str) -> list[str]:
     """The ids as text (ranklens keeps ids as text), refusing two ids written alike."""
     texts: list[str] = []
     seen: dict[str, Any] = {}
@@ -194,7 +194,7 @@ def _texts(ids: Sequence[Any], query: str, what: str) -> list[str]:
         text = given if isinstance(given, str) else str(given)
         if text in seen and seen[text] != given:
             raise LlamaIndexInputError(
-                f"query {query!r}: {what} {seen[text]!r} and {given!r} are written the same "
+                f"{where}: {what} {seen[text]!r} and {given!r} are written the same "
                 "way; ranklens keeps ids as text: make the ids distinct as strings"
             )
         seen[text] = given
@@ -202,13 +202,13 @@ def _texts(ids: Sequence[Any], query: str, what: str) -> list[str]:
     return texts
 
 
-def _refuse_repeats(ids: list[str], query: str, what: str, metric: Metric) -> None:
+def _refuse_repeats(ids: list[str], where: str, what: str, metric: Metric) -> None:
     if len(set(ids)) == len(ids):
         return
     seen: set[str] = set()
     twice = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
     raise LlamaIndexInputError(
-        f"query {query!r}: {what} lists {twice!r} twice, which LlamaIndex's {metric.name} "
+        f"{where}: {what} lists {twice!r} twice, which LlamaIndex's {metric.name} "
         f"{'(granular) ' if metric.granular else ''}counts at each occurrence (a repeat "
         "shifts the ranks after it; values above 1 are possible): remove the repeat, or "
         "pass duplicates='first' to count its first rank only (trec_eval's value)"
@@ -240,12 +240,38 @@ def _rows(
     return rows
 
 
-def _id_list(ids: Any, query: str, what: str) -> list[Any]:
+def _id_list(ids: Any, where: str, what: str) -> list[Any]:
     if ids is None or isinstance(ids, str | bytes) or not isinstance(ids, Iterable):
         raise LlamaIndexInputError(
-            f"query {query!r}: {what} must be a list of ids, not {type(ids).__name__}"
+            f"{where}: {what} must be a list of ids, not {type(ids).__name__}"
         )
     return list(ids)
+
+
+def _checked_ids(
+    where: str,
+    expected_given: Any,
+    retrieved_given: Any,
+    metrics: Sequence[Metric],
+    duplicates: str,
+) -> tuple[list[str], list[str]]:
+    """One query's expected and retrieved ids as text, checked: lists, some expected id,
+    no two ids written alike, no repeat that one of ``metrics`` counts twice (unless
+    ``duplicates="first"``)."""
+    expected_list = _id_list(expected_given, where, "expected_ids")
+    retrieved_list = _id_list(retrieved_given, where, "retrieved_ids")
+    if not expected_list:
+        raise LlamaIndexInputError(f"{where} has no expected ids: each query needs a relevant id")
+    texts = _texts(expected_list + retrieved_list, where, "ids")
+    expected, retrieved = texts[: len(expected_list)], texts[len(expected_list) :]
+    if duplicates == "error":
+        for metric in metrics:
+            in_retrieved, in_expected = metric.counts_repeats()
+            if in_retrieved:
+                _refuse_repeats(retrieved, where, "retrieved_ids", metric)
+            if in_expected:
+                _refuse_repeats(expected, where, "expected_ids", metric)
+    return expected, retrieved
 
 
 def retrieval_results(
@@ -310,21 +336,9 @@ def retrieval_results(
         if qid in seen:
             raise LlamaIndexInputError(f"query {qid!r} is given twice: give each query once")
         seen.add(qid)
-        expected_list = _id_list(expected_given, qid, "expected_ids")
-        retrieved_list = _id_list(retrieved_given, qid, "retrieved_ids")
-        if not expected_list:
-            raise LlamaIndexInputError(
-                f"query {qid!r} has no expected ids: each query needs a relevant id"
-            )
-        texts = _texts(expected_list + retrieved_list, qid, "ids")
-        expected, retrieved = texts[: len(expected_list)], texts[len(expected_list) :]
-        if duplicates == "error":
-            for metric in chosen:
-                in_retrieved, in_expected = metric.counts_repeats()
-                if in_retrieved:
-                    _refuse_repeats(retrieved, qid, "retrieved_ids", metric)
-                if in_expected:
-                    _refuse_repeats(expected, qid, "expected_ids", metric)
+        expected, retrieved = _checked_ids(
+            f"query {qid!r}", expected_given, retrieved_given, chosen, duplicates
+        )
         judged += [(qid, doc, 1) for doc in dict.fromkeys(expected)]
         unique = list(dict.fromkeys(retrieved))  # the first rank of each id
         ranked += [(qid, doc, float(len(unique) - i)) for i, doc in enumerate(unique)]
@@ -346,10 +360,10 @@ def compute_score(
     if not retrieved_ids or not expected_ids:
         # LlamaIndex's check and message
         raise LlamaIndexInputError("Retrieved ids and expected ids must be provided")
-    qid = "(no query given)" if query is None else str(query)
-    results = retrieval_results(
-        {qid: (expected_ids, retrieved_ids)}, [metric], duplicates=duplicates
-    )
+    where = "compute()" if query is None else f"query {query!r}"
+    checked = _checked_ids(where, expected_ids, retrieved_ids, [metric], duplicates)
+    # checked: what a repeat may still hold counts at its first rank
+    results = retrieval_results({"query": checked}, [metric], duplicates="first")
     (value,) = results.aggregate.values()  # the one measure of the one query
     return float(value)
 
