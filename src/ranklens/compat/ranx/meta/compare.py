@@ -47,13 +47,13 @@ def significance(
     metrics: Sequence[str],
 ) -> dict[frozenset[str], dict[str, dict[str, Any]]]:
     """ranx's comparisons: for each pair of runs and metric, ``{"p_value", "significant"}``
-    (columns of ``values[name]`` follow ``metrics``), by ranklens' tests.
+    (columns of ``values[name]`` follow ``metrics``). The t-test and Tukey's HSD are the
+    scipy calls ranx makes (``ttest_rel``, ``tukey_hsd``), so their p-values are ranx's to
+    the last bit; the randomization test is ranklens'.
 
     With a single query, as ranx: the t-test's p-value is NaN (scipy's), the randomization
     test's 1 (flipping the one difference leaves its size), Tukey's HSD is refused."""
-    from ranklens.analysis.stats.paired_tests import t_test
     from ranklens.analysis.stats.randomization import randomization_test
-    from ranklens.analysis.stats.tukey import tukey_hsd
 
     out: dict[frozenset[str], dict[str, dict[str, Any]]] = {}
     single = bool(names) and values[names[0]].shape[0] < 2
@@ -64,7 +64,7 @@ def significance(
             return out
         for j, metric in enumerate(metrics):
             table = np.column_stack([values[n][:, j] for n in names])
-            p = tukey_hsd(table).p_value
+            p = _scipy_p("tukey", [table[:, k] for k in range(table.shape[1])])
             for a, name_a in enumerate(names):
                 for b, name_b in enumerate(names):
                     p_ab = float(p[a, b])
@@ -77,7 +77,16 @@ def significance(
             if single:
                 p_values = np.full(len(metrics), np.nan if stat_test == "student" else 1.0)
             elif stat_test == "student":
-                p_values = t_test(diffs).p_value
+                p_values = np.array(
+                    [
+                        1.0
+                        if not np.any(diffs[:, j])
+                        else float(
+                            _scipy_p("student", [values[name_a][:, j], values[name_b][:, j]])
+                        )
+                        for j in range(len(metrics))
+                    ]
+                )
             else:
                 p_values = randomization_test(diffs, n_permutations, random_seed).p_value
             out[frozenset((name_a, name_b))] = {
@@ -85,6 +94,22 @@ def significance(
                 for j, m in enumerate(metrics)
             }
     return out
+
+
+def _scipy_p(test: str, samples: Sequence[Float64Array]) -> Any:
+    """The p-value(s) of scipy's ``ttest_rel`` (two-sided) or ``tukey_hsd`` on
+    ``samples``, as ranx calls them (scipy's warnings on degenerate samples silenced: the
+    values are the same)."""
+    import importlib
+    import warnings
+
+    stats: Any = importlib.import_module("scipy.stats")  # untyped: scipy ships no stubs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if test == "student":
+            return stats.ttest_rel(samples[0], samples[1], alternative="two-sided").pvalue
+        return stats.tukey_hsd(*samples).pvalue
 
 
 def two_samples(control: Any, treatment: Any) -> dict[str, Float64Array]:
