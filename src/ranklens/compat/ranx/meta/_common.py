@@ -250,8 +250,50 @@ class Scorer:
         rows = np.asarray([position.get(q, -1) for q in self.queries], dtype=np.int64)
         found = rows >= 0
         for j, measure in enumerate(self.measures):
-            out[found, j] = measure.compute(aligned)[rows[found]]
+            params = getattr(measure, "params", None) or {}
+            if measure.name.startswith("RBP(") and params.get("gain") == "raw":
+                computed = ranx_rbp(aligned.base, float(params["p"]), int(params["rel"]))
+            else:
+                computed = measure.compute(aligned)
+            out[found, j] = computed[rows[found]]
         return out
+
+
+def _power(base: float, exponent: int) -> float:
+    """``base ** exponent`` by repeated squaring, as numba computes a float to an integer
+    power (numpy's ``power`` can differ in the last bit)."""
+    result = 1.0
+    while True:
+        if exponent & 1:
+            result *= base
+        exponent >>= 1
+        if not exponent:
+            return result
+        base *= base
+
+
+def ranx_rbp(ranked: Any, p: float, rel: int) -> Float64Array:
+    """ranx's ``rbp.p`` per query of ``ranked`` (an aligned ranking): ``(1 - p) sum_i g_i
+    p^i`` over the ranks ``i = 0, 1, ...``, ``g_i`` the grade where it is at least ``rel``
+    (else 0), summed in rank order with ``p^i`` as numba computes it, so the values are
+    ranx's to the bit.
+
+    >>> from types import SimpleNamespace
+    >>> ranked = SimpleNamespace(offsets=np.array([0, 3]), rel=np.array([2, 0, 1]))
+    >>> float(ranx_rbp(ranked, 0.8, 1)[0]) == (1 - 0.8) * (2 + 0.8 * 0.8)
+    True
+    """
+    offsets = np.asarray(ranked.offsets).tolist()
+    grades = np.asarray(ranked.rel).tolist()
+    out = np.zeros(len(offsets) - 1, dtype=np.float64)
+    for q in range(len(offsets) - 1):
+        total = 0.0
+        for i in range(offsets[q + 1] - offsets[q]):
+            grade = grades[offsets[q] + i]
+            if grade >= rel:
+                total += grade * _power(p, i)
+        out[q] = (1 - p) * total
+    return out
 
 
 def check_threads(threads: int) -> None:
