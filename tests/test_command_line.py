@@ -29,6 +29,7 @@ NO_FORMAT = {
     "expeval": "prints expeval's own output, line for line",
     "judge-next": "writes a pool file (qid docno), as ranklens pool -o does",
     "click-qrels": "writes TREC qrels (a file for the other commands, not a table)",
+    "serve": "serves web pages over a folder of results (nothing to print)",
 }
 NO_EXAMPLE: dict[str, str] = {}
 """Every command takes --example (the NIST tools' reproductions the bundled data in their

@@ -144,7 +144,7 @@ def test_cli_power_option_and_table(capsys) -> None:
 def test_cli_bad_power_is_one_line(capsys) -> None:
     assert main(["compare", "--example", "--power", "2"]) == 2
     err = capsys.readouterr().err
-    assert err == "ranklens: error: power must be a number strictly between 0 and 1, not 2.0\n"
+    assert err == "ranklens: error: --power must be a number strictly between 0 and 1, not 2.0\n"
 
 
 def test_report_html_has_the_power_columns() -> None:

@@ -65,7 +65,9 @@ def test_a_manifest_run_twice_writes_the_same_bytes(experiment: Path) -> None:
     cwd = os.getcwd()
     try:
         os.chdir(moved / "data")
-        assert run_cli(["run", "../experiment.yaml", "--quiet"])[0] == 0
+        # the manifest named by a path through the parent folder (os.pardir: inside tmp_path)
+        manifest = os.path.join(os.pardir, "experiment.yaml")
+        assert run_cli(["run", manifest, "--quiet"])[0] == 0
     finally:
         os.chdir(cwd)
     assert (moved / "results" / "first.json").read_bytes() == first
@@ -77,7 +79,7 @@ def test_the_results_hold_hashes_version_options_and_the_numbers(experiment: Pat
     assert list(document)[:3] == ["format", "name", "ranklens"]
     assert document["ranklens"] == ranklens.__version__
     assert document["manifest"] == {
-        "path": "../experiment.yaml",
+        "path": f"{os.pardir}/experiment.yaml",  # relative to the results' folder
         "sha256": __import__("hashlib").sha256(experiment.read_bytes()).hexdigest(),
     }
     import hashlib
@@ -171,8 +173,12 @@ def test_a_manifest_of_another_kind_or_missing(tmp_path: Path) -> None:
     assert code == 2 and "no such manifest" in err
 
 
-def test_report_and_mlflow_targets(experiment: Path, tmp_path: Path) -> None:
+def test_report_and_mlflow_targets(
+    experiment: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("mlflow")
+    # a SQLite store keeps its artifacts in ./mlruns of the current folder (MLflow's default)
+    monkeypatch.chdir(tmp_path)
     store = tmp_path / "mlflow.db"
     text = experiment.read_text().replace("permutations: 2000", "permutations: 500")
     text += f'report: {{path: results/report.html, plots: false}}\nmlflow: {{experiment: e1, tracking_uri: "sqlite:///{store}"}}\n'

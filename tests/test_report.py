@@ -187,13 +187,22 @@ def test_script_json_is_inert_and_round_trips() -> None:
     assert json.loads(text) == {"a": value["a"], "b": [1.5, None, None]}
 
 
-def test_report_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ranklens.cli import main
 
     out = tmp_path / "report.html"
     assert main(["report", "--example", "-m", "AP", "--no-plots", "-o", str(out), "-q"]) == 0
     assert payload_of(out.read_text(encoding="utf-8"))["queries"]
-    assert main(["report", "--example", "-m", "AP", "--no-plots"]) == 2
+    # the example without -o writes example-report.html into the current folder
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--example", "-m", "AP", "--no-plots", "-q"]) == 0
+    assert payload_of((tmp_path / "example-report.html").read_text(encoding="utf-8"))["queries"]
+    # a report of the user's own files without -o is refused in one line
+    assert main(["examples", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["report", "qrels.txt", "run.txt", "-m", "AP", "--no-plots"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ranklens: error:") and err.count("\n") == 1
 

@@ -287,10 +287,16 @@ def query_chunks(
             line += _newlines(chunk)
     finally:
         if close:
-            inner = getattr(stream, "fileobj", None) or getattr(stream, "_fp", None)
-            stream.close()
-            if inner is not None and hasattr(inner, "close"):
-                inner.close()
+            close_stream(stream)
+
+
+def close_stream(stream: IO[bytes]) -> None:
+    """Close a stream of :func:`_open_stream` and the file under its decompressor (a
+    ``GzipFile`` given a file object leaves that file open)."""
+    inner = getattr(stream, "fileobj", None) or getattr(stream, "_fp", None)
+    stream.close()
+    if inner is not None and hasattr(inner, "close"):
+        inner.close()
 
 
 class ChunkFile:

@@ -208,14 +208,16 @@ def first_record_kind(path: object) -> str | None:
     import lzma
     import os
 
-    from ranklens.data.chunks import _open_stream
+    from ranklens.data.chunks import _open_stream, close_stream
 
     if not isinstance(path, str | os.PathLike) or not os.path.isfile(path):
         return None
     try:
         stream, _ = _open_stream(path)
-        with stream:
+        try:
             line = stream.readline(1 << 20)
+        finally:
+            close_stream(stream)
         value = json.loads(line.decode("utf-8-sig"))
     except (RanklensError, OSError, EOFError, ValueError, lzma.LZMAError):
         return None
