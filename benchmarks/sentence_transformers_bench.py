@@ -38,17 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
-
-def best_of(repeat: int, work: Callable[[], Any]) -> tuple[float, Any]:
-    """``(best seconds, last result)`` of ``repeat`` timed calls after an untimed one."""
-    result = work()
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = work()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+from compat_peers_bench import best_of  # benchmarks/ is the script's folder
 
 
 class FixedModel:
