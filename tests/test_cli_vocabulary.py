@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranklens.cli import COMMAND_GROUPS, _options, build_parser, main
+from workflow_support import run_cli
 
 NIST = {"trec-eval", "ndeval", "gdeval", "sample-eval", "expeval"}
 """Reproductions of NIST tools: their own flags, as the tools spell them."""
@@ -170,27 +171,27 @@ def test_every_command_runs_its_example(
             )
     if name == "serve":  # a server runs until stopped: tests/test_serve.py runs its example
         return
-    code, out, err = _run([name, "--example", "--quiet"])
+    code, out, err = run_cli([name, "--example", "--quiet"])
     assert code == (1 if name == "diff" else 0), err  # diff's 1: the two results differ
     assert out.strip() or list(tmp_path.iterdir()), f"{name} --example wrote nothing"
     assert "internal error" not in err
 
 
 def test_an_example_default_never_overrides_what_is_given(tmp_path: Path) -> None:
-    code, out, _ = _run(["pool", "--example", "--depth", "2", "--quiet"])
+    code, out, _ = run_cli(["pool", "--example", "--depth", "2", "--quiet"])
     assert code == 0 and max(_per_query_counts(out).values()) <= 4  # 2 runs x top 2
-    code, out, _ = _run(["pool", "--example", "--quiet"])
+    code, out, _ = run_cli(["pool", "--example", "--quiet"])
     assert code == 0 and max(_per_query_counts(out).values()) > 4  # --example's depth 10
     target = tmp_path / "mine.png"
-    code, _, err = _run(["plot", "roc", "--example", "-o", str(target), "--quiet"])
+    code, _, err = run_cli(["plot", "roc", "--example", "-o", str(target), "--quiet"])
     assert code == 0 and target.exists(), err
     # an option that stands for the example's value keeps it out (--scale for --thresholds)
-    code, out, err = _run(["click-qrels", "--example", "--scale", "100", "--quiet"])
+    code, out, err = run_cli(["click-qrels", "--example", "--scale", "100", "--quiet"])
     assert code == 0 and max(int(line.split()[3]) for line in out.splitlines()) > 3, err
     # without --example, what the example filled in is required again, named as an option
-    code, _, err = _run(["topics", "-m", "AP", "--variance", "0.01"])
+    code, _, err = run_cli(["topics", "-m", "AP", "--variance", "0.01"])
     assert code == 2 and "--min-diff" in err and len(err.strip().splitlines()) == 1
-    code, _, err = _run(["explain", *_example_files()])
+    code, _, err = run_cli(["explain", *_example_files()])
     assert code == 2 and "--measure" in err
 
 
@@ -228,9 +229,9 @@ def test_tsv_is_csv_with_tabs() -> None:
     import csv
 
     for args in (["compare", "--example", "-m", "AP,P@10"], ["curve", "ipr", "--example"]):
-        code, as_csv, _ = _run([*args, "-f", "csv", "--quiet"])
+        code, as_csv, _ = run_cli([*args, "-f", "csv", "--quiet"])
         assert code == 0
-        code, as_tsv, _ = _run([*args, "-f", "tsv", "--quiet"])
+        code, as_tsv, _ = run_cli([*args, "-f", "tsv", "--quiet"])
         assert code == 0
         rows = list(csv.reader(io.StringIO(as_csv)))
         assert rows == [line.split("\t") if line else [] for line in as_tsv.split("\n")[:-1]]
@@ -264,17 +265,17 @@ def test_one_spelling_per_option_with_the_old_ones_as_aliases() -> None:
 )
 def test_aliases_give_the_same_output(args: list[str]) -> None:
     if args[0] == "compare":
-        new = _run([*args, "--resamples", "500", "--quiet"])
-        old = _run([*args, "--permutations", "500", "--quiet"])
+        new = run_cli([*args, "--resamples", "500", "--quiet"])
+        old = run_cli([*args, "--permutations", "500", "--quiet"])
     else:
-        new = _run([*args, "t", "--quiet"])
-        old = _run([*args, "paired-t", "--quiet"])
+        new = run_cli([*args, "t", "--quiet"])
+        old = run_cli([*args, "paired-t", "--quiet"])
     assert new[0] == 0 and new == old
 
 
 def test_explain_table_format_keeps_its_old_name() -> None:
     args = ["explain", "--example", "-m", "AP", "--quiet"]
-    assert _run([*args, "-f", "text"]) == _run([*args, "-f", "table"]) == _run(args)
+    assert run_cli([*args, "-f", "text"]) == run_cli([*args, "-f", "table"]) == run_cli(args)
 
 
 @pytest.mark.parametrize("name", ["", *sorted(COMMANDS)])
@@ -286,9 +287,9 @@ def test_help_shows_no_doubled_percent(name: str) -> None:
 
 
 def test_an_error_of_the_python_layer_names_the_option() -> None:
-    code, _, err = _run(["compare", "--example", "--permutations", "0"])
+    code, _, err = run_cli(["compare", "--example", "--permutations", "0"])
     assert code == 2 and err.startswith("ranklens: error: --resamples must be"), err
-    code, _, err = _run(["pool", "--example", "--strategy", "rrf"])
+    code, _, err = run_cli(["pool", "--example", "--strategy", "rrf"])
     assert code == 2 and "--budget N" in err and "budget=" not in err, err
 
 
@@ -309,7 +310,7 @@ def test_measures_parse_alike_in_python_and_on_the_command_line(text: str) -> No
     python = [m.name for m in parse_measures(text)]
     cli = [m.name for m in parse_measures(_options.measure_names([text], ()))]
     assert python == cli and python
-    code, out, err = _run(["eval", "--example", "-m", text, "--quiet", "-f", "csv"])
+    code, out, err = run_cli(["eval", "--example", "-m", text, "--quiet", "-f", "csv"])
     assert code == 0, err
     assert list(dict.fromkeys(line.split(",")[2] for line in out.splitlines()[1:3])) == python[:2]
 
@@ -325,24 +326,17 @@ def test_measures_split_on_commas_and_spaces() -> None:
     ]
 
 
-def _run(args: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(args)
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_comma_lists_give_the_same_numbers_as_repeated_m() -> None:
-    code, commas, _ = _run(["eval", "--example", "-m", "nDCG@10,AP", "--quiet", "-f", "csv"])
+    code, commas, _ = run_cli(["eval", "--example", "-m", "nDCG@10,AP", "--quiet", "-f", "csv"])
     assert code == 0
-    code, repeated, _ = _run(
+    code, repeated, _ = run_cli(
         ["eval", "--example", "-m", "nDCG@10", "-m", "AP", "--quiet", "-f", "csv"]
     )
     assert code == 0 and commas == repeated and "nDCG@10" in commas
 
 
 def test_an_unknown_option_points_to_the_commands_help() -> None:
-    code, _, err = _run(["eval", "--example", "--no-such-option"])
+    code, _, err = run_cli(["eval", "--example", "--no-such-option"])
     assert code == 2
     assert err.strip().endswith("(see 'ranklens eval --help')"), err
     assert len(err.strip().splitlines()) == 1
@@ -355,8 +349,12 @@ def test_plugin_before_or_after_the_command(tmp_path: Path) -> None:
         "ranklens.define_measure('VocabFirstRel', lambda rel, scores: float(len(rel) > 0 "
         "and rel[0] > 0), bounds=(0.0, 1.0))\n"
     )
-    before = _run(["--plugin", str(plugin), "eval", "--example", "-m", "VocabFirstRel", "--quiet"])
-    after = _run(["eval", "--example", "-m", "VocabFirstRel", "--quiet", "--plugin", str(plugin)])
+    before = run_cli(
+        ["--plugin", str(plugin), "eval", "--example", "-m", "VocabFirstRel", "--quiet"]
+    )
+    after = run_cli(
+        ["eval", "--example", "-m", "VocabFirstRel", "--quiet", "--plugin", str(plugin)]
+    )
     assert before[0] == 0, before
     assert before == after
 
@@ -373,7 +371,7 @@ def test_a_plugins_own_error_is_named_as_the_plugins(
 ) -> None:
     plugin = tmp_path / "vocab_bad_plugin.py"
     plugin.write_text(content)
-    code, _, err = _run(["eval", "--example", "--plugin", str(plugin)])
+    code, _, err = run_cli(["eval", "--example", "--plugin", str(plugin)])
     assert code == 2
     assert expected in err and "vocab_bad_plugin.py:1" in err
     assert "internal error" not in err and len(err.strip().splitlines()) == 1
@@ -393,13 +391,13 @@ def test_a_plugins_own_error_is_named_as_the_plugins(
     ],
 )
 def test_every_command_runs_on_the_example(args: list[str]) -> None:
-    code, out, err = _run([*args, "--quiet"])
+    code, out, err = run_cli([*args, "--quiet"])
     assert code == 0, err
     assert out.strip()
 
 
 def test_the_example_says_what_it_is_and_names_the_runs() -> None:
-    code, out, err = _run(["eval", "--example"])
+    code, out, err = run_cli(["eval", "--example"])
     assert code == 0
     assert "TREC DL 2019 passage" in err and "43 queries" in err
     assert "site-packages" not in err and "example_files" not in err
@@ -407,7 +405,7 @@ def test_the_example_says_what_it_is_and_names_the_runs() -> None:
     assert [line.split()[0] for line in out.splitlines()[2:]] == ["bm25", "rerank"]
     # ties are named, and said to be on purpose in the example
     assert "tie on purpose" in err
-    quiet = _run(["eval", "--example", "--quiet"])
+    quiet = run_cli(["eval", "--example", "--quiet"])
     assert quiet[2] == "" and quiet[1] == out
 
 
@@ -415,28 +413,28 @@ def test_old_spellings_still_work(tmp_path: Path) -> None:
     from ranklens.data.examples import example_paths
 
     qrels, runs = (str(example_paths()[0]), [str(p) for p in example_paths()[1]])
-    new = _run(["topics", qrels, *runs, "--min-diff", "0.05", "-m", "AP", "--quiet"])
-    old = _run(["topics", "--min-diff", "0.05", "-m", "AP", "--quiet", "--from", *runs, qrels])
+    new = run_cli(["topics", qrels, *runs, "--min-diff", "0.05", "-m", "AP", "--quiet"])
+    old = run_cli(["topics", "--min-diff", "0.05", "-m", "AP", "--quiet", "--from", *runs, qrels])
     assert new[0] == 0 and new == old
-    new = _run(["curve", "ipr", qrels, runs[0], "--quiet"])
-    old = _run(["curve", qrels, runs[0], "--kind", "ipr", "--quiet"])
+    new = run_cli(["curve", "ipr", qrels, runs[0], "--quiet"])
+    old = run_cli(["curve", qrels, runs[0], "--kind", "ipr", "--quiet"])
     assert new[0] == 0 and new == old
-    new = _run(["pool", qrels, *runs, "--depth", "5", "-m", "AP", "--quiet"])
-    old = _run(["pool", *runs, "--qrels", qrels, "--depth", "5", "-m", "AP", "--quiet"])
+    new = run_cli(["pool", qrels, *runs, "--depth", "5", "-m", "AP", "--quiet"])
+    old = run_cli(["pool", *runs, "--qrels", qrels, "--depth", "5", "-m", "AP", "--quiet"])
     assert new[0] == 0 and new == old
     args = ["--method", "wsum", "--step", "0.5", "-m", "AP", "--quiet"]
-    new = _run(["fuse", qrels, *runs, "--optimize", *args])
-    old = _run(["fuse", "--optimize", qrels, *runs, *args])
+    new = run_cli(["fuse", qrels, *runs, "--optimize", *args])
+    old = run_cli(["fuse", "--optimize", qrels, *runs, *args])
     assert new[0] == 0 and new == old
 
 
 def test_output_goes_to_a_file_only_when_asked(tmp_path: Path) -> None:
     target = tmp_path / "out.txt"
-    code, out, _ = _run(["eval", "--example", "-m", "AP", "--quiet", "-o", str(target)])
+    code, out, _ = run_cli(["eval", "--example", "-m", "AP", "--quiet", "-o", str(target)])
     assert code == 0 and out == ""
-    shown = _run(["eval", "--example", "-m", "AP", "--quiet"])[1]
+    shown = run_cli(["eval", "--example", "-m", "AP", "--quiet"])[1]
     assert target.read_text() == shown
-    code, _, err = _run(["eval", "--example", "-m", "AP", "--quiet", "-o", str(target)])
+    code, _, err = run_cli(["eval", "--example", "-m", "AP", "--quiet", "-o", str(target)])
     assert code == 2 and "--force" in err
 
 
@@ -453,13 +451,13 @@ def test_a_csv_run_with_a_header_is_read_by_its_suffix(tmp_path: Path) -> None:
     tsv_file.write_text(
         "query_id\tdoc_id\tscore\n" + "".join(f"{q}\t{d}\t{s}\n" for q, _, d, _, s, _ in lines)
     )
-    trec = _run(["eval", qrels, bm25, "--quiet", "-f", "csv", "--name", "x"])
+    trec = run_cli(["eval", qrels, bm25, "--quiet", "-f", "csv", "--name", "x"])
     assert trec[0] == 0
     for path in (csv_file, tsv_file):
-        assert _run(["eval", qrels, str(path), "--quiet", "-f", "csv", "--name", "x"]) == trec
+        assert run_cli(["eval", qrels, str(path), "--quiet", "-f", "csv", "--name", "x"]) == trec
     headless = tmp_path / "plain.csv"
     headless.write_text("".join(f"{q},{d},{s}\n" for q, _, d, _, s, _ in lines[:3]))
-    code, _, err = _run(["eval", qrels, str(headless)])
+    code, _, err = run_cli(["eval", qrels, str(headless)])
     assert code == 2 and "plain.csv:1" in err and "header row" in err
 
 
@@ -510,7 +508,7 @@ def test_a_zip_archive_is_named_as_one(tmp_path: Path) -> None:
         z.writestr("run.txt", "1 Q0 d1 1 0.5 r\n")
     qrels = _example_files()[0]
     for args in (["eval", qrels, str(archive)], ["trec-eval", qrels, str(archive)]):
-        code, _, err = _run(args)
+        code, _, err = run_cli(args)
         assert code != 0 and "run.zip: is a zip archive" in err and "unzip it" in err, err
         assert "line ends" not in err and len(err.strip().splitlines()) == 1
 
@@ -526,11 +524,11 @@ def test_a_header_line_is_called_a_header(tmp_path: Path, header: str) -> None:
 
     path.write_bytes(header.encode() + b"\n" + gzip.decompress(target.read_bytes()))
     args = [qrels, str(path)] if "rank" in header else [str(path), run]
-    code, _, err = _run(["eval", *args])
+    code, _, err = run_cli(["eval", *args])
     assert code == 2 and f"{path.name}:1:" in err and "line 1 looks like a header" in err, err
     # a bad value that is not a header is not called one
     path.write_text("1 Q0 d1 1 x r\n")
-    code, _, err = _run(
+    code, _, err = run_cli(
         ["eval", qrels, str(path)] if "rank" in header else ["eval", str(path), run]
     )
     assert code == 2 and "looks like a header" not in err
@@ -547,10 +545,10 @@ def test_a_run_with_rank_and_score_swapped_is_said_to_look_so(tmp_path: Path) ->
         tmp_path / "swapped.run", [[q, z, d, s, r, t] for q, z, d, r, s, t in rows]
     )
     qrels = _example_files()[0]
-    code, _, err = _run(["eval", qrels, swapped, "-m", "AP", "--quiet"])
+    code, _, err = run_cli(["eval", qrels, swapped, "-m", "AP", "--quiet"])
     assert code == 0 and "rank and score columns look swapped" in err and "swapped.run" in err
     assert len([line for line in err.splitlines() if "swapped" in line]) == 1
-    code, _, err = _run(["trec-eval", "-m", "map", qrels, swapped])
+    code, _, err = run_cli(["trec-eval", "-m", "map", qrels, swapped])
     assert code == 0 and "look swapped" in err
 
 
@@ -583,14 +581,14 @@ def test_a_normal_run_never_looks_swapped(tmp_path: Path, make: str) -> None:
             rank = str(j + 1) if make == "ranks as scores" else r
             out_rows.append([q, z, d, rank, score, t])
     path = _write_run(tmp_path / "normal.run", out_rows)
-    code, _, err = _run(["eval", _example_files()[0], path, "-m", "AP", "--quiet"])
+    code, _, err = run_cli(["eval", _example_files()[0], path, "-m", "AP", "--quiet"])
     assert code == 0 and "swapped" not in err, err
 
 
 def test_trec_eval_offers_its_name_for_a_language_name() -> None:
     qrels, run = _example_files()
     for name, offered in (("ndcg@10", "ndcg_cut.10"), ("P@5", "P.5"), ("AP", "map")):
-        code, _, err = _run(["trec-eval", "-m", name, qrels, run])
+        code, _, err = run_cli(["trec-eval", "-m", name, qrels, run])
         assert code != 0 and f"did you mean '{offered}'" in err, err
 
 
@@ -605,7 +603,7 @@ def test_warnings_of_other_packages_are_not_shown_as_ranklens(tmp_path: Path) ->
         "warnings.warn_explicit('something else', UserWarning, where, 2)\n"
         "warnings.warn('the plugin speaks', UserWarning)\n"
     )
-    code, _, err = _run(["eval", "--example", "-m", "AP", "--quiet", "--plugin", str(plugin)])
+    code, _, err = run_cli(["eval", "--example", "-m", "AP", "--quiet", "--plugin", str(plugin)])
     assert code == 0
     assert "an old API" not in err
     assert "ranklens: warning from sqlalchemy: something else" in err

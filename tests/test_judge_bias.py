@@ -5,8 +5,6 @@ alpha promises."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 from typing import Any
 
@@ -28,7 +26,7 @@ from ranklens.analysis.judge_bias import (
     rogan_gladen,
 )
 from ranklens.base.errors import InputError, InputWarning, OptionError
-from ranklens.cli import main
+from workflow_support import run_cli
 
 Judgments = dict[str, dict[str, int]]
 
@@ -509,26 +507,19 @@ def test_position_bias_reads_files_and_refuses_bad_rows(tmp_path: Any) -> None:
 # the command
 
 
-def _run(args: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(args)
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_the_command_finds_the_examples_planted_biases() -> None:
     import json
 
-    code, out, err = _run(["judge-bias", "--example", "-m", "nDCG@10", "-f", "json", "--quiet"])
+    code, out, err = run_cli(["judge-bias", "--example", "-m", "nDCG@10", "-f", "json", "--quiet"])
     assert code == 0, err
     data = json.loads(out)
     assert data["runs"]["nDCG@10"]["favoured"] == ["dense"]
     assert data["regression"]["params"]["length"] > 0
     assert data["regression"]["pvalues"]["length"] < 1e-6
     assert data["position"]["first_rate"] > 0.55 and data["position"]["p_value"] < 0.001
-    code, table, _ = _run(["judge-bias", "--example", "-m", "nDCG@10"])
+    code, table, _ = run_cli(["judge-bias", "--example", "-m", "nDCG@10"])
     assert code == 0 and "favoured" in table and "position bias" in table
-    code, text, _ = _run(["judge-bias", "--example", "-m", "AP", "-f", "csv"])
+    code, text, _ = run_cli(["judge-bias", "--example", "-m", "AP", "-f", "csv"])
     assert code == 0 and text.startswith("section,item,number,value\n")
 
 
@@ -539,9 +530,9 @@ def test_the_command_says_what_is_wrong_in_one_line(tmp_path: Any) -> None:
     llm.write_text("q2 0 a 1\n")
     run = tmp_path / "r.run"
     run.write_text("q1 Q0 a 1 2.0 r\nq2 Q0 a 1 2.0 r\n")
-    code, _, err = _run(["judge-bias", str(human), str(llm), str(run), str(run), "-m", "P@1"])
+    code, _, err = run_cli(["judge-bias", str(human), str(llm), str(run), str(run), "-m", "P@1"])
     assert code == 2 and len(err.strip().splitlines()) == 1 and "error:" in err
-    code, _, err = _run(["judge-bias", str(human)])
+    code, _, err = run_cli(["judge-bias", str(human)])
     assert code == 2 and "two or more runs" in err
 
 
@@ -612,7 +603,7 @@ def test_the_command_reads_covariates_and_preferences_files(tmp_path: Any) -> No
         "-m", "P@5", "--covariates", str(cov), "--preferences", str(shown),
         "-f", "json", "-o", str(out), "--quiet",
     ]  # fmt: skip
-    code, _, err = _run(args)
+    code, _, err = run_cli(args)
     assert code == 0, err
     data = json.loads(out.read_text())
     expected = ranklens.judge_bias_regression(files["human"], files["llm"], str(cov))
@@ -620,7 +611,7 @@ def test_the_command_reads_covariates_and_preferences_files(tmp_path: Any) -> No
     assert data["position"]["first_wins"] == 2 and data["position"]["consistent"] == 1
     bias = ranklens.judge_bias(files["human"], files["llm"], run_paths, "P@5")
     assert data["runs"]["P@5"]["runs"]["r0"]["delta"] == pytest.approx(bias.runs["r0"].delta)
-    code, _, err = _run([*args[:-3], "-o", str(files["human"]), "--force"])
+    code, _, err = run_cli([*args[:-3], "-o", str(files["human"]), "--force"])
     assert code == 2 and "input" in err
 
 
@@ -640,7 +631,7 @@ def test_the_command_compares_more_judges(tmp_path: Any) -> None:
     other = tmp_path / "b.run"
     other.write_text("".join(f"q{i} Q0 d{j} 0 {-j} b\n" for i in range(5) for j in range(60)))
     args = ["judge-bias", *map(str, paths[:2]), str(run), str(other), "-m", "P@5"]
-    code, out, err = _run([*args, "--judges", str(paths[2]), "-f", "json"])
+    code, out, err = run_cli([*args, "--judges", str(paths[2]), "-f", "json"])
     assert code == 0, err
     data = json.loads(out)["judges"]
     assert data["names"] == ["j0.qrels", "j1.qrels", "j2.qrels"]
@@ -648,7 +639,7 @@ def test_the_command_compares_more_judges(tmp_path: Any) -> None:
     expected = judge_matrix(judges)
     np.testing.assert_allclose(data["kappa"], expected.agreement)
     np.testing.assert_allclose(data["shift"], expected.shift)
-    code, table, _ = _run([*args, "--judges", str(paths[2])])
+    code, table, _ = run_cli([*args, "--judges", str(paths[2])])
     assert code == 0 and "Fleiss' kappa" in table and "j2.qrels" in table
 
 

@@ -12,8 +12,6 @@ fixed-effect numbers and its Paule-Mandel fit, which truncates.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 from pathlib import Path
@@ -30,7 +28,7 @@ import ranklens
 from ranklens.analysis.meta_analysis import example_collections
 from ranklens.analysis.stats.random_effects import paired_effect, random_effects
 from ranklens.base.errors import InputError, OptionError
-from ranklens.cli import main
+from workflow_support import run_cli
 
 MEASURES = ("AP", "nDCG@10", "P@5", "RR")
 
@@ -582,15 +580,8 @@ def test_dict_records_and_plot() -> None:
 # ------------------------------------------------------------------------- command line
 
 
-def _cli(args: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(args)
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_cli_example_json_equals_the_python_api() -> None:
-    code, out, err = _cli(["meta-analysis", "--example", "-m", "AP,nDCG@10", "-f", "json"])
+    code, out, err = run_cli(["meta-analysis", "--example", "-m", "AP,nDCG@10", "-f", "json"])
     assert code == 0, err
     payload = json.loads(out)["meta_analyses"]
     for entry, measure in zip(payload, ["AP", "nDCG@10"], strict=True):
@@ -599,14 +590,14 @@ def test_cli_example_json_equals_the_python_api() -> None:
 
 
 def test_cli_table_csv_html_and_plot(tmp_path: Path) -> None:
-    code, out, _ = _cli(["meta-analysis", "--example", "-m", "RR"])
+    code, out, _ = run_cli(["meta-analysis", "--example", "-m", "RR"])
     assert code == 0 and "random-effects summaries" in out and "dl19-c" in out
-    code, out, _ = _cli(["meta-analysis", "--example", "-m", "RR", "-f", "csv"])
+    code, out, _ = run_cli(["meta-analysis", "--example", "-m", "RR", "-f", "csv"])
     assert code == 0 and out.splitlines()[0].startswith("measure,run,collection,effect")
     assert len(out.splitlines()) == 1 + 9 + 6
     html = tmp_path / "meta.html"
     plot = tmp_path / "forest.png"
-    code, _, err = _cli(
+    code, _, err = run_cli(
         [
             "meta-analysis",
             "--example",
@@ -630,7 +621,7 @@ def test_cli_files_scores_and_names(tmp_path: Path) -> None:
     collections = _generated(2)
     written = _write_trec(collections, tmp_path)
     files = [f for qrels, runs in written.values() for f in (qrels, *runs)]
-    code, out, err = _cli(
+    code, out, err = run_cli(
         ["meta-analysis", *files, "-m", "P@5", "--baseline", "base", "-f", "json"]
     )
     assert code == 0, err
@@ -648,7 +639,7 @@ def test_cli_files_scores_and_names(tmp_path: Path) -> None:
             paths.append(str(path))
         score_args += ["--scores", *paths]
     names = [arg for name in collections for arg in ("--collection", name)]
-    code, out, err = _cli(
+    code, out, err = run_cli(
         ["meta-analysis", *score_args, *names, "-m", "P@5", "--baseline", "base", "-f", "json"]
     )
     assert code == 0, err
@@ -673,6 +664,6 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str
     run = tmp_path / "r.run"
     run.write_text("q1 Q0 a 1 1.0 r\nq2 Q0 b 1 1.0 r\n")
     paths = {"QRELS": str(qrels), "RUN": str(run), "RUN_FIRST": str(run)}
-    code, _, err = _cli(["meta-analysis", *(paths.get(a, a) for a in args), "-m", "RR"])
+    code, _, err = run_cli(["meta-analysis", *(paths.get(a, a) for a in args), "-m", "RR"])
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and message in err, err

@@ -1,4 +1,6 @@
-"""What the tests of the experiment workflow share (test_check, test_manifest, test_serve)."""
+"""What the tests of the experiment workflow share (test_check, test_manifest, test_serve);
+``run_cli`` also serves the command-line tests of test_judge_bias, test_meta_analysis and
+test_cli_vocabulary."""
 
 from __future__ import annotations
 
