@@ -8,12 +8,14 @@ dicts or ranx's arrays and typed lists, returning a float for one metric, a dict
 several, per-query arrays with ``return_mean=False``, and storing the scores in the run;
 :func:`compare` returning a :class:`Report` with ranx's ``to_dict``, ``to_latex``,
 ``to_dataframe`` and table; :func:`fuse` and :func:`normalize` with ranx's methods and
-normalisations. The submodules are ranx's: :mod:`~ranklens.compat.ranx.metrics` (the
-metric functions on arrays), :mod:`~ranklens.compat.ranx.fusion` (one function per
-method, with the trainers), :mod:`~ranklens.compat.ranx.normalization`,
-:mod:`~ranklens.compat.ranx.data_structures`, :mod:`~ranklens.compat.ranx.meta`,
-:mod:`~ranklens.compat.ranx.statistical_tests` and :mod:`~ranklens.compat.ranx.io`, so
-that every ``ranx`` import has a counterpart here. ranx is never imported.
+normalisations; :func:`optimize_fusion` with ranx's grids, best parameters and report.
+The submodules are ranx's: :mod:`~ranklens.compat.ranx.metrics` (the metric functions on
+arrays), :mod:`~ranklens.compat.ranx.fusion` (one function per method, with the
+trainers), :mod:`~ranklens.compat.ranx.fusion_optimization` (the optimisers),
+:mod:`~ranklens.compat.ranx.normalization`, :mod:`~ranklens.compat.ranx.data_structures`,
+:mod:`~ranklens.compat.ranx.meta`, :mod:`~ranklens.compat.ranx.statistical_tests` and
+:mod:`~ranklens.compat.ranx.io`, so that every ``ranx`` import has a counterpart here.
+ranx is never imported.
 
 Metric names are ranx's (``ndcg@10``, ``map@100``, ``mrr``, ``precision@5``, ``hits@k``,
 ``hit_rate@k``, ``r-precision``, ``ndcg_burges@k``, ``rbp.95``, ``-lN`` relevance levels
@@ -48,7 +50,7 @@ from ranklens.compat.ranx._errors import (
     UnsupportedTestError,
 )
 from ranklens.compat.ranx.data_structures import FrozensetDict, Qrels, Report, Run
-from ranklens.compat.ranx.meta import compare, evaluate, fuse, normalize
+from ranklens.compat.ranx.meta import compare, evaluate, fuse, normalize, optimize_fusion
 
 __all__ = [
     "FrozensetDict",
@@ -63,4 +65,5 @@ __all__ = [
     "evaluate",
     "fuse",
     "normalize",
+    "optimize_fusion",
 ]
