@@ -72,7 +72,8 @@ SEARCHED = [
     ("mixed", "min-max", "precision@5", {"step": 0.25}),
     ("w_bordafuse", "min-max", "ndcg", {"step": 0.25}),
     ("w_condorcet", None, "ndcg@5", {"step": 0.25}),
-    ("rbc", "min-max", "ndcg@10", {"min_phi": 0.1, "max_phi": 0.9, "step": 0.2}),
+    ("rbc", "min-max", "ndcg@10", {"min_phi": 0.2, "step": 0.2}),  # phi = 1.0 as ranx's grid
+    ("rbc", "max", "map", {"min_phi": 0.01, "step": 0.25}),  # up to phi = 1.01, as ranx
     ("rrf", "sum", "recall@10", {}),
     ("gmnz", "zmuv", "ndcg@10", {"min_gamma": 0.25, "step": 0.25}),
     ("logn_isr", "min-max", "map@10", {"min_sigma": 0.25, "step": 0.25}),
@@ -111,6 +112,48 @@ def test_report_formats_as_ranx():
 def test_trained_methods_give_ranx_parameters(method):
     theirs, ours = both(4, 2, method=method, norm="min-max")
     same(ours, theirs)
+
+
+def test_fusion_optimization_functions_are_ranx():
+    """ranx's ``fusion_optimization`` functions called directly, ``optimize_weights`` with
+    a fusion function as ranx takes it."""
+    from ranx import fusion as rx_fusion
+    from ranx import fusion_optimization as rx_opt
+    from ranx.fusion_optimization.optimize_weights import optimize_weights
+
+    import ranklens.compat.ranx.fusion as cp_fusion
+    import ranklens.compat.ranx.fusion_optimization as cp_opt
+
+    qrels, runs = make_data(7, 3)
+    out = []
+    rx_weights, cp_weights = optimize_weights, cp_opt.optimize_weights
+    for module, fusion, opt, weights in (
+        (ranx, rx_fusion, rx_opt, rx_weights),
+        (compat, cp_fusion, cp_opt, cp_weights),
+    ):
+        given = [module.normalize(module.Run(r)) for r in runs]
+        graded = module.Qrels(qrels)
+        out.append(
+            [
+                weights(
+                    fusion.wmnz,
+                    graded,
+                    given,
+                    "ndcg@10",
+                    0.25,
+                    show_progress=False,
+                    return_optimization_report=True,
+                ),
+                opt.optimize_rbc(graded, given, "mrr", step=0.25, show_progress=False),
+                opt.optimization_switch("probfuse")(
+                    graded, given, "map", max_n_segments=4, show_progress=False
+                ),
+            ]
+        )
+    theirs, ours = out
+    same(ours[0][0], theirs[0][0])
+    assert ours[0][1] == {key: float(value) for key, value in theirs[0][1].items()}
+    same(ours[1:], theirs[1:])
 
 
 def test_weight_grid_is_ranx_float_sums():

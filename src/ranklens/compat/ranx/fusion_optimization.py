@@ -83,19 +83,24 @@ def get_trial_configs(weights: Sequence[Any], n_runs: int) -> list[tuple[Any, ..
 def _search(
     qrels: Any,
     runs: Runs,
-    method: str,
+    method: str | Callable[..., Any],
     metric: str,
     trials: Sequence[Any],
     params: Callable[[Any], dict[str, Any]],
     ties: RanxTies,
 ) -> tuple[Any, dict[str, float]]:
     """The last of ``trials`` with the highest mean ``metric`` of ``runs`` fused by
-    ``method`` with ``params(trial)`` (ranx's ``>=`` from 0), and every trial's score."""
+    ``method`` (a ranx method name, or a fusion function of
+    :mod:`ranklens.compat.ranx.fusion`) with ``params(trial)`` (ranx's ``>=`` from 0), and
+    every trial's score."""
     best_score = 0.0
     best: Any = []
     scores: dict[str, float] = {}
     for trial in trials:
-        fused = fused_run(runs, method, None, params(trial), method, ties)
+        if callable(method):
+            fused = method(runs, **params(trial))
+        else:
+            fused = fused_run(runs, method, None, params(trial), method, ties)
         score = evaluate(qrels, fused, metric, save_results_in_run=False, ties=ties)
         scores[str(trial)] = score
         if score >= best_score:
@@ -108,7 +113,7 @@ def _found(best: dict[str, Any], scores: dict[str, float], report: bool) -> Foun
 
 
 def optimize_weights(
-    fusion_method: str,
+    fusion_method: str | Callable[..., Any],
     qrels: Any,
     runs: Runs,
     metric: str,
@@ -119,7 +124,8 @@ def optimize_weights(
     *,
     ties: RanxTies = "ranx",
 ) -> Found:
-    """ranx's weight search of ``fusion_method`` (a ranx method name) over
+    """ranx's weight search of ``fusion_method`` (a ranx method name, or as in ranx a
+    fusion function such as :func:`ranklens.compat.ranx.fusion.wsum`) over
     :func:`get_trial_configs`: ``{"weights": best}`` (and ``{str(weights): score}``).
     ``show_progress`` and ``description`` are accepted and not shown."""
     trials = get_trial_configs(get_possible_weights(step), len(runs))
@@ -221,16 +227,17 @@ def optimize_probfuse(
 ) -> Found:
     """ranx's search of ProbFuse's number of segments: ``{"probs": best}``, the
     probabilities trained with the best number."""
-    best_score = 0.0
-    best: Any = None
-    scores: dict[str, float] = {}
-    for n_segments in range(min_n_segments, max_n_segments + 1):
-        probs = probfuse_train(qrels, runs, n_segments)
-        fused = fused_run(runs, "probfuse", None, {"probs": probs}, "probfuse", ties)
-        score = evaluate(qrels, fused, metric, save_results_in_run=False, ties=ties)
-        scores[str(n_segments)] = score
-        if score >= best_score:
-            best_score, best = score, probs
+    n_segments, scores = _search(
+        qrels,
+        runs,
+        "probfuse",
+        metric,
+        list(range(min_n_segments, max_n_segments + 1)),
+        lambda n: {"probs": probfuse_train(qrels, runs, n)},
+        ties,
+    )
+    # the best number's probabilities, trained again (the training is deterministic)
+    best = None if n_segments == [] else probfuse_train(qrels, runs, n_segments)
     return _found({"probs": best}, scores, return_optimization_report)
 
 

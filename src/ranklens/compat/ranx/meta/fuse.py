@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ranklens.base.errors import OptionError
 from ranklens.base.types import TiePolicy
 from ranklens.compat.ranx._convert import run_from_dict
@@ -172,6 +174,23 @@ def ranx_fused(fused: _Run, method: str, tables: Sequence[_Run]) -> _Run:
     return reordered(fused)
 
 
+def _rbc_as_sums(tables: Sequence[_Run], phi: float) -> list[_Run]:
+    """ranx's RBC of a ``phi`` outside (0, 1), which ranklens' ``rbc`` refuses: each row
+    scored ``(1 - phi) * phi**i`` by its position ``i`` in its query (``phi**i`` as numba
+    computes it), for CombSUM to add up, as ranx's ``rbc`` does."""
+    import dataclasses
+
+    from ranklens.compat.ranx.meta._common import _power
+
+    out = []
+    for table in tables:
+        counts = np.diff(table.q_offsets)
+        positions = np.arange(len(table.scores)) - np.repeat(table.q_offsets[:-1], counts)
+        scores = np.array([(1 - phi) * _power(phi, int(i)) for i in positions.tolist()])
+        out.append(dataclasses.replace(table, scores=scores.astype(np.float64)))
+    return out
+
+
 def fused_run(
     runs: Sequence[RunLike],
     method: str,
@@ -200,6 +219,12 @@ def fused_run(
     options = dict(params)
     weights = options.pop("weights", None)
     spec = get_method(method).name
+    phi = options.get("phi")
+    if spec == "rbc" and isinstance(phi, int | float | np.number) and not 0 < phi < 1:
+        # ranx takes any phi (its optimize_fusion's default grid ends at 1.0)
+        normalised = _rbc_as_sums(normalised, float(options.pop("phi")))
+        method = "sum"
+        spec = get_method(method).name
     if ties == "ranx" and spec in ("condorcet", "w_condorcet"):
         chosen = weights if spec == "w_condorcet" else None
         out = Run(None, name)
@@ -252,8 +277,8 @@ def fuse(
         ``"probfuse"``, ``"segfuse"``, ``"slidefuse"``, ``"bayesfuse"``, ``"mapfuse"``.
     params
         The method's parameters as ranx takes them (``{"weights": [...]}``, ``{"k": 60}``,
-        ``{"phi": 0.8}``, ``{"probs": ...}``, ...); ``wsum`` without weights weighs the runs
-        equally; ``"name"`` names the fused run.
+        ``{"phi": 0.8}``: any ``phi``, as ranx, ``{"probs": ...}``, ...); ``wsum`` without
+        weights weighs the runs equally; ``"name"`` names the fused run.
     ties
         How equal scores are ranked, in the runs before rank-based methods read ranks and
         in the fused run: ``"ranx"`` (default) as ranx does (the fused dict in the order
