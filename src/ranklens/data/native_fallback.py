@@ -596,7 +596,9 @@ def _shown(field: bytes) -> str:
     return field[:160].decode("utf-8", "replace")[:40]
 
 
-def _valid_utf8(field: bytes) -> bool:
+def valid_utf8(field: bytes) -> bool:
+    """Whether a field is UTF-8 text (the parser's rule; the run checker,
+    :mod:`ranklens.workflow.check_run`, judges fields by it too)."""
     if field.isascii():
         return True
     try:
@@ -606,8 +608,9 @@ def _valid_utf8(field: bytes) -> bool:
     return True
 
 
-def _score(field: bytes) -> float | str:
-    """The score of a run line, or the error message."""
+def parse_score(field: bytes) -> float | str:
+    """The score of a run line, or the error message (the parser's rule; the run
+    checker, :mod:`ranklens.workflow.check_run`, judges scores by it too)."""
     if _FLOAT_RE.fullmatch(field):  # any length, as the C core's heap fallback
         value = float(field)
         if math.isfinite(value):
@@ -718,17 +721,17 @@ def parse_trec(
             raise ValueError(line_no, cols_msg.format(nf))
         doc = fields[2]
         if qid not in checked_ok:
-            if not _valid_utf8(qid):
+            if not valid_utf8(qid):
                 raise ValueError(line_no, _UTF8_MSG)
             checked_ok.add(qid)
-        if not doc.isascii() and not _valid_utf8(doc):
+        if not doc.isascii() and not valid_utf8(doc):
             raise ValueError(line_no, _UTF8_MSG)
         if run:
-            score = _score(fields[4])
+            score = parse_score(fields[4])
             if isinstance(score, str):
                 raise ValueError(line_no, score)
             tag_field = fields[5]
-            if not tag_field.isascii() and not _valid_utf8(tag_field):
+            if not tag_field.isascii() and not valid_utf8(tag_field):
                 raise ValueError(line_no, _UTF8_MSG)
             values.append(score)
             last_tag = tag_field

@@ -20,7 +20,7 @@ from typing import Any
 
 from ranklens.base.errors import InputError, ParseError
 from ranklens.data.ir_metadata import header_of
-from ranklens.data.native_fallback import _score, _valid_utf8
+from ranklens.data.native_fallback import parse_score, valid_utf8
 from ranklens.data.source import read_source, release
 from ranklens.workflow.findings import Collector, Findings
 
@@ -139,15 +139,15 @@ def _scan(data: bytes, found: Collector) -> tuple[dict[str, _Query], int]:
                 continue
         qid_field, _, doc, rank_field, score_field, tag = fields[:6]
         named = (("query id", qid_field), ("document id", doc))
-        bad = [what for what, f in named if not _valid_utf8(f)]
-        if not _valid_utf8(tag):
+        bad = [what for what, f in named if not valid_utf8(f)]
+        if not valid_utf8(tag):
             bad.append("run tag")
         if bad:
             verb = "is" if len(bad) == 1 else "are"
             found.defect(number, f"the {' and the '.join(bad)} {verb} not valid UTF-8 text")
             if len(bad) > 1 or bad[0] != "run tag":
                 continue
-        score = _score(score_field)
+        score = parse_score(score_field)
         if isinstance(score, str):
             found.defect(number, score)
         rank: int | None = None
