@@ -57,8 +57,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ranklens.analysis.stats._validate import check_alpha, check_confidence
 from ranklens.analysis.stats.corrections import CORRECTIONS, adjust_p_values
 from ranklens.analysis.stats.random_effects import (
@@ -70,7 +68,7 @@ from ranklens.analysis.stats.random_effects import (
     random_effects,
 )
 from ranklens.base.errors import InputError, OptionError, RanklensError
-from ranklens.base.types import DuplicatePolicy, Float64Array, QueryPolicy, TiePolicy
+from ranklens.base.types import DuplicatePolicy, QueryPolicy, TiePolicy
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -432,21 +430,6 @@ def collection_comparisons(
     return comparisons
 
 
-def _differences(cmp: Comparison, measure: str, baseline: str, run: str) -> Float64Array:
-    """The per-query values ``run - baseline`` of ``measure`` over the queries ``cmp``
-    compared (what its paired tests take)."""
-    by_name = dict(zip(cmp.runs, cmp.results, strict=True))
-
-    def values(name: str) -> Float64Array:
-        res = by_name[name]
-        column = res.names.index(measure)
-        index = {q: i for i, q in enumerate(res.queries)}
-        rows = np.fromiter((index[q] for q in cmp.queries), dtype=np.int64, count=len(cmp.queries))
-        return np.asarray(res.values[rows, column], dtype=np.float64)
-
-    return values(run) - values(baseline)
-
-
 def meta_analysis(
     collections: Mapping[str, Any],
     measure: Any,
@@ -544,10 +527,13 @@ def meta_analysis(
         )
     rows: list[CollectionEffect] = []
     for name, cmp in comparisons.items():
-        for run in cmp.runs:
+        # per-query values over the queries cmp compared (what its paired tests take)
+        values = cmp.values(measure_names[name])
+        base = values[:, cmp.runs.index(base_name)]
+        for j, run in enumerate(cmp.runs):
             if run == base_name:
                 continue
-            d = _differences(cmp, measure_names[name], base_name, run)
+            d = values[:, j] - base
             if len(d) >= 2 and constant(d):  # no variance: not pooled (a note)
                 value = math.fsum(d.tolist()) / len(d) if effect == "difference" else math.nan
                 rows.append(CollectionEffect(name, run, value, 0.0, len(d), value, value))
