@@ -605,8 +605,8 @@ def judge_matrix(
     else:
         listed = list(judges)
         names = tuple(f"judge {i + 1}" for i in range(len(listed)))
-    kappa = fleiss_kappa(listed, rel=rel)
     read = [as_qrels(j) for j in listed]
+    kappa = fleiss_kappa(read, rel=rel)
     size = len(read)
     table = np.full((size, size), math.nan)
     shift = np.zeros((size, size))
