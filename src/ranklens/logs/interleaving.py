@@ -531,13 +531,13 @@ def interleaving_power(
 
     Up to :data:`EXACT_IMPRESSIONS` impressions it is exact: summed over the number
     :math:`N \sim \mathrm{Binomial}(n, w + l)` of decisive impressions, the probability
-    that the test of :math:`\mathrm{Binomial}(N, rac{w}{w + l})` wins rejects. Beyond,
+    that the test of :math:`\mathrm{Binomial}(N, \frac{w}{w + l})` wins rejects. Beyond,
     the normal approximation of the win-minus-loss count :math:`D` (mean :math:`n\mu`,
     :math:`\mu = w - l`; variance :math:`n\sigma^2`, :math:`\sigma^2 = w + l - \mu^2`),
-    which the test rejects when :math:`|D| > z_{1-lpha/2}\sqrt{n(w + l)}`:
+    which the test rejects when :math:`|D| > z_{1-\alpha/2}\sqrt{n(w + l)}`:
 
-    .. math:: \mathrm{power} pprox \Phi\Big(rac{n|\mu| - z\sqrt{n(w+l)}}{\sqrt{n}\,\sigma}
-        \Big) + \Phi\Big(rac{-n|\mu| - z\sqrt{n(w+l)}}{\sqrt{n}\,\sigma}\Big)
+    .. math:: \mathrm{power} \approx \Phi\Big(\frac{n|\mu| - z\sqrt{n(w+l)}}{\sqrt{n}\,\sigma}
+        \Big) + \Phi\Big(\frac{-n|\mu| - z\sqrt{n(w+l)}}{\sqrt{n}\,\sigma}\Big)
 
     (``tests/test_logs_interleaving.py`` checks that the two agree where both run).
 
@@ -613,28 +613,27 @@ def impressions_needed(
 ) -> int:
     r"""The fewest impressions for :func:`interleaving_power` to reach ``power``.
 
-        The normal approximation's closed form (one tail) gives a first answer,
-        :math:`n_0 = \Big\lceil\Big(rac{z_{1-lpha/2}\sqrt{w + l} +
-        z_{\mathrm{power}}\,\sigma}{|w - l|}\Big)^2\Big
-    ceil` (notation of
-        :func:`interleaving_power`). Where the exact power is cheap (up to
-        :data:`EXACT_IMPRESSIONS`), the answer is searched on it by doubling then bisection
-        (the exact power of a discrete test is not quite monotone in the number of
-        impressions; the answer is the first found reaching it); beyond, by bisection on the
-        normal approximation. Either way the work is bounded, whatever the rates and ``alpha``.
+    The normal approximation's closed form (one tail) gives a first answer,
+    :math:`n_0 = \Big\lceil\Big(\frac{z_{1-\alpha/2}\sqrt{w + l} +
+    z_{\mathrm{power}}\,\sigma}{|w - l|}\Big)^2\Big\rceil` (notation of
+    :func:`interleaving_power`). Where the exact power is cheap (up to
+    :data:`EXACT_IMPRESSIONS`), the answer is searched on it by doubling then bisection
+    (the exact power of a discrete test is not quite monotone in the number of
+    impressions; the answer is the first found reaching it); beyond, by bisection on the
+    normal approximation. Either way the work is bounded, whatever the rates and ``alpha``.
 
-        Raises
-        ------
-        NotEstimableError
-            (an :class:`~ranklens.base.errors.OptionError`) when the rates are equal, or when
-            more than ``max_impressions`` impressions would be needed (``more_than``).
+    Raises
+    ------
+    NotEstimableError
+        (an :class:`~ranklens.base.errors.OptionError`) when the rates are equal, or when
+        more than ``max_impressions`` impressions would be needed (``more_than``).
 
-        >>> impressions_needed(0.3, 0.2)
-        408
-        >>> impressions_needed(0.3, 0.2999999)
-        Traceback (most recent call last):
-        ...
-        ranklens.logs.interleaving.NotEstimableError: more than 10,000,000 impressions needed ...
+    >>> impressions_needed(0.3, 0.2)
+    408
+    >>> impressions_needed(0.3, 0.2999999)
+    Traceback (most recent call last):
+    ...
+    ranklens.logs.interleaving.NotEstimableError: more than 10,000,000 impressions needed ...
     """
     _check_rates(win_rate, loss_rate, alpha)
     if not 0 < power < 1:
