@@ -198,17 +198,20 @@ def fused_run(
     params: Mapping[str, Any],
     name: str,
     ties: RanxTies,
+    sides: Sequence[tuple[_Run, Sequence[str]]] | None = None,
 ) -> Run:
     """Fuse ``runs`` (any run form) with ranklens; the queries of every run are kept, those
     without documents too. With ``ties="ranx"`` the runs are read in ranx's order and the
-    fused run's equal scores come out in ranx's order."""
+    fused run's equal scores come out in ranx's order. ``sides``: ``runs`` already read
+    (``run_side(run, sort=False)`` of each), not read again."""
     from ranklens.fusion import fuse as fuse_runs
     from ranklens.fusion import get_method
 
+    if sides is None:
+        sides = [run_side(run, sort=False) for run in runs]
     tables: list[_Run] = []
     queries: set[str] = set()
-    for run in runs:
-        table, order = run_side(run, sort=False)
+    for table, order in sides:
         tables.append(table)
         queries.update(order)
     # ranx's fusion reads each (normalised) run's dict order as its ranking
@@ -303,9 +306,9 @@ def fuse(
         raise RanxAssertionError(
             "fuse needs a list of at least two runs (ranx: 'Only one run provided')"
         )
-    orders = [run_side(run, sort=False)[1] for run in runs]
-    for i, order in enumerate(orders[1:], start=1):
-        if set(order) != set(orders[0]):
+    sides = [run_side(run, sort=False) for run in runs]
+    for i, (_, order) in enumerate(sides[1:], start=1):
+        if set(order) != set(sides[0][1]):
             raise QueryMismatchError(
                 f"runs 0 and {i} have different query ids; ranx fuses runs that have the same"
             )
@@ -314,4 +317,4 @@ def fuse(
     name = options.pop("name", None)
     if name is None:
         name = _DEFAULT_NAMES.get(spec.name, spec.name)
-    return fused_run(runs, method, norm, options, name, policy)
+    return fused_run(runs, method, norm, options, name, policy, sides)
