@@ -159,6 +159,7 @@ def run_judge_bias(args: argparse.Namespace) -> int:
         position_bias,
     )
     from ranklens.base.errors import OptionError
+    from ranklens.data.coerce import as_qrels
 
     human: Any = args.qrels_a
     llm: Any = args.qrels_b
@@ -191,16 +192,12 @@ def run_judge_bias(args: argparse.Namespace) -> int:
     if args.names and not args.example:
         runs = dict(zip(_options.given_names(args, len(runs)), runs, strict=True))
     measures = _options.measure_names(args.measures, _options.DEFAULT_MEASURES)
+    conventions = _options.conventions(args)
+    # read once for every measure and analysis (a second read of '-' would find it empty)
+    policy = conventions.get("duplicates", "error")
+    human, llm = as_qrels(human, policy), as_qrels(llm, policy)
     biases = [
-        judge_bias(
-            human,
-            llm,
-            runs,
-            m,
-            alpha=args.alpha,
-            correction=args.correction,
-            **_options.conventions(args),
-        )
+        judge_bias(human, llm, runs, m, alpha=args.alpha, correction=args.correction, **conventions)
         for m in measures
     ]
     prevalence = judge_prevalence(human, llm, args.rel, alpha=args.alpha)
