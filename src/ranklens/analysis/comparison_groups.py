@@ -13,7 +13,7 @@ its line): a group file of another collection, or ids spelled otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -30,9 +30,13 @@ if TYPE_CHECKING:
 __all__ = ["group_comparisons", "restricted"]
 
 
-def restricted(results: Results, queries: Sequence[str]) -> Results:
-    """``results`` on ``queries`` only (each of them among its queries), in that order."""
-    index = {q: i for i, q in enumerate(results.queries)}
+def restricted(
+    results: Results, queries: Sequence[str], index: Mapping[str, int] | None = None
+) -> Results:
+    """``results`` on ``queries`` only (each of them among its queries), in that order;
+    ``index`` is ``{query: row}`` of ``results`` when already built."""
+    if index is None:
+        index = {q: i for i, q in enumerate(results.queries)}
     rows = np.fromiter((index[q] for q in queries), dtype=np.int64, count=len(queries))
     return replace(
         results,
@@ -55,11 +59,10 @@ def group_comparisons(
             f"{', '.join(run_level)}: computed over the whole run, not per query; compare "
             "these measures without groups"
         )
-    known: set[str] = set()
-    for r in whole.results:
-        known.update(r.queries)
+    # each run's rows indexed once, not once per group
+    indexes = [{q: i for i, q in enumerate(r.queries)} for r in whole.results]
     for query in mapping:
-        if query not in known:
+        if not any(query in index for index in indexes):
             example = next(iter(whole.queries), None)
             hint = f" (they have ids like {example!r})" if example is not None else ""
             raise InputError(
@@ -76,6 +79,6 @@ def group_comparisons(
             order[mapping[query]].append(query)
     out = {}
     for group, queries in order.items():
-        part = [restricted(r, queries) for r in whole.results]
+        part = [restricted(r, queries, i) for r, i in zip(whole.results, indexes, strict=True)]
         out[group] = compare_group(part, group)
     return out
