@@ -10,15 +10,21 @@ from ranklens.compat.ranx.data_structures.optimization_report import Optimizatio
 from ranklens.compat.ranx.data_structures.run import RanxTies, Run, check_ties
 from ranklens.compat.ranx.meta._common import RunLike, qrels_side, run_side
 from ranklens.compat.ranx.meta.fuse import norm_name, normalised_tables
+from ranklens.data.run import Run as _Run
 
 __all__ = ["optimize_fusion"]
 
 
-def _normalised(runs: Sequence[RunLike], norm: str | None, ties: RanxTies) -> list[Run]:
-    """``runs`` normalised as ranx's ``optimize_fusion`` normalises them (each run alone,
-    all of them together for ``borda``), in ranx's dict order."""
+def _normalised(
+    runs: Sequence[RunLike],
+    sides: Sequence[tuple[_Run, Sequence[str]]],
+    norm: str | None,
+    ties: RanxTies,
+) -> list[Run]:
+    """``runs`` (read as ``sides``, ``run_side(run, sort=False)`` of each) normalised as
+    ranx's ``optimize_fusion`` normalises them (each run alone, all of them together for
+    ``borda``), in ranx's dict order."""
     chosen = norm_name(norm)
-    sides = [run_side(run, sort=False) for run in runs]
     tables = normalised_tables(
         [table for table, _ in sides], chosen, "rank" if ties == "ranx" else ties
     )
@@ -112,13 +118,14 @@ def optimize_fusion(
             kwargs["return_optimization_report"] = True
     if isinstance(runs, Run | str) or not isinstance(runs, Sequence) or len(runs) < 2:
         raise RanxAssertionError("optimize_fusion needs a list of at least two runs")
-    queries = [set(run_side(run, sort=False)[1]) for run in runs]
+    sides = [run_side(run, sort=False) for run in runs]
+    queries = [set(order) for _, order in sides]
     for i, found in enumerate(queries[1:], start=1):
         if found != queries[0]:
             raise QueryMismatchError(f"runs 0 and {i} have different query ids")
     if queries[0] != set(qrels_side(qrels)[1]):
         raise QueryMismatchError("the runs and the qrels have different query ids")
-    normalised = _normalised(runs, norm, policy)
+    normalised = _normalised(runs, sides, norm, policy)
     optimize = optimization_switch(method)
     if return_optimization_report and has_hyperparams(method):
         best, scores = optimize(qrels, normalised, **kwargs)
