@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 from collections.abc import Iterator
 from typing import Any
 
 from ranklens.base.errors import InputError
+from ranklens.presentation.tables import json_ready
 
 FORMAT = "ranklens.results/1"
 META_SUFFIX = ".meta.json"
@@ -44,21 +44,10 @@ def sha256_of(path: str) -> str:
     return digest.hexdigest()
 
 
-def plain(value: Any) -> Any:
-    """``value`` with every non-finite float as ``None`` (JSON has no NaN), recursively."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
-
-
 def dumps(document: dict[str, Any]) -> str:
     """The results document as its file's text: keys in the document's order, floats as
     the shortest text that reads back as them, one trailing newline."""
-    return json.dumps(plain(document), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    return json.dumps(json_ready(document), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
