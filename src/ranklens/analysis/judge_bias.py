@@ -78,8 +78,8 @@ from ranklens.analysis.agreement import STATISTICS, agreement, judged_pairs
 from ranklens.analysis.stats._validate import check_alpha
 from ranklens.analysis.stats.corrections import CORRECTIONS, adjust_p_values
 from ranklens.base.errors import InputError, InputWarning, OptionError
-from ranklens.base.types import Float64Array, Int64Array
-from ranklens.data.coerce import QrelsLike, RunLike, as_qrels
+from ranklens.base.types import DuplicatePolicy, Float64Array, Int64Array
+from ranklens.data.coerce import QrelsLike, RunLike, as_qrels, as_run
 from ranklens.evaluation.evaluator import Evaluator
 from ranklens.evaluation.result_set import ResultSet
 from ranklens.evaluation.results import Results, aggregate
@@ -87,6 +87,7 @@ from ranklens.measures import Measure
 
 if TYPE_CHECKING:
     from ranklens.analysis.leaderboard import LeaderboardComparison
+    from ranklens.data.run import Run
 
 _stats: Any = importlib.import_module("scipy.stats")  # untyped: scipy ships no stubs
 
@@ -239,9 +240,32 @@ def judge_bias(
             f"second {len(llm_read.qids)}): a run's shift needs both judges on its queries; "
             "check the query ids"
         )
-    by_human = Evaluator(human_read, measures, **options).evaluate_many(runs)
-    by_llm = Evaluator(llm_read, measures, **options).evaluate_many(runs)
+    human_evaluator = Evaluator(human_read, measures, **options)
+    llm_evaluator = Evaluator(llm_read, measures, **options)
+    names: list[str] | None = None
+    if human_evaluator.answers is None and human_evaluator.sampled is None:
+        runs, names = _read_once(runs, human_evaluator.duplicates)
+    by_human = human_evaluator.evaluate_many(runs, names)
+    by_llm = llm_evaluator.evaluate_many(runs, names)
     return judge_bias_from_results(by_human, by_llm, alpha=level, correction=correction)
+
+
+def _read_once(
+    runs: Sequence[RunLike] | Mapping[str, RunLike], duplicates: DuplicatePolicy
+) -> tuple[list[Run], list[str]]:
+    """The runs read once and the names :meth:`Evaluator.evaluate_many` gives them, to be
+    evaluated under both judges (a run may be a file object, read only once)."""
+    from ranklens.data.naming import distinct_names
+
+    if isinstance(runs, Mapping):
+        given: list[str | None] = [str(k) for k in runs]
+        run_list = list(runs.values())
+    else:
+        run_list = list(runs)
+        given = [None] * len(run_list)
+    read = [as_run(r, duplicates, n) for r, n in zip(run_list, given, strict=True)]
+    final = distinct_names(read, given)
+    return read, final
 
 
 def judge_bias_from_results(
