@@ -54,10 +54,9 @@ def run_manifest(args: argparse.Namespace) -> int:
 
         with tempfile.TemporaryDirectory() as folder:
             manifest = write_example_manifest(folder)
-            output = args.output if args.output != "-" else "-"
-            document = write_experiment(manifest, output=output, force=args.force)
-            if output != "-":
-                written(output)
+            document = write_experiment(manifest, output=args.output, force=args.force)
+            if args.output != "-":
+                written(args.output)
     else:
         if args.manifest is None:
             raise OptionError("give the manifest to run (or --example)")
