@@ -547,6 +547,22 @@ def test_one_query_and_zero_variance() -> None:
     assert meta.notes[0].startswith("new: left out in one, where every per-query difference")
 
 
+def test_forest_plot_draws_every_collection_when_the_first_is_left_out() -> None:
+    pytest.importorskip("matplotlib")
+    same = _two({"base": _run("x"), "new": _run("x")}, {"base": _run("x"), "new": _run("a")})
+    meta = ranklens.meta_analysis({**same, "three": same["two"]}, "RR")
+    assert math.isnan(meta.rows_of("new")[0].weight_random)  # "one" is left out, and first
+    fig = meta.plot("new")
+    sizes = {
+        artist.get_gid(): artist.get_sizes()
+        for ax in fig.axes
+        for artist in ax.get_children()
+        if str(artist.get_gid()).startswith("collection ")
+    }
+    assert set(sizes) == {"collection one", "collection two", "collection three"}
+    assert all(len(s) == 1 and np.isfinite(s).all() and s[0] > 0 for s in sizes.values())
+
+
 def test_options_are_checked() -> None:
     collections = _two({"base": _run("x"), "new": _run("a")}, {"base": _run("b"), "new": _run("a")})
     with pytest.raises(OptionError, match="effect must be one of"):

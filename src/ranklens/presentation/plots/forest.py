@@ -8,6 +8,8 @@ Like every ranklens plot it is drawn without pyplot and returns the Figure.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -58,9 +60,13 @@ def plot_forest(
     count = len(rows) + 2
     fig, ax = _target(ax, figsize or (7.0, max(2.5, 0.4 * count + 1.2)), dpi, "plot_forest")
     look = run_style(0)
-    largest = max(r.weight_random for r in rows)
+    # a collection left out of the pooling (every difference equal) has no weight (nan):
+    # it is drawn at the smallest size, and does not set the scale of the others
+    weights = [r.weight_random for r in rows if math.isfinite(r.weight_random)]
+    largest = max(weights, default=0.0)
     for i, r in enumerate(rows):
-        size = 40.0 + 160.0 * r.weight_random / largest
+        pooled = math.isfinite(r.weight_random) and largest > 0
+        size = 40.0 + 160.0 * r.weight_random / largest if pooled else 40.0
         ax.plot(
             [r.ci_low, r.ci_high], [i, i], color="black", linewidth=1.0, gid=f"ci {r.collection}"
         )
