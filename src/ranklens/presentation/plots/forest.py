@@ -9,7 +9,6 @@ Like every ranklens plot it is drawn without pyplot and returns the Figure.
 from __future__ import annotations
 
 import math
-
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -65,8 +64,8 @@ def plot_forest(
     weights = [r.weight_random for r in rows if math.isfinite(r.weight_random)]
     largest = max(weights, default=0.0)
     for i, r in enumerate(rows):
-        pooled = math.isfinite(r.weight_random) and largest > 0
-        size = 40.0 + 160.0 * r.weight_random / largest if pooled else 40.0
+        weighted = math.isfinite(r.weight_random) and largest > 0
+        size = 40.0 + 160.0 * r.weight_random / largest if weighted else 40.0
         ax.plot(
             [r.ci_low, r.ci_high], [i, i], color="black", linewidth=1.0, gid=f"ci {r.collection}"
         )
