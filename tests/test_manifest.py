@@ -213,6 +213,15 @@ def test_output_option_and_json_on_stdout(experiment: Path, tmp_path: Path) -> N
     assert code == 2 and "is one of the input files" in err
 
 
+def test_a_report_is_never_written_over_an_input(experiment: Path) -> None:
+    run_file = experiment.parent / "data" / "rerank.run"
+    before = run_file.read_bytes()
+    experiment.write_text(experiment.read_text() + "report: {path: data/rerank.run}\n")
+    code, _, err = run_cli(["run", str(experiment)])
+    assert code == 2 and "report:" in err and "is one of the input files" in err
+    assert run_file.read_bytes() == before
+
+
 def test_run_example() -> None:
     code, out, err = run_cli(["run", "--example", "--quiet"])
     assert code == 0 and err == ""

@@ -174,6 +174,9 @@ def write_experiment(
         check_destination(target, inputs, force or output is None)
         if output is not None:
             m = replace(m, output=os.path.relpath(os.path.abspath(output), m.folder))
+    if m.report is not None:  # the report is never written over an input either
+        with _named(m, "report"):
+            check_destination(m.resolve(m.report["path"]), inputs, True)
     document, comparison = run_experiment(m)
     said = on_written or (lambda _path: None)
     meta: dict[str, Any] = {
