@@ -700,10 +700,10 @@ def rogan_gladen(
     for the cell shares :math:`v` of the pairs both judged and the rate :math:`u` of the
     others; :math:`\mathrm{se} = v_{tp} / (v_{tp} + v_{fn})`, :math:`\mathrm{sp} = v_{tn}
     / (v_{fp} + v_{tn})`, :math:`\hat\pi = (p + \mathrm{sp} - 1) / (\mathrm{se} +
-    \mathrm{sp} - 1)` and its delta-method variance :math:`g_v^	op \Sigma_v g_v +
+    \mathrm{sp} - 1)` and its delta-method variance :math:`g_v^\top \Sigma_v g_v +
     g_u^2 u (1 - u) / (N - n)` with the multinomial covariance :math:`\Sigma_v =
-    (\mathrm{diag}(v) - v v^	op) / n` and the gradients of :math:`\hat\pi`; the interval
-    :math:`\hat\pi \pm z_{1-lpha/2} \sqrt{\mathrm{Var}}`, estimate and ends clipped to
+    (\mathrm{diag}(v) - v v^\top) / n` and the gradients of :math:`\hat\pi`; the interval
+    :math:`\hat\pi \pm z_{1-\alpha/2} \sqrt{\mathrm{Var}}`, estimate and ends clipped to
     [0, 1]. The pairs both judged enter :math:`p` and the error rates at once, and the
     variance counts it: where people judged every pair, :math:`\hat\pi` is their own rate
     and the variance :math:`\hat\pi (1 - \hat\pi) / n`.

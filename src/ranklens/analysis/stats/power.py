@@ -259,9 +259,9 @@ def _f_power(n: int, systems: int, delta: float, alpha: float) -> float:
     r"""Power of the one-way ANOVA F test: ``systems`` groups of ``n``, ``lambda = n*delta``.
 
     The noncentral chi-square is a Poisson mixture of central ones, so with
-    :math:`k = F_lpha \phi_A / \phi_E` and :math:`J \sim \mathrm{Poisson}(\lambda/2)`,
+    :math:`k = F_\alpha \phi_A / \phi_E` and :math:`J \sim \mathrm{Poisson}(\lambda/2)`,
 
-    .. math:: 1 - eta = \sum_j P(J = j)\; I_{1/(1+k)}ig(\phi_E/2,\ \phi_A/2 + jig),
+    .. math:: 1 - \beta = \sum_j P(J = j)\; I_{1/(1+k)}\big(\phi_E/2,\ \phi_A/2 + j\big),
 
     every term positive (the regularised incomplete beta is exact in its tails, where
     ``1 - ncfdtr`` loses every digit of a power near a tiny alpha), summed over the
