@@ -297,15 +297,17 @@ def given_names(args: argparse.Namespace, count: int) -> list[str | None]:
     return list(names)
 
 
-def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = False) -> None:
-    """``-o/--output FILE`` (stdout by default unless ``required``: then no default, and
+def add_output(
+    p: argparse.ArgumentParser, what: str, *, required: bool = False, default: str = "stdout"
+) -> None:
+    """``-o/--output FILE`` (``default``, stdout, unless ``required``: then no default, and
     the command refuses its absence unless ``--example`` names a file) and ``--force``."""
     p.add_argument(
         "-o",
         "--output",
         default=None if required else "-",
         metavar="FILE",
-        help=f"write {what} to FILE" + ("" if required else " (default: stdout)"),
+        help=f"write {what} to FILE" + ("" if required else f" (default: {default})"),
     )
     p.add_argument(
         "--force", action="store_true", help="overwrite FILE if it exists (never an input file)"

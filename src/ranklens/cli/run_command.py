@@ -30,7 +30,7 @@ def register(commands: Any) -> None:
     _options.add_format(
         p, ("table", "json"), help_text="what stdout shows: table (the means) or json (the results)"
     )
-    _options.add_output(p, "the results instead of the manifest's output file")
+    _options.add_output(p, "the results", default="the manifest's output file")
     _options.add_example(
         p, "run", help_text="run an experiment over the bundled example (bm25 against rerank)"
     )
