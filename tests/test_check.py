@@ -222,7 +222,7 @@ def test_json_output_holds_every_finding(tmp_path: Path) -> None:
     [
         ("missing.run", None, "no such file"),
         ("folder", "DIR", "is a directory"),
-        ("broken.gz", gzip.compress(CLEAN_RUN.encode())[:-9], "is not a valid gzip file"),
+        ("broken.gz", gzip.compress(CLEAN_RUN.encode(), mtime=0)[:-9], "is not a valid gzip file"),
         ("binary.run", b"q1 Q0 d1 1 1.0 s\n\x00\x01\x02garbage", "contains a NUL byte"),
         ("run.zip", b"PK\x03\x04" + b"\x14" * 30, "is a zip archive"),
     ],
